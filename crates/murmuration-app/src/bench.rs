@@ -1,0 +1,224 @@
+//! `murmuration bench`: the standard flock benchmark of `shared/BENCHMARK.md`.
+//!
+//! Workload: one species (perception 1.0, separation 0.4, weights 1.5/1.0/0.8, max
+//! speed 1, max force 2, dt 1/60, fov 360°, no jitter, weighted sum) in a periodic
+//! box at 6.4 boids/unit² (2D) or 4.8 boids/unit³ (3D); uniform positions and
+//! headings at max speed, seed 1. The `--json` fields are a contract.
+
+use crate::memory;
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use murmuration::glam::{Vec2, Vec3};
+use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
+use serde::Serialize;
+use std::time::Instant;
+
+/// Options of `murmuration bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Dimension (2 or 3); both when omitted.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=3))]
+    dim: Option<u8>,
+    /// Boid counts, comma-separated (default 1000,10000,100000,1000000; 3D stops at 100000).
+    #[arg(long, value_delimiter = ',')]
+    n: Vec<u64>,
+    /// Phase; both when omitted.
+    #[arg(long, value_enum)]
+    phase: Option<Phase>,
+    /// Worker threads; when omitted, all cores and then one thread.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Backend.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+    /// One JSON object per line instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Phase {
+    /// 5 warm-up steps from the initial state, then 30 measured (1,000,000: 10).
+    Uniform,
+    /// 300 warm-up steps, then 30 measured (1,000,000: 10).
+    Flocked,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Backend {
+    /// The CPU engine (rayon).
+    Cpu,
+    /// The GPU engine (wgpu).
+    Gpu,
+}
+
+/// One result row; the field names are the `--json` contract.
+#[derive(Debug, Serialize)]
+struct Row {
+    dim: u8,
+    n: u64,
+    phase: Phase,
+    backend: Backend,
+    threads: usize,
+    median_ms: f64,
+    min_ms: f64,
+    ns_per_boid_step: f64,
+    neighbours: f64,
+    candidates: f64,
+    bytes_per_boid: f64,
+}
+
+/// Runs the benchmark table.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.backend == Backend::Gpu {
+        bail!(
+            "the GPU backend is not part of this build yet (crate murmuration-gpu, issue 5); use --backend cpu"
+        );
+    }
+    if args.threads == Some(0) {
+        bail!("--threads 0 is out of range: must be at least 1");
+    }
+    if let Some(&n) = args
+        .n
+        .iter()
+        .find(|&&n| n == 0 || n > murmuration::MAX_BOIDS)
+    {
+        bail!(
+            "--n {n} is out of range: must be in [1, {}]",
+            murmuration::MAX_BOIDS
+        );
+    }
+    let dims: Vec<u8> = args.dim.map_or(vec![2, 3], |d| vec![d]);
+    let phases: Vec<Phase> = args
+        .phase
+        .map_or(vec![Phase::Uniform, Phase::Flocked], |p| vec![p]);
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads: Vec<usize> = args
+        .threads
+        .map_or(if all > 1 { vec![all, 1] } else { vec![1] }, |t| vec![t]);
+    if !args.json {
+        println!(
+            "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",
+            "dim",
+            "n",
+            "phase",
+            "backend",
+            "threads",
+            "median_ms",
+            "min_ms",
+            "ns/boid-step",
+            "neighbours",
+            "candidates",
+            "B/boid"
+        );
+    }
+    for &dim in &dims {
+        let sizes: Vec<u64> = if args.n.is_empty() {
+            if dim == 2 {
+                vec![1_000, 10_000, 100_000, 1_000_000]
+            } else {
+                vec![1_000, 10_000, 100_000]
+            }
+        } else {
+            args.n.clone()
+        };
+        for &n in &sizes {
+            for &phase in &phases {
+                for &t in &threads {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(t)
+                        .build()
+                        .context("could not start the worker threads")?;
+                    let row = pool.install(|| {
+                        if dim == 2 {
+                            measure::<Vec2>(n, phase, t)
+                        } else {
+                            measure::<Vec3>(n, phase, t)
+                        }
+                    })?;
+                    print_row(&row, args.json)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The benchmark world for `n` boids (also used by the criterion benches' twin).
+fn workload<V: Vector>(n: u64) -> Result<World<V>> {
+    let density = if V::DIM == 2 { 6.4 } else { 4.8 };
+    let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
+    let mut config = WorldConfig::new(V::splat(side), Boundary::Wrap);
+    config.seed = 1;
+    let params = SpeciesParams::benchmark();
+    let mut world = World::new(config, vec![params])?;
+    world.spawn(0, n, None, params.max_speed)?;
+    Ok(world)
+}
+
+fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
+    memory::reset_peak();
+    let mut world = workload::<V>(n)?;
+    let warmup = match phase {
+        Phase::Uniform => 5,
+        Phase::Flocked => 300,
+    };
+    let measured = if n >= 1_000_000 { 10 } else { 30 };
+    world.step_n(warmup);
+    let mut times = Vec::with_capacity(measured);
+    let (mut neighbours, mut candidates) = (0u64, 0u64);
+    for _ in 0..measured {
+        let t = Instant::now();
+        let stats = world.step();
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        neighbours += stats.neighbours;
+        candidates += stats.candidates;
+    }
+    let peak = memory::peak_bytes().unwrap_or(0);
+    times.sort_by(f64::total_cmp);
+    let median = if measured % 2 == 1 {
+        times[measured / 2]
+    } else {
+        0.5 * (times[measured / 2 - 1] + times[measured / 2])
+    };
+    let per = (n * measured as u64) as f64;
+    Ok(Row {
+        dim: V::DIM as u8,
+        n,
+        phase,
+        backend: Backend::Cpu,
+        threads,
+        median_ms: median,
+        min_ms: times[0],
+        ns_per_boid_step: median * 1e6 / n as f64,
+        neighbours: neighbours as f64 / per,
+        candidates: candidates as f64 / per,
+        bytes_per_boid: peak as f64 / n as f64,
+    })
+}
+
+fn print_row(r: &Row, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(r)?);
+    } else {
+        let phase = format!("{:?}", r.phase).to_lowercase();
+        let backend = format!("{:?}", r.backend).to_lowercase();
+        println!(
+            "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10.3} {:>10.3} {:>12.1} {:>10.2} {:>10.2} {:>8.1}",
+            r.dim,
+            r.n,
+            phase,
+            backend,
+            r.threads,
+            r.median_ms,
+            r.min_ms,
+            r.ns_per_boid_step,
+            r.neighbours,
+            r.candidates,
+            r.bytes_per_boid
+        );
+    }
+    Ok(())
+}

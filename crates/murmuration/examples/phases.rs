@@ -1,0 +1,41 @@
+//! Where a step's time goes on the benchmark workload: grid build, gather, steering.
+//! `cargo run --release -p murmuration --example phases -- [N] [DIM]`
+use glam::{Vec2, Vec3};
+use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
+
+fn run<V: Vector>(n: u64) {
+    let density = if V::DIM == 2 { 6.4 } else { 4.8 };
+    let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
+    let cfg = WorldConfig::new(V::splat(side), Boundary::Wrap);
+    let mut w = World::<V>::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
+    w.spawn(0, n, None, 1.0).unwrap();
+    w.step_n(5);
+    let (mut g, mut ga, mut s) = (vec![], vec![], vec![]);
+    for _ in 0..20 {
+        let st = w.step();
+        g.push(st.grid_seconds * 1e3);
+        ga.push(st.gather_seconds * 1e3);
+        s.push(st.steer_seconds * 1e3);
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        "{}D n={n}: grid {:.3} ms, gather {:.3} ms, steer {:.3} ms (medians of 20)",
+        V::DIM,
+        med(&mut g),
+        med(&mut ga),
+        med(&mut s)
+    );
+}
+
+fn main() {
+    let n: u64 = std::env::args()
+        .nth(1)
+        .map_or(100_000, |s| s.parse().unwrap());
+    match std::env::args().nth(2).as_deref() {
+        Some("3") => run::<Vec3>(n),
+        _ => run::<Vec2>(n),
+    }
+}

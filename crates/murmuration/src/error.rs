@@ -1,0 +1,150 @@
+//! Typed errors. Every message names the offending field and value.
+
+use thiserror::Error;
+
+/// An invalid parameter: the field path (e.g. `species[0].separation_radius`) and value.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ParamError {
+    /// NaN or infinity where a finite number is needed.
+    #[error("{field} = {value} is not a finite number")]
+    NotFinite {
+        /// Field path.
+        field: String,
+        /// The value given.
+        value: f64,
+    },
+    /// A number outside its documented range.
+    #[error("{field} = {value} is out of range: must be {range}")]
+    OutOfRange {
+        /// Field path.
+        field: String,
+        /// The value given.
+        value: f64,
+        /// The valid range in words, e.g. `in (0, 1000]`.
+        range: String,
+    },
+    /// A value that must not exceed another field's value.
+    #[error("{field} = {value} must not exceed {limit_field} = {limit}")]
+    Exceeds {
+        /// Field path.
+        field: String,
+        /// The value given.
+        value: f64,
+        /// The field it is limited by.
+        limit_field: String,
+        /// That field's value.
+        limit: f64,
+    },
+    /// A species table or matrix of the wrong shape.
+    #[error("{field} has {got} entries but there are {expected} species")]
+    WrongShape {
+        /// Field path.
+        field: String,
+        /// Entries given.
+        got: usize,
+        /// Entries needed.
+        expected: usize,
+    },
+}
+
+/// Errors from building or changing a [`crate::World`].
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum WorldError {
+    /// A parameter failed validation.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// A species index that does not exist.
+    #[error("species index {index} does not exist (the world has {count} species)")]
+    UnknownSpecies {
+        /// The index given.
+        index: usize,
+        /// Number of species.
+        count: usize,
+    },
+    /// A boid id that does not exist (never added, or already removed).
+    #[error("boid id {0} does not exist")]
+    UnknownBoid(u32),
+    /// More boids than the engine supports.
+    #[error("boid count {requested} is out of range: must be at most {limit}")]
+    TooManyBoids {
+        /// Count requested.
+        requested: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A boid position or velocity that is NaN or infinite.
+    #[error("{what} of the new boid is not finite: {value:?}")]
+    NotFinite {
+        /// `position` or `velocity`.
+        what: &'static str,
+        /// Components.
+        value: [f32; 3],
+    },
+}
+
+/// Errors from reading or writing a snapshot.
+#[derive(Debug, Error)]
+pub enum SnapshotError {
+    /// Reading or writing failed.
+    #[error("snapshot I/O failed for {path}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The bytes are not a Murmuration snapshot.
+    #[error("not a murmuration snapshot (bad magic bytes)")]
+    BadMagic,
+    /// A snapshot from a newer or unknown format version.
+    #[error(
+        "snapshot format version {found} is not supported (this build reads version {supported})"
+    )]
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// A 2D snapshot loaded as 3D, or the reverse.
+    #[error("snapshot is {found}D but a {expected}D world was requested")]
+    DimensionMismatch {
+        /// Dimension in the file.
+        found: u32,
+        /// Dimension requested.
+        expected: u32,
+    },
+    /// The file ends before the data it announces.
+    #[error("snapshot is truncated: {section} needs {needed} bytes but only {available} remain")]
+    Truncated {
+        /// Which part was being read.
+        section: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes left.
+        available: u64,
+    },
+    /// Bytes after the end of the snapshot.
+    #[error("snapshot has {0} unexpected trailing bytes")]
+    TrailingBytes(u64),
+    /// The checksum does not match: the file was corrupted.
+    #[error(
+        "snapshot checksum mismatch (stored {stored:016x}, computed {computed:016x}): the file is corrupted"
+    )]
+    Checksum {
+        /// Stored checksum.
+        stored: u64,
+        /// Checksum of the bytes read.
+        computed: u64,
+    },
+    /// The embedded parameters do not parse.
+    #[error("snapshot parameters are malformed: {0}")]
+    Params(String),
+    /// The state in the snapshot is invalid (bad ids, species, or values).
+    #[error("snapshot state is invalid: {0}")]
+    InvalidState(String),
+    /// The parameters parse but fail validation.
+    #[error("snapshot parameters are invalid")]
+    World(#[from] WorldError),
+}

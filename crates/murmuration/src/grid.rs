@@ -1,0 +1,460 @@
+//! The uniform neighbour grid, rebuilt each step by a stable counting sort.
+//!
+//! Build: one cell key per boid (parallel), a count per cell, an exclusive prefix sum
+//! (`cell_start`), and a stable scatter of slot indices into cell order (`order`).
+//! Cells are numbered x-fastest, so the three cells `x−1..=x+1` of one row are one
+//! contiguous run of sorted indices: a 2D query scans 3 runs, a 3D query 9. Cell
+//! edges are at least the query radius, so those runs hold every boid within it.
+//! The sort is stable over slot order (= boid-id order), which makes the sorted
+//! order, and so every floating-point sum, a pure function of the state.
+
+use crate::vector::Vector;
+use rayon::prelude::*;
+
+/// Most cells the grid will allocate per boid; sparser worlds get larger cells
+/// (still exact, only slower queries) instead of unbounded memory.
+const MAX_CELLS_PER_BOID: usize = 4;
+/// Cells always allowed, however few boids.
+const MIN_CELL_BUDGET: usize = 4096;
+
+/// A contiguous run of sorted indices `[start, end)` whose positions must be moved by
+/// `shift` (a periodic image offset) before measuring distances.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<V> {
+    /// First sorted index.
+    pub start: u32,
+    /// One past the last sorted index.
+    pub end: u32,
+    /// Offset added to the positions of this run (non-zero only across a periodic seam).
+    pub shift: V,
+}
+
+/// Up to 18 runs covering the 3^DIM cells around one cell (9 rows × a seam split).
+#[derive(Clone, Copy, Debug)]
+pub struct Runs<V> {
+    len: usize,
+    items: [Run<V>; 18],
+}
+
+impl<V: Vector> Runs<V> {
+    fn new() -> Self {
+        Self {
+            len: 0,
+            items: [Run {
+                start: 0,
+                end: 0,
+                shift: V::ZERO,
+            }; 18],
+        }
+    }
+    /// The runs.
+    #[inline]
+    pub fn as_slice(&self) -> &[Run<V>] {
+        &self.items[..self.len]
+    }
+}
+
+/// The uniform grid with its counting-sort scratch. Owns only reusable memory: in
+/// steady state a rebuild allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Grid {
+    origin: [f32; 3],
+    inv_cell: [f32; 3],
+    /// Cells per axis (unused axes are 1).
+    dims: [u32; 3],
+    /// Periodic box size per axis, when the world wraps.
+    period: Option<[f32; 3]>,
+    /// Dimension of the last build (2 or 3).
+    dim: usize,
+    /// True when some periodic axis has fewer than 3 cells: runs then cover the whole
+    /// axis and distances need the minimum-image correction per pair.
+    min_image: bool,
+    /// Exclusive prefix sum of per-cell counts; `cell_start[c]..cell_start[c + 1]`.
+    cell_start: Vec<u32>,
+    /// Sorted index → slot (index into the id-ordered state arrays).
+    order: Vec<u32>,
+    /// Cell key per slot.
+    keys: Vec<u32>,
+    /// Scatter cursors.
+    cursor: Vec<u32>,
+}
+
+/// How to lay the grid over space.
+#[derive(Clone, Copy, Debug)]
+pub enum Extent<V> {
+    /// A periodic box `[min, max)`: positions are already wrapped into it.
+    Periodic {
+        /// Lower corner.
+        min: V,
+        /// Upper corner.
+        max: V,
+    },
+    /// Open space: the grid covers the bounding box of the positions.
+    Open,
+}
+
+impl Grid {
+    /// Empty grid.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Rebuilds for `positions` with cells at least `radius` wide.
+    pub fn build<V: Vector>(&mut self, positions: &[V], radius: f32, extent: Extent<V>) {
+        let n = positions.len();
+        let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
+        let radius = radius.max(1e-6);
+        let (origin, size, periodic) = match extent {
+            Extent::Periodic { min, max } => (min, max - min, true),
+            Extent::Open => {
+                let (lo, hi) = bounding_box(positions);
+                (lo, hi - lo, false)
+            }
+        };
+        // Cells per axis: as many as fit at edge >= radius, within the budget.
+        let mut cell = radius;
+        let dims = loop {
+            let mut d = [1u32; 3];
+            let mut total = 1usize;
+            for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
+                let s = size.get(i).max(0.0);
+                let k = if periodic {
+                    (s / cell).floor()
+                } else {
+                    (s / cell).floor() + 1.0
+                };
+                *di = k.clamp(1.0, 1e9) as u32;
+                total = total.saturating_mul(*di as usize);
+            }
+            if total <= budget {
+                break d;
+            }
+            cell *= 1.5;
+        };
+        let mut inv = [0.0f32; 3];
+        let mut org = [0.0f32; 3];
+        let mut min_image = false;
+        for i in 0..V::DIM {
+            org[i] = origin.get(i);
+            inv[i] = if periodic {
+                dims[i] as f32 / size.get(i)
+            } else {
+                1.0 / cell
+            };
+            if periodic && dims[i] < 3 {
+                min_image = true;
+            }
+        }
+        self.origin = org;
+        self.inv_cell = inv;
+        self.dims = dims;
+        self.dim = V::DIM;
+        self.min_image = min_image;
+        self.period = periodic.then(|| {
+            let mut p = [0.0f32; 3];
+            for (i, pi) in p.iter_mut().enumerate().take(V::DIM) {
+                *pi = size.get(i);
+            }
+            p
+        });
+
+        // Counting sort: keys, counts, prefix, stable scatter.
+        let cells = (dims[0] * dims[1] * dims[2]) as usize;
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.resize(n, 0);
+        let this = &*self;
+        keys.par_iter_mut()
+            .zip(positions.par_iter())
+            .with_min_len(4096)
+            .for_each(|(k, &p)| *k = this.key_of(p));
+        self.keys = keys;
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        for &k in &self.keys {
+            self.cell_start[k as usize + 1] += 1;
+        }
+        for c in 0..cells {
+            self.cell_start[c + 1] += self.cell_start[c];
+        }
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        self.order.resize(n, 0);
+        for (slot, &k) in self.keys.iter().enumerate() {
+            let c = &mut self.cursor[k as usize];
+            self.order[*c as usize] = slot as u32;
+            *c += 1;
+        }
+    }
+
+    /// Cell coordinates of a position (clamped into the grid).
+    #[inline]
+    pub fn coords_of<V: Vector>(&self, p: V) -> [u32; 3] {
+        let mut c = [0u32; 3];
+        for (i, ci) in c.iter_mut().enumerate().take(V::DIM) {
+            let f = ((p.get(i) - self.origin[i]) * self.inv_cell[i]).floor();
+            // NaN and negatives go to 0 via the saturating cast.
+            *ci = (f as u32).min(self.dims[i] - 1);
+        }
+        c
+    }
+
+    #[inline]
+    fn key_of<V: Vector>(&self, p: V) -> u32 {
+        self.cell_index(self.coords_of(p)) as u32
+    }
+
+    /// Cells per axis.
+    #[inline]
+    pub fn dims(&self) -> [u32; 3] {
+        self.dims
+    }
+
+    /// Index of the cell at coordinates `c`.
+    #[inline]
+    pub fn cell_index(&self, c: [u32; 3]) -> usize {
+        ((c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]) as usize
+    }
+
+    /// Narrowest cell edge over the used axes, units.
+    pub fn min_cell_width(&self) -> f32 {
+        (0..self.dim)
+            .map(|i| 1.0 / self.inv_cell[i])
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    /// Number of cells.
+    #[inline]
+    pub fn cell_count(&self) -> usize {
+        (self.dims[0] * self.dims[1] * self.dims[2]) as usize
+    }
+
+    /// Sorted index → slot.
+    #[inline]
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Sorted-index range of cell `c`.
+    #[inline]
+    pub fn cell_range(&self, c: usize) -> std::ops::Range<usize> {
+        self.cell_start[c] as usize..self.cell_start[c + 1] as usize
+    }
+
+    /// Coordinates of cell index `c`.
+    #[inline]
+    pub fn cell_coords(&self, c: usize) -> [u32; 3] {
+        let c = c as u32;
+        let x = c % self.dims[0];
+        let yz = c / self.dims[0];
+        [x, yz % self.dims[1], yz / self.dims[1]]
+    }
+
+    /// True when pairs need the per-pair minimum-image correction.
+    #[inline]
+    pub fn needs_min_image(&self) -> bool {
+        self.min_image
+    }
+
+    /// Periodic box size, if the world wraps.
+    #[inline]
+    pub fn period<V: Vector>(&self) -> Option<V> {
+        self.period.map(V::from_array3)
+    }
+
+    /// Bytes of heap memory held.
+    pub fn heap_bytes(&self) -> usize {
+        4 * (self.cell_start.capacity()
+            + self.order.capacity()
+            + self.keys.capacity()
+            + self.cursor.capacity())
+    }
+
+    /// The runs of sorted indices covering every cell within one cell of `c`.
+    pub fn runs<V: Vector>(&self, c: [u32; 3]) -> Runs<V> {
+        let mut out = Runs::new();
+        let ys = self.axis_options(1, c[1]);
+        let zs = self.axis_options(2, c[2]);
+        let xs = self.x_runs(c[0]);
+        for &(z, sz) in zs.iter() {
+            for &(y, sy) in ys.iter() {
+                let base = (z * self.dims[1] + y) * self.dims[0];
+                for &(x0, x1, sx) in xs.iter() {
+                    let start = self.cell_start[(base + x0) as usize];
+                    let end = self.cell_start[(base + x1 + 1) as usize];
+                    if start < end {
+                        out.items[out.len] = Run {
+                            start,
+                            end,
+                            shift: V::from_array3([sx, sy, sz]),
+                        };
+                        out.len += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Calls `f(slot, offset)` for every boid (other than `exclude`) strictly within
+    /// `radius` of `p`, where `offset` is the vector from `p` to it (nearest periodic
+    /// image). `positions` must be the slice the grid was built from, and `radius`
+    /// at most the build radius.
+    pub fn for_each_within<V: Vector>(
+        &self,
+        positions: &[V],
+        p: V,
+        radius: f32,
+        exclude: Option<usize>,
+        mut f: impl FnMut(usize, V),
+    ) {
+        let r2 = radius * radius;
+        let period = self.period::<V>().unwrap_or(V::ZERO);
+        for run in self.runs::<V>(self.coords_of(p)).as_slice() {
+            let origin = p - run.shift;
+            for &slot in &self.order[run.start as usize..run.end as usize] {
+                let slot = slot as usize;
+                let mut d = positions[slot] - origin;
+                if self.min_image {
+                    d = crate::rules::min_image(d, period);
+                }
+                if Some(slot) != exclude && d.length_squared() < r2 {
+                    f(slot, d);
+                }
+            }
+        }
+    }
+
+    /// Neighbouring coordinates along axis `a` with their periodic shift.
+    fn axis_options(&self, a: usize, x: u32) -> Small<(u32, f32)> {
+        let n = self.dims[a];
+        let mut o = Small::new();
+        match self.period {
+            Some(_) if n < 3 => (0..n).for_each(|k| o.push((k, 0.0))),
+            Some(p) => {
+                let l = p[a];
+                o.push(if x == 0 { (n - 1, -l) } else { (x - 1, 0.0) });
+                o.push((x, 0.0));
+                o.push(if x + 1 == n { (0, l) } else { (x + 1, 0.0) });
+            }
+            None => (x.saturating_sub(1)..=(x + 1).min(n - 1)).for_each(|k| o.push((k, 0.0))),
+        }
+        o
+    }
+
+    /// Neighbouring x coordinates merged into contiguous runs `(x0, x1, shift)`.
+    fn x_runs(&self, x: u32) -> Small<(u32, u32, f32)> {
+        let mut o: Small<(u32, u32, f32)> = Small::new();
+        for &(k, s) in self.axis_options(0, x).iter() {
+            if let Some(last) = o.last_mut()
+                && last.2 == s
+                && last.1 + 1 == k
+            {
+                last.1 = k;
+                continue;
+            }
+            o.push((k, k, s));
+        }
+        o
+    }
+}
+
+/// A fixed-capacity list of at most 3 items (one per neighbouring coordinate).
+#[derive(Clone, Copy)]
+struct Small<T: Copy> {
+    len: usize,
+    items: [Option<T>; 3],
+}
+
+impl<T: Copy> Small<T> {
+    fn new() -> Self {
+        Self {
+            len: 0,
+            items: [None; 3],
+        }
+    }
+    fn push(&mut self, t: T) {
+        self.items[self.len] = Some(t);
+        self.len += 1;
+    }
+    fn last_mut(&mut self) -> Option<&mut T> {
+        if self.len == 0 {
+            None
+        } else {
+            self.items[self.len - 1].as_mut()
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items[..self.len].iter().flatten()
+    }
+}
+
+/// Component-wise bounding box of finite positions (zero box when none).
+pub fn bounding_box<V: Vector>(positions: &[V]) -> (V, V) {
+    let init = || (V::splat(f32::INFINITY), V::splat(f32::NEG_INFINITY));
+    let (lo, hi) = positions
+        .par_iter()
+        .with_min_len(8192)
+        .fold(init, |(lo, hi), &p| (lo.min_elem(p), hi.max_elem(p)))
+        .reduce(init, |a, b| (a.0.min_elem(b.0), a.1.max_elem(b.1)));
+    if lo.is_finite() && hi.is_finite() {
+        (lo, hi)
+    } else {
+        (V::ZERO, V::ZERO)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    #[test]
+    fn counting_sort_is_stable_and_complete() {
+        let pts: Vec<Vec2> = (0..1000)
+            .map(|i| Vec2::new((i * 7 % 31) as f32 * 0.33, (i * 13 % 17) as f32 * 0.5))
+            .collect();
+        let mut g = Grid::new();
+        g.build(&pts, 1.0, Extent::Open);
+        let mut seen = vec![false; pts.len()];
+        for c in 0..g.cell_count() {
+            let r = g.cell_range(c);
+            let slots = &g.order()[r];
+            assert!(slots.windows(2).all(|w| w[0] < w[1]), "stable within cell");
+            for &s in slots {
+                assert_eq!(g.key_of(pts[s as usize]) as usize, c);
+                seen[s as usize] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn runs_split_at_the_periodic_seam() {
+        let pts = vec![
+            Vec2::new(0.5, 0.5),
+            Vec2::new(9.5, 0.5),
+            Vec2::new(5.0, 5.0),
+        ];
+        let mut g = Grid::new();
+        g.build(
+            &pts,
+            1.0,
+            Extent::Periodic {
+                min: Vec2::ZERO,
+                max: Vec2::splat(10.0),
+            },
+        );
+        assert_eq!(g.dims(), [10, 10, 1]);
+        let runs = g.runs::<Vec2>(g.coords_of(pts[0]));
+        let shifts: Vec<Vec2> = runs.as_slice().iter().map(|r| r.shift).collect();
+        assert!(shifts.contains(&Vec2::new(-10.0, 0.0)), "{shifts:?}");
+    }
+
+    #[test]
+    fn sparse_worlds_get_bounded_cell_counts() {
+        let pts = vec![Vec2::ZERO, Vec2::splat(1e6)];
+        let mut g = Grid::new();
+        g.build(&pts, 1.0, Extent::Open);
+        assert!(g.cell_count() <= MIN_CELL_BUDGET);
+    }
+}

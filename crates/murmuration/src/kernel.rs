@@ -1,0 +1,274 @@
+//! The neighbour kernel: sums the three rules over grid runs, eight candidates at a time.
+//!
+//! Which candidates fall inside a radius is unpredictable, so a branchy loop spends
+//! most of its time in mispredictions. Here every test is a lane mask and the sums
+//! are 8-lane accumulators ([`wide::f32x8`], SSE2 or AVX as compiled), reduced in a
+//! fixed lane order at the end, so results stay a pure function of the state.
+//! Neighbour data is structure-of-arrays in cell order, padded by [`LANES`] entries
+//! so the last load of a run never reads past the end.
+
+use crate::grid::Run;
+use crate::params::Relation;
+use crate::rules::{RuleConsts, Sums};
+use crate::vector::Vector;
+use wide::f32x8;
+
+/// Candidates processed together.
+pub(crate) const LANES: usize = 8;
+
+type F = f32x8;
+
+const ON: f32 = f32::from_bits(u32::MAX);
+
+/// `TAIL[k]`: the first `k` lanes set.
+const TAIL: [F; LANES + 1] = {
+    let mut t = [F::splat(0.0); LANES + 1];
+    let mut k = 0;
+    while k <= LANES {
+        let mut a = [0.0f32; LANES];
+        let mut l = 0;
+        while l < k {
+            a[l] = ON;
+            l += 1;
+        }
+        t[k] = F::new(a);
+        k += 1;
+    }
+    t
+};
+
+/// `ALL_BUT[l]`: every lane except lane `l`.
+const ALL_BUT: [F; LANES] = {
+    let mut t = [F::splat(0.0); LANES];
+    let mut k = 0;
+    while k < LANES {
+        let mut a = [ON; LANES];
+        a[k] = 0.0;
+        t[k] = F::new(a);
+        k += 1;
+    }
+    t
+};
+
+/// Neighbour data in sorted (cell) order, structure-of-arrays, padded by `LANES`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SortedSoa {
+    /// Position components; padding is +∞ so padded lanes are never within a radius.
+    pub pos: [Vec<f32>; 3],
+    /// Velocity components; padding is 0.
+    pub vel: [Vec<f32>; 3],
+    /// Species; padding is 0.
+    pub species: Vec<u16>,
+}
+
+impl SortedSoa {
+    /// Resizes for `n` boids plus padding (allocation-free once large enough).
+    pub fn resize(&mut self, n: usize, dim: usize) {
+        for a in 0..3 {
+            let len = if a < dim { n + LANES } else { 0 };
+            self.pos[a].clear();
+            self.pos[a].resize(len, f32::INFINITY);
+            self.vel[a].clear();
+            self.vel[a].resize(len, 0.0);
+        }
+        self.species.clear();
+        self.species.resize(n + LANES, 0);
+    }
+
+    /// Position of sorted index `i`.
+    #[inline(always)]
+    pub fn position<V: Vector>(&self, i: usize) -> V {
+        let mut v = V::ZERO;
+        for a in 0..V::DIM {
+            v.set(a, self.pos[a][i]);
+        }
+        v
+    }
+
+    /// Velocity of sorted index `i`.
+    #[inline(always)]
+    pub fn velocity<V: Vector>(&self, i: usize) -> V {
+        let mut v = V::ZERO;
+        for a in 0..V::DIM {
+            v.set(a, self.vel[a][i]);
+        }
+        v
+    }
+
+    /// Bytes of heap memory held.
+    pub fn heap_bytes(&self) -> usize {
+        4 * self
+            .pos
+            .iter()
+            .chain(&self.vel)
+            .map(Vec::capacity)
+            .sum::<usize>()
+            + 2 * self.species.capacity()
+    }
+}
+
+/// The boid whose neighbours are summed.
+pub(crate) struct Focal<'a, V> {
+    pub sorted_index: usize,
+    pub pos: V,
+    /// Unit heading, or zero when the vision cone is off or the boid is at rest.
+    pub heading: V,
+    /// How this boid's species reacts to each species (row of the relation table).
+    pub relations: &'a [Relation],
+}
+
+/// Loads lanes `j..j + LANES`.
+///
+/// SAFETY: the caller guarantees `j + LANES <= s.len()` (checked once per call of
+/// [`accumulate`]: every run ends at or before `n`, and arrays hold `n + LANES`).
+#[inline(always)]
+unsafe fn load(s: &[f32], j: usize) -> F {
+    debug_assert!(j + LANES <= s.len());
+    // SAFETY: in bounds by the caller's guarantee; `[f32; 8]` has f32 alignment.
+    F::new(unsafe { std::ptr::read_unaligned(s.as_ptr().add(j) as *const [f32; LANES]) })
+}
+
+#[inline(always)]
+fn lane_sum(x: F) -> f32 {
+    let a = x.to_array();
+    ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
+}
+
+/// Sums the rules over `runs`. `FOV`: apply the vision cone; `MULTI`: consult the
+/// species relations; `MIN_IMAGE`: correct offsets to the nearest periodic image
+/// (periodic axes with fewer than three cells). `coincident(j)` is the push direction
+/// away from a neighbour at the same position.
+#[inline(always)]
+pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MIN_IMAGE: bool>(
+    me: &Focal<'_, V>,
+    k: &RuleConsts,
+    runs: &[Run<V>],
+    data: &SortedSoa,
+    period: V,
+    coincident: impl Fn(usize) -> V,
+) -> Sums<V> {
+    let d_n = V::DIM;
+    let zero = F::splat(0.0);
+    let one = F::splat(1.0);
+    let (max2, sep2, ali2, coh2, eps2) = (
+        F::splat(k.max2),
+        F::splat(k.sep2),
+        F::splat(k.ali2),
+        F::splat(k.coh2),
+        F::splat(k.eps2),
+    );
+    let use_cone = FOV && me.heading != V::ZERO;
+    let cos_half = F::splat(k.cos_half_fov);
+    let rel_row = me.relations;
+    // Every load below reads `j..j + LANES` with `j < run.end`: one check covers them.
+    let limit = runs.iter().map(|r| r.end as usize).max().unwrap_or(0) + LANES;
+    for a in 0..d_n {
+        assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
+    }
+    if MULTI {
+        assert!(data.species.len() >= limit);
+    }
+    let mut heading = [zero; 3];
+    let mut per = [one; 3];
+    for a in 0..d_n {
+        heading[a] = F::splat(me.heading.get(a));
+        per[a] = F::splat(period.get(a));
+    }
+    let (mut sep, mut ali, mut coh) = ([zero; 3], [zero; 3], [zero; 3]);
+    let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
+    let mut any_coincident = false;
+
+    for run in runs {
+        let mut origin = [zero; 3];
+        for (a, o) in origin.iter_mut().enumerate().take(d_n) {
+            *o = F::splat(me.pos.get(a) - run.shift.get(a));
+        }
+        let (start, end) = (run.start as usize, run.end as usize);
+        let mut j = start;
+        while j < end {
+            let mut valid = TAIL[(end - j).min(LANES)];
+            let self_lane = me.sorted_index.wrapping_sub(j);
+            if self_lane < LANES {
+                valid &= ALL_BUT[self_lane];
+            }
+            let mut d = [zero; 3];
+            let mut d2 = zero;
+            for a in 0..d_n {
+                // SAFETY: j < end, so j + LANES <= limit (asserted above).
+                let mut x = unsafe { load(&data.pos[a], j) } - origin[a];
+                if MIN_IMAGE {
+                    x -= per[a] * (x / per[a]).round();
+                }
+                d[a] = x;
+                d2 += x * x;
+            }
+            let mut take = d2.simd_lt(max2) & valid;
+            if use_cone {
+                let mut dot = zero;
+                for a in 0..d_n {
+                    dot += d[a] * heading[a];
+                }
+                take &= dot.simd_ge(cos_half * d2.sqrt());
+            }
+            let mut flock = take;
+            if MULTI {
+                let (mut t, mut f) = ([0.0f32; LANES], [0.0f32; LANES]);
+                for l in 0..LANES {
+                    let r = rel_row[data.species[j + l] as usize % rel_row.len()];
+                    t[l] = if r != Relation::Ignore { ON } else { 0.0 };
+                    f[l] = if r == Relation::Flock { ON } else { 0.0 };
+                }
+                take &= F::new(t);
+                flock = take & F::new(f);
+            }
+            n_nb += take & one;
+            let near = take & d2.simd_lt(sep2);
+            // Coincident pairs are rare: flag them here, handle them after the loop.
+            any_coincident |= (near & d2.simd_le(eps2)).any();
+            let push = near & d2.simd_gt(eps2);
+            let inv = one / d2.max(eps2);
+            let ma = flock & d2.simd_lt(ali2);
+            let mc = flock & d2.simd_lt(coh2);
+            n_ali += ma & one;
+            n_coh += mc & one;
+            for a in 0..d_n {
+                // Mask after multiplying: padded lanes hold ∞, and ∞·0 would be NaN.
+                sep[a] -= (d[a] * inv) & push;
+                // SAFETY: as above.
+                ali[a] += unsafe { load(&data.vel[a], j) } & ma;
+                coh[a] += d[a] & mc;
+            }
+            j += LANES;
+        }
+    }
+
+    let mut s = Sums::<V>::default();
+    for a in 0..d_n {
+        s.sep.set(a, lane_sum(sep[a]));
+        s.ali.set(a, lane_sum(ali[a]));
+        s.coh.set(a, lane_sum(coh[a]));
+    }
+    s.ali_n = lane_sum(n_ali) as u32;
+    s.coh_n = lane_sum(n_coh) as u32;
+    s.neighbours = lane_sum(n_nb) as u32;
+    if any_coincident {
+        // Rare: neighbours at (almost) the same position push along a keyed direction.
+        for run in runs {
+            for j in run.start as usize..run.end as usize {
+                if j == me.sorted_index {
+                    continue;
+                }
+                // Same arithmetic as the lanes, so both agree on who is coincident.
+                let mut dd = data.position::<V>(j) - (me.pos - run.shift);
+                if MIN_IMAGE {
+                    dd = crate::rules::min_image(dd, period);
+                }
+                let ignored = MULTI && rel_row[data.species[j] as usize] == Relation::Ignore;
+                if dd.length_squared() <= k.eps2 && !ignored {
+                    s.sep += coincident(j) * k.coincident_push;
+                }
+            }
+        }
+    }
+    s
+}

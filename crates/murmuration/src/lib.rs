@@ -1,0 +1,59 @@
+//! # Murmuration — exact, deterministic boids in 2D and 3D
+//!
+//! Craig Reynolds' boids (separation, alignment, cohesion) with exact radius
+//! neighbourhoods found through a uniform grid rebuilt each step by a stable counting
+//! sort, stepped in parallel with bit-identical results on any thread count.
+//!
+//! Two API levels:
+//! - [`World`] (aliases [`World2`], [`World3`]): parameters, state and scratch in one
+//!   value; `step()`, add and remove boids, metrics, snapshots.
+//! - [`Pipeline::step`]: the explicit pipeline over a [`Boids`] state you own; the
+//!   pipeline holds only reusable scratch memory.
+//!
+//! ```
+//! use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
+//! use glam::Vec2;
+//!
+//! let config = WorldConfig::new(Vec2::splat(40.0), Boundary::Wrap);
+//! let mut world = World2::new(config, vec![SpeciesParams::default()]).unwrap();
+//! world.spawn(0, 500, None, 3.0).unwrap();
+//! for _ in 0..100 {
+//!     world.step();
+//! }
+//! let m = world.metrics();
+//! assert!(m.polarization >= 0.0 && m.polarization <= 1.0);
+//! ```
+//!
+//! 2D and 3D come from one source: everything is generic over [`Vector`], which
+//! [`glam::Vec2`] and [`glam::Vec3`] implement.
+
+#![warn(missing_docs)]
+
+mod boids;
+mod boundary;
+mod error;
+pub mod grid;
+mod kernel;
+pub mod metrics;
+mod params;
+mod pipeline;
+pub mod rng;
+mod rules;
+mod snapshot;
+mod vector;
+mod world;
+
+pub use boids::{BoidId, Boids};
+pub use error::{ParamError, SnapshotError, WorldError};
+pub use glam;
+pub use metrics::Metrics;
+pub use params::{Boundary, CombineMode, Relation, Relations, SpeciesParams, WorldConfig};
+pub use pipeline::{Pipeline, StepContext, StepStats};
+pub use snapshot::{SNAPSHOT_VERSION, digest, write_atomic};
+pub use vector::Vector;
+pub use world::{MAX_BOIDS, MAX_SPECIES, World};
+
+/// A 2D world.
+pub type World2 = World<glam::Vec2>;
+/// A 3D world.
+pub type World3 = World<glam::Vec3>;

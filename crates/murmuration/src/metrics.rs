@@ -1,0 +1,303 @@
+//! Order parameters and spatial statistics, computed on demand.
+//!
+//! All sums run in boid-id order in `f64`, so metrics are deterministic too. In a
+//! periodic world the centroid is the per-axis circular mean and offsets use the
+//! nearest periodic image.
+
+use crate::grid::{Extent, Grid};
+use crate::params::{Boundary, WorldConfig};
+use crate::rules::min_image;
+use crate::vector::Vector;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// A summary of the flock's state.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(bound = "")]
+pub struct Metrics<V: Vector> {
+    /// Number of boids.
+    pub count: usize,
+    /// Polarization `|Σ v̂| / N` in [0, 1]: 1 when all head the same way.
+    pub polarization: f64,
+    /// Milling `|Σ r̂ × v̂| / N` in [0, 1] (normalised angular momentum about the
+    /// centroid, `r` the offset from it): 1 for a perfect rotating mill.
+    pub milling: f64,
+    /// Mean distance to the nearest other boid, units (NaN with fewer than 2 boids).
+    pub mean_nn_distance: f64,
+    /// Median distance to the nearest other boid, units (NaN with fewer than 2 boids).
+    pub median_nn_distance: f64,
+    /// Smallest distance between any two boids, units (NaN with fewer than 2 boids).
+    pub min_pair_distance: f64,
+    /// Mean speed, units/s.
+    pub mean_speed: f64,
+    /// Variance of speed, (units/s)².
+    pub speed_variance: f64,
+    /// Centroid, units.
+    pub centroid: V,
+    /// Size of the bounding box of offsets from the centroid, units.
+    pub extent: V,
+}
+
+impl<V: Vector> Metrics<V> {
+    /// `(name, value)` pairs of the scalar metrics, in a fixed order (for CSV and summaries).
+    pub fn scalars(&self) -> [(&'static str, f64); 8] {
+        [
+            ("count", self.count as f64),
+            ("polarization", self.polarization),
+            ("milling", self.milling),
+            ("mean_nn_distance", self.mean_nn_distance),
+            ("median_nn_distance", self.median_nn_distance),
+            ("min_pair_distance", self.min_pair_distance),
+            ("mean_speed", self.mean_speed),
+            ("speed_variance", self.speed_variance),
+        ]
+    }
+}
+
+/// Computes every metric.
+pub fn compute<V: Vector>(
+    positions: &[V],
+    velocities: &[V],
+    config: &WorldConfig<V>,
+) -> Metrics<V> {
+    let n = positions.len();
+    let periodic = config.boundary == Boundary::Wrap;
+    let centroid = centroid(positions, config);
+    let offset = |p: V| {
+        let d = p - centroid;
+        if periodic {
+            min_image(d, config.size())
+        } else {
+            d
+        }
+    };
+
+    let mut pol = [0.0f64; 3];
+    let mut mill = [0.0f64; 3];
+    let (mut s1, mut s2) = (0.0f64, 0.0f64);
+    let mut lo = V::splat(f32::INFINITY);
+    let mut hi = V::splat(f32::NEG_INFINITY);
+    for (&p, &v) in positions.iter().zip(velocities) {
+        let speed = v.length() as f64;
+        s1 += speed;
+        s2 += speed * speed;
+        let vh = v.normalize_or_zero();
+        let r = offset(p);
+        lo = lo.min_elem(r);
+        hi = hi.max_elem(r);
+        let m = V::cross3(r.normalize_or_zero(), vh);
+        for i in 0..3 {
+            pol[i] += vh.to_array3()[i] as f64;
+            mill[i] += m[i] as f64;
+        }
+    }
+    let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    let nf = n.max(1) as f64;
+    let mean_speed = s1 / nf;
+
+    let mut nn = nearest_neighbour_distances(positions, config);
+    let (mean_nn, median_nn, min_nn) = if n < 2 {
+        (f64::NAN, f64::NAN, f64::NAN)
+    } else {
+        let mean = nn.iter().map(|&d| d as f64).sum::<f64>() / nf;
+        nn.sort_unstable_by(f32::total_cmp);
+        let median = if n % 2 == 1 {
+            nn[n / 2] as f64
+        } else {
+            0.5 * (nn[n / 2 - 1] as f64 + nn[n / 2] as f64)
+        };
+        (mean, median, nn[0] as f64)
+    };
+
+    Metrics {
+        count: n,
+        polarization: if n == 0 { 0.0 } else { norm(pol) / nf },
+        milling: if n == 0 { 0.0 } else { norm(mill) / nf },
+        mean_nn_distance: mean_nn,
+        median_nn_distance: median_nn,
+        min_pair_distance: min_nn,
+        mean_speed,
+        speed_variance: (s2 / nf - mean_speed * mean_speed).max(0.0),
+        centroid,
+        extent: if n == 0 { V::ZERO } else { hi - lo },
+    }
+}
+
+/// Centroid: arithmetic mean, or per-axis circular mean in a periodic world.
+pub fn centroid<V: Vector>(positions: &[V], config: &WorldConfig<V>) -> V {
+    let n = positions.len();
+    if n == 0 {
+        return V::ZERO;
+    }
+    let mut c = V::ZERO;
+    if config.boundary == Boundary::Wrap {
+        for i in 0..V::DIM {
+            let (lo, l) = (config.min.get(i) as f64, config.size().get(i) as f64);
+            let (mut sc, mut ss) = (0.0f64, 0.0f64);
+            for p in positions {
+                let a = (p.get(i) as f64 - lo) / l * std::f64::consts::TAU;
+                sc += a.cos();
+                ss += a.sin();
+            }
+            let a = ss.atan2(sc).rem_euclid(std::f64::consts::TAU);
+            c.set(i, (lo + a / std::f64::consts::TAU * l) as f32);
+        }
+    } else {
+        let mut s = [0.0f64; 3];
+        for p in positions {
+            let a = p.to_array3();
+            for i in 0..3 {
+                s[i] += a[i] as f64;
+            }
+        }
+        c = V::from_array3(s.map(|x| (x / n as f64) as f32));
+    }
+    c
+}
+
+/// Distance from each boid (id order) to its nearest other boid (periodic images
+/// counted in a wrapping world). Exact: a grid ring search that stops once no
+/// unvisited cell can hold anything closer. Empty for fewer than 2 boids.
+pub fn nearest_neighbour_distances<V: Vector>(
+    positions: &[V],
+    config: &WorldConfig<V>,
+) -> Vec<f32> {
+    let n = positions.len();
+    if n < 2 {
+        return Vec::new();
+    }
+    let periodic = config.boundary == Boundary::Wrap;
+    let (extent, size) = if periodic {
+        (
+            Extent::Periodic {
+                min: config.min,
+                max: config.max,
+            },
+            config.size(),
+        )
+    } else {
+        let (lo, hi) = crate::grid::bounding_box(positions);
+        (Extent::Open, hi - lo)
+    };
+    // About one boid per cell.
+    let mut volume = 1.0f64;
+    for i in 0..V::DIM {
+        volume *= size.get(i).max(1e-6) as f64;
+    }
+    let h = ((volume / n as f64).powf(1.0 / V::DIM as f64) as f32).max(1e-6);
+    let mut grid = Grid::new();
+    grid.build(positions, h, extent);
+    let order = grid.order();
+    let dims = grid.dims();
+    let width = grid.min_cell_width();
+    let max_ring = dims.iter().copied().max().unwrap_or(1) as i64;
+    let period = size;
+
+    (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|i| {
+            let p = positions[i];
+            let c = grid.coords_of(p);
+            let mut best2 = f32::INFINITY;
+            let mut k = 0i64;
+            loop {
+                for_each_ring_cell::<V>(c, k, dims, periodic, |cell| {
+                    for &slot in &order[grid.cell_range(grid.cell_index(cell))] {
+                        let slot = slot as usize;
+                        if slot == i {
+                            continue;
+                        }
+                        let mut d = positions[slot] - p;
+                        if periodic {
+                            d = min_image(d, period);
+                        }
+                        best2 = best2.min(d.length_squared());
+                    }
+                });
+                let reach = k as f32 * width;
+                if (best2.is_finite() && best2 <= reach * reach) || k > max_ring {
+                    break;
+                }
+                k += 1;
+            }
+            best2.sqrt()
+        })
+        .collect()
+}
+
+/// Calls `f` for every cell at Chebyshev distance exactly `k` from `c` (wrapping in
+/// a periodic grid, where a cell may come twice: harmless for a minimum).
+fn for_each_ring_cell<V: Vector>(
+    c: [u32; 3],
+    k: i64,
+    dims: [u32; 3],
+    periodic: bool,
+    mut f: impl FnMut([u32; 3]),
+) {
+    let kz = if V::DIM == 3 { k } else { 0 };
+    for oz in -kz..=kz {
+        for oy in -k..=k {
+            for ox in -k..=k {
+                if ox.abs().max(oy.abs()).max(oz.abs()) != k {
+                    continue;
+                }
+                let mut cell = [0u32; 3];
+                let mut inside = true;
+                for (a, o) in [ox, oy, oz].into_iter().enumerate() {
+                    let n = dims[a] as i64;
+                    let x = c[a] as i64 + o;
+                    if periodic {
+                        cell[a] = x.rem_euclid(n) as u32;
+                    } else if (0..n).contains(&x) {
+                        cell[a] = x as u32;
+                    } else {
+                        inside = false;
+                    }
+                }
+                if inside {
+                    f(cell);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Vec2, Vec3};
+
+    #[test]
+    fn aligned_flock_has_polarization_one_and_a_mill_has_milling_one() {
+        let w = WorldConfig::new(Vec2::splat(100.0), Boundary::Unbounded);
+        let pos: Vec<Vec2> = (0..64)
+            .map(|i| {
+                let a = i as f32 / 64.0 * std::f32::consts::TAU;
+                Vec2::new(50.0 + 10.0 * a.cos(), 50.0 + 10.0 * a.sin())
+            })
+            .collect();
+        let same: Vec<Vec2> = vec![Vec2::X; 64];
+        let m = compute(&pos, &same, &w);
+        assert!((m.polarization - 1.0).abs() < 1e-6);
+        let tangent: Vec<Vec2> = pos
+            .iter()
+            .map(|p| (*p - Vec2::splat(50.0)).perp())
+            .collect();
+        let m = compute(&pos, &tangent, &w);
+        assert!(m.polarization < 1e-5, "{}", m.polarization);
+        assert!((m.milling - 1.0).abs() < 1e-5, "{}", m.milling);
+        assert!((m.centroid - Vec2::splat(50.0)).length() < 1e-4);
+    }
+
+    #[test]
+    fn periodic_centroid_straddles_the_seam() {
+        let w = WorldConfig::new(Vec3::splat(10.0), Boundary::Wrap);
+        let pos = vec![Vec3::new(9.5, 5.0, 5.0), Vec3::new(0.5, 5.0, 5.0)];
+        let c = centroid(&pos, &w);
+        assert!(c.x < 0.01 || c.x > 9.99, "{c}");
+        let m = compute(&pos, &[Vec3::X, Vec3::X], &w);
+        assert!((m.min_pair_distance - 1.0).abs() < 1e-5);
+        assert!((m.extent.x - 1.0).abs() < 1e-4, "{}", m.extent);
+    }
+}

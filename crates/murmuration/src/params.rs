@@ -1,0 +1,397 @@
+//! Parameters as plain data: species parameters, world configuration, interactions.
+//!
+//! Every field documents its unit and valid range; `validate` checks exactly those
+//! ranges and returns a [`ParamError`] naming the field and the value.
+
+use crate::error::ParamError;
+use crate::vector::Vector;
+use serde::{Deserialize, Serialize};
+
+/// How the per-rule steering forces are combined into one acceleration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CombineMode {
+    /// Weighted sum of all forces, then clamped to `max_force`.
+    #[default]
+    WeightedSum,
+    /// Reynolds (1987) prioritized acceleration allocation: forces in priority
+    /// order (boundary > separation > cohesion > alignment) take the `max_force`
+    /// budget first; lower ones get what is left, so strong opposing forces
+    /// cannot cancel into jitter.
+    Prioritized,
+}
+
+/// Parameters of one species. Plain data: a tuning panel binds to the fields directly.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpeciesParams {
+    /// Separation radius, units; neighbours closer than this push away, harder the
+    /// closer they are. In (0, 10000]; must not exceed the perception radius.
+    pub separation_radius: f32,
+    /// Alignment radius, units: match the mean velocity of neighbours within it. In (0, 10000].
+    pub alignment_radius: f32,
+    /// Cohesion radius, units: steer toward the centre of neighbours within it. In (0, 10000].
+    pub cohesion_radius: f32,
+    /// Separation weight, dimensionless, in [0, 1000].
+    pub separation_weight: f32,
+    /// Alignment weight, dimensionless, in [0, 1000].
+    pub alignment_weight: f32,
+    /// Cohesion weight, dimensionless, in [0, 1000].
+    pub cohesion_weight: f32,
+    /// Maximum speed, units/s, in (0, 1e5].
+    pub max_speed: f32,
+    /// Minimum speed, units/s, in [0, max_speed]; 0 lets boids stop.
+    pub min_speed: f32,
+    /// Maximum steering acceleration, units/s², in (0, 1e7].
+    pub max_force: f32,
+    /// Field of view, degrees, in (0, 360]: a neighbour counts only when the angle
+    /// between this boid's heading and the direction to it is at most half of this.
+    pub fov_degrees: f32,
+    /// Random jitter added to velocity each step, as a fraction of `max_speed`, in [0, 1].
+    /// Seeds suggest at most 0.02.
+    pub jitter: f32,
+    /// How rule forces combine.
+    pub combine: CombineMode,
+    /// Exponential smoothing of the final steering, in [0, 1): the applied
+    /// acceleration is `s·previous + (1−s)·new`. 0 disables smoothing.
+    pub smoothing: f32,
+}
+
+impl Default for SpeciesParams {
+    /// Seed 000's published starting point: perception 1.5, separation 0.8,
+    /// weights 1.5 / 1.0 / 0.8, max speed 3, max force 0.5.
+    fn default() -> Self {
+        Self {
+            separation_radius: 0.8,
+            alignment_radius: 1.5,
+            cohesion_radius: 1.5,
+            separation_weight: 1.5,
+            alignment_weight: 1.0,
+            cohesion_weight: 0.8,
+            max_speed: 3.0,
+            min_speed: 0.0,
+            max_force: 0.5,
+            fov_degrees: 360.0,
+            jitter: 0.0,
+            combine: CombineMode::WeightedSum,
+            smoothing: 0.0,
+        }
+    }
+}
+
+impl SpeciesParams {
+    /// The standard benchmark's species (`shared/BENCHMARK.md`): perception 1.0,
+    /// separation 0.4, weights 1.5 / 1.0 / 0.8, max speed 1, max force 2.
+    pub fn benchmark() -> Self {
+        Self {
+            separation_radius: 0.4,
+            alignment_radius: 1.0,
+            cohesion_radius: 1.0,
+            max_speed: 1.0,
+            max_force: 2.0,
+            ..Self::default()
+        }
+    }
+
+    /// Perception radius: the largest radius any rule of this species looks at.
+    #[inline]
+    pub fn perception_radius(&self) -> f32 {
+        self.alignment_radius
+            .max(self.cohesion_radius)
+            .max(self.separation_radius)
+    }
+
+    /// Checks every field against its documented range. `prefix` names the
+    /// species in messages (e.g. `species[0]`).
+    pub fn validate(&self, prefix: &str) -> Result<(), ParamError> {
+        let f = |name: &str| format!("{prefix}.{name}");
+        positive(&f("separation_radius"), self.separation_radius, 1e4)?;
+        positive(&f("alignment_radius"), self.alignment_radius, 1e4)?;
+        positive(&f("cohesion_radius"), self.cohesion_radius, 1e4)?;
+        in_closed(&f("separation_weight"), self.separation_weight, 0.0, 1e3)?;
+        in_closed(&f("alignment_weight"), self.alignment_weight, 0.0, 1e3)?;
+        in_closed(&f("cohesion_weight"), self.cohesion_weight, 0.0, 1e3)?;
+        positive(&f("max_speed"), self.max_speed, 1e5)?;
+        in_closed(&f("min_speed"), self.min_speed, 0.0, 1e5)?;
+        positive(&f("max_force"), self.max_force, 1e7)?;
+        positive(&f("fov_degrees"), self.fov_degrees, 360.0)?;
+        in_closed(&f("jitter"), self.jitter, 0.0, 1.0)?;
+        finite(&f("smoothing"), self.smoothing)?;
+        if !(0.0..1.0).contains(&self.smoothing) {
+            return Err(ParamError::OutOfRange {
+                field: f("smoothing"),
+                value: self.smoothing as f64,
+                range: "in [0, 1)".into(),
+            });
+        }
+        if self.min_speed > self.max_speed {
+            return Err(ParamError::Exceeds {
+                field: f("min_speed"),
+                value: self.min_speed as f64,
+                limit_field: f("max_speed"),
+                limit: self.max_speed as f64,
+            });
+        }
+        let perception = self.alignment_radius.max(self.cohesion_radius);
+        if self.separation_radius > perception {
+            return Err(ParamError::Exceeds {
+                field: f("separation_radius"),
+                value: self.separation_radius as f64,
+                limit_field: f("perception_radius"),
+                limit: perception as f64,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What happens at the edges of the world box.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Boundary {
+    /// Periodic: leaving one side enters the other; neighbours are found across the seam.
+    Wrap,
+    /// Steer back inside: within `margin` of a face, an inward acceleration of
+    /// `strength · depth / margin` (units/s²) acts, growing toward and beyond the face.
+    Soft {
+        /// Width of the steering band, units, in (0, half the box].
+        margin: f32,
+        /// Inward acceleration at the face, units/s², in (0, 1e7].
+        strength: f32,
+    },
+    /// Reflect: a boid crossing a face is mirrored back and its normal velocity reversed.
+    Reflect,
+    /// No edges; the box only sets where boids spawn.
+    Unbounded,
+}
+
+/// World-wide settings: the box, its boundary, the time step and the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct WorldConfig<V: Vector> {
+    /// Lower corner of the world box, units.
+    pub min: V,
+    /// Upper corner of the world box, units; every component above `min`'s.
+    pub max: V,
+    /// Edge behaviour.
+    pub boundary: Boundary,
+    /// Fixed time step, seconds, in (0, 10].
+    pub dt: f32,
+    /// Seed of every random number (jitter, spawning), keyed with boid id and step.
+    pub seed: u64,
+}
+
+impl<V: Vector> WorldConfig<V> {
+    /// A box from the origin to `size` with the given boundary, dt = 1/60 s, seed 1.
+    pub fn new(size: V, boundary: Boundary) -> Self {
+        Self {
+            min: V::ZERO,
+            max: size,
+            boundary,
+            dt: 1.0 / 60.0,
+            seed: 1,
+        }
+    }
+
+    /// Size of the box.
+    #[inline]
+    pub fn size(&self) -> V {
+        self.max - self.min
+    }
+
+    /// Checks the box, boundary, dt.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for i in 0..V::DIM {
+            let axis = ["x", "y", "z"][i];
+            let (lo, hi) = (self.min.get(i), self.max.get(i));
+            in_closed(&format!("world.min.{axis}"), lo, -1e7, 1e7)?;
+            in_closed(&format!("world.max.{axis}"), hi, -1e7, 1e7)?;
+            if hi <= lo {
+                return Err(ParamError::OutOfRange {
+                    field: format!("world.max.{axis}"),
+                    value: hi as f64,
+                    range: format!("greater than world.min.{axis} = {lo}"),
+                });
+            }
+        }
+        positive("world.dt", self.dt, 10.0)?;
+        if self.seed > i64::MAX as u64 {
+            return Err(ParamError::OutOfRange {
+                field: "world.seed".into(),
+                value: self.seed as f64,
+                range: "in [0, 2^63 - 1]".into(),
+            });
+        }
+        if let Boundary::Soft { margin, strength } = self.boundary {
+            let mut half = f32::INFINITY;
+            for i in 0..V::DIM {
+                half = half.min(0.5 * self.size().get(i));
+            }
+            positive("world.boundary.margin", margin, half)?;
+            positive("world.boundary.strength", strength, 1e7)?;
+        }
+        Ok(())
+    }
+}
+
+/// How boids of one species respond to neighbours of another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// All three rules: they school together.
+    #[default]
+    Flock,
+    /// Separation only: they keep apart but do not align or gather.
+    Separate,
+    /// No interaction at all.
+    Ignore,
+}
+
+/// The ordered species-pair relation table: `get(a, b)` is how species `a` reacts to `b`.
+/// Asymmetric on purpose (prey may avoid predators that ignore them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relations {
+    /// Number of species.
+    pub count: usize,
+    /// Row-major `count × count` table.
+    pub table: Vec<Relation>,
+}
+
+impl Relations {
+    /// Each species flocks with itself and only separates from the others.
+    pub fn default_for(count: usize) -> Self {
+        let mut table = vec![Relation::Separate; count * count];
+        for a in 0..count {
+            table[a * count + a] = Relation::Flock;
+        }
+        Self { count, table }
+    }
+
+    /// How species `a` reacts to species `b`.
+    #[inline]
+    pub fn get(&self, a: usize, b: usize) -> Relation {
+        self.table[a * self.count + b]
+    }
+
+    /// Sets how species `a` reacts to species `b`.
+    pub fn set(&mut self, a: usize, b: usize, r: Relation) {
+        self.table[a * self.count + b] = r;
+    }
+
+    /// Checks the table shape against the species count.
+    pub fn validate(&self, species: usize) -> Result<(), ParamError> {
+        if self.count != species || self.table.len() != species * species {
+            return Err(ParamError::WrongShape {
+                field: "relations".into(),
+                got: self.table.len(),
+                expected: species,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn finite(field: &str, v: f32) -> Result<(), ParamError> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(ParamError::NotFinite {
+            field: field.into(),
+            value: v as f64,
+        })
+    }
+}
+
+fn positive(field: &str, v: f32, max: f32) -> Result<(), ParamError> {
+    finite(field, v)?;
+    if v > 0.0 && v <= max {
+        Ok(())
+    } else {
+        Err(ParamError::OutOfRange {
+            field: field.into(),
+            value: v as f64,
+            range: format!("in (0, {max}]"),
+        })
+    }
+}
+
+fn in_closed(field: &str, v: f32, min: f32, max: f32) -> Result<(), ParamError> {
+    finite(field, v)?;
+    if v >= min && v <= max {
+        Ok(())
+    } else {
+        Err(ParamError::OutOfRange {
+            field: field.into(),
+            value: v as f64,
+            range: format!("in [{min}, {max}]"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    #[test]
+    fn defaults_are_valid() {
+        SpeciesParams::default().validate("s").unwrap();
+        SpeciesParams::benchmark().validate("s").unwrap();
+        WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap)
+            .validate()
+            .unwrap();
+    }
+
+    #[test]
+    fn nan_and_negative_radii_name_the_field() {
+        let p = SpeciesParams {
+            cohesion_radius: f32::NAN,
+            ..Default::default()
+        };
+        let e = p.validate("species[0]").unwrap_err();
+        assert!(e.to_string().contains("species[0].cohesion_radius"), "{e}");
+        let p = SpeciesParams {
+            alignment_radius: -1.0,
+            ..Default::default()
+        };
+        let e = p.validate("species[1]").unwrap_err().to_string();
+        assert!(e.contains("species[1].alignment_radius = -1"), "{e}");
+    }
+
+    #[test]
+    fn separation_above_perception_is_rejected() {
+        let p = SpeciesParams {
+            separation_radius: 2.0,
+            ..Default::default()
+        };
+        let e = p.validate("species.fish").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "species.fish.separation_radius = 2 must not exceed species.fish.perception_radius = 1.5"
+        );
+    }
+
+    #[test]
+    fn bad_world_boxes_are_rejected() {
+        let mut w = WorldConfig::new(Vec2::new(10.0, 10.0), Boundary::Wrap);
+        w.max.y = -1.0;
+        assert!(
+            w.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("world.max.y")
+        );
+        let w = WorldConfig::new(
+            Vec2::splat(10.0),
+            Boundary::Soft {
+                margin: 6.0,
+                strength: 1.0,
+            },
+        );
+        assert!(w.validate().unwrap_err().to_string().contains("margin"));
+        let mut w = WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap);
+        w.dt = 0.0;
+        assert!(w.validate().unwrap_err().to_string().contains("world.dt"));
+    }
+}

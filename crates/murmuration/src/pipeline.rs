@@ -1,0 +1,309 @@
+//! The explicit step pipeline: grid build → gather into cell order → parallel
+//! steering and integration → results written back in boid-id order.
+//!
+//! [`Pipeline`] owns only scratch memory (grid and cell-ordered copies) and reuses it,
+//! so a steady-state step allocates nothing. Each boid's new state is a pure function
+//! of the previous state (neighbours visited in the fixed sorted order, randomness
+//! keyed by seed, id and step), so any thread count gives bit-identical results.
+
+use crate::boids::Boids;
+use crate::boundary::{confine, soft_force};
+use crate::grid::{Extent, Grid};
+use crate::kernel::{self, Focal, SortedSoa};
+use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
+use crate::rng::{CounterRng, Stream};
+use crate::rules::{self, RuleConsts};
+use crate::vector::Vector;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Everything a step reads besides the state.
+#[derive(Clone, Copy, Debug)]
+pub struct StepContext<'a, V: Vector> {
+    /// World box, boundary, dt, seed.
+    pub config: &'a WorldConfig<V>,
+    /// Parameters per species index.
+    pub species: &'a [SpeciesParams],
+    /// How each species reacts to each other.
+    pub relations: &'a Relations,
+    /// Index of the step being computed (keys the random numbers).
+    pub step: u64,
+}
+
+/// Counters of one step, for benchmarks and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Boids stepped.
+    pub boids: u64,
+    /// Σ over boids of neighbours reacted to (within perception, visible, not ignored).
+    pub neighbours: u64,
+    /// Σ over boids of candidates whose distance was measured.
+    pub candidates: u64,
+    /// Grid cells.
+    pub cells: u64,
+    /// Wall time of the grid build (keys, counting sort), seconds.
+    pub grid_seconds: f64,
+    /// Wall time of the gather into cell order, seconds.
+    pub gather_seconds: f64,
+    /// Wall time of the steering and integration pass, seconds.
+    pub steer_seconds: f64,
+}
+
+/// Reusable scratch for stepping a [`Boids`] state.
+#[derive(Clone, Debug, Default)]
+pub struct Pipeline<V> {
+    grid: Grid,
+    sorted: SortedSoa,
+    consts: Vec<RuleConsts>,
+    _dim: std::marker::PhantomData<V>,
+}
+
+/// Raw write access to the id-ordered output arrays.
+///
+/// SAFETY contract: each slot is written by exactly one task. The pass visits every
+/// sorted index once and `Grid::order` is a permutation of the slots, so writes never
+/// alias; a slot's previous steering is read only by the task that writes it.
+#[derive(Clone, Copy)]
+struct SlotWriter<V> {
+    pos: *mut V,
+    vel: *mut V,
+    steer: *mut V,
+    len: usize,
+}
+unsafe impl<V: Send> Send for SlotWriter<V> {}
+unsafe impl<V: Send> Sync for SlotWriter<V> {}
+
+impl<V: Copy> SlotWriter<V> {
+    #[inline(always)]
+    fn previous_steering(&self, slot: usize) -> V {
+        assert!(slot < self.len);
+        // SAFETY: in bounds; only this slot's task touches it (see type docs).
+        unsafe { *self.steer.add(slot) }
+    }
+    #[inline(always)]
+    fn write(&self, slot: usize, p: V, v: V, a: V) {
+        assert!(slot < self.len);
+        // SAFETY: in bounds; slots are disjoint across tasks (see type docs).
+        unsafe {
+            *self.pos.add(slot) = p;
+            *self.vel.add(slot) = v;
+            *self.steer.add(slot) = a;
+        }
+    }
+}
+
+impl<V: Vector> Pipeline<V> {
+    /// Empty scratch; grows to fit on the first step.
+    pub fn new() -> Self {
+        Self {
+            grid: Grid::new(),
+            sorted: SortedSoa::default(),
+            consts: Vec::new(),
+            _dim: std::marker::PhantomData,
+        }
+    }
+
+    /// The neighbour grid of the last step.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// Bytes of heap memory held.
+    pub fn heap_bytes(&self) -> usize {
+        self.grid.heap_bytes() + self.sorted.heap_bytes()
+    }
+
+    /// Advances `boids` by one step of `ctx.config.dt`. Parameters must be valid
+    /// ([`crate::World`] guarantees it) and every species index below `ctx.species.len()`.
+    pub fn step(&mut self, boids: &mut Boids<V>, ctx: &StepContext<'_, V>) -> StepStats {
+        let n = boids.len();
+        if n == 0 {
+            return StepStats::default();
+        }
+        let radius = ctx
+            .species
+            .iter()
+            .map(SpeciesParams::perception_radius)
+            .fold(0.0f32, f32::max);
+        let extent = match ctx.config.boundary {
+            Boundary::Wrap => Extent::Periodic {
+                min: ctx.config.min,
+                max: ctx.config.max,
+            },
+            _ => Extent::Open,
+        };
+        let t0 = Instant::now();
+        self.grid.build(&boids.positions, radius, extent);
+        let t1 = Instant::now();
+
+        // Gather into cell order (structure of arrays) so neighbour scans read
+        // contiguous memory.
+        let order = self.grid.order();
+        self.sorted.resize(n, V::DIM);
+        let (pos, vel, spc) = (&boids.positions, &boids.velocities, &boids.species);
+        let SortedSoa {
+            pos: sp,
+            vel: sv,
+            species: ss,
+        } = &mut self.sorted;
+        for a in 0..V::DIM {
+            sp[a][..n]
+                .par_iter_mut()
+                .zip(sv[a][..n].par_iter_mut())
+                .zip(order.par_iter())
+                .with_min_len(4096)
+                .for_each(|((p, v), &slot)| {
+                    *p = pos[slot as usize].get(a);
+                    *v = vel[slot as usize].get(a);
+                });
+        }
+        ss[..n]
+            .par_iter_mut()
+            .zip(order.par_iter())
+            .with_min_len(4096)
+            .for_each(|(s, &slot)| *s = spc[slot as usize]);
+        self.consts.clear();
+        self.consts.extend(ctx.species.iter().map(RuleConsts::new));
+
+        let fov = ctx.species.iter().any(RuleConsts::has_fov);
+        let multi = ctx.species.len() > 1;
+        let min_image = self.grid.needs_min_image();
+        let t2 = Instant::now();
+        let mut stats = match (fov, multi, min_image) {
+            (false, false, false) => self.pass::<false, false, false>(boids, ctx),
+            (false, false, true) => self.pass::<false, false, true>(boids, ctx),
+            (false, true, false) => self.pass::<false, true, false>(boids, ctx),
+            (false, true, true) => self.pass::<false, true, true>(boids, ctx),
+            (true, false, false) => self.pass::<true, false, false>(boids, ctx),
+            (true, false, true) => self.pass::<true, false, true>(boids, ctx),
+            (true, true, false) => self.pass::<true, true, false>(boids, ctx),
+            (true, true, true) => self.pass::<true, true, true>(boids, ctx),
+        };
+        stats.grid_seconds = (t1 - t0).as_secs_f64();
+        stats.gather_seconds = (t2 - t1).as_secs_f64();
+        stats.steer_seconds = t2.elapsed().as_secs_f64();
+        stats
+    }
+
+    fn pass<const FOV: bool, const MULTI: bool, const MIN_IMAGE: bool>(
+        &self,
+        boids: &mut Boids<V>,
+        ctx: &StepContext<'_, V>,
+    ) -> StepStats {
+        let n = boids.len();
+        let writer = SlotWriter {
+            pos: boids.positions.as_mut_ptr(),
+            vel: boids.velocities.as_mut_ptr(),
+            steer: boids.steering.as_mut_ptr(),
+            len: n,
+        };
+        let ids = &boids.ids;
+        let grid = &self.grid;
+        let order = grid.order();
+        let data = &self.sorted;
+        let rel_count = ctx.relations.count;
+        let period = grid.period::<V>().unwrap_or(V::ZERO);
+        let cfg = ctx.config;
+        let dt = cfg.dt;
+
+        let (neighbours, candidates) = (0..grid.cell_count())
+            .into_par_iter()
+            .with_min_len(32)
+            .map(|c| {
+                let range = grid.cell_range(c);
+                if range.is_empty() {
+                    return (0u64, 0u64);
+                }
+                let runs = grid.runs::<V>(grid.cell_coords(c));
+                let runs = runs.as_slice();
+                let scanned: u64 = runs.iter().map(|r| (r.end - r.start) as u64).sum();
+                let mut neighbours = 0u64;
+                for si in range.clone() {
+                    let slot = order[si] as usize;
+                    let id = ids[slot];
+                    let species = data.species[si] as usize;
+                    let sp = &ctx.species[species];
+                    let k = &self.consts[species];
+                    let v = data.velocity::<V>(si);
+                    let me = Focal {
+                        sorted_index: si,
+                        pos: data.position::<V>(si),
+                        heading: if FOV && RuleConsts::has_fov(sp) {
+                            v.normalize_or_zero()
+                        } else {
+                            V::ZERO
+                        },
+                        relations: &ctx.relations.table
+                            [species * rel_count..(species + 1) * rel_count],
+                    };
+                    let coincident = |j: usize| {
+                        let other = ids[order[j] as usize];
+                        coincident_direction::<V>(cfg.seed, id, other)
+                    };
+                    let sums = kernel::accumulate::<V, FOV, MULTI, MIN_IMAGE>(
+                        &me, k, runs, data, period, coincident,
+                    );
+                    neighbours += sums.neighbours as u64;
+                    let forces = rules::forces(&sums, v, sp);
+                    let mut a = rules::combine(soft_force(me.pos, cfg), forces, sp);
+                    if sp.smoothing > 0.0 {
+                        let prev = writer.previous_steering(slot);
+                        a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
+                    }
+                    let mut v2 = v + a * dt;
+                    if sp.jitter > 0.0 {
+                        let mut r = CounterRng::new(cfg.seed, id as u64, ctx.step, Stream::Jitter);
+                        let dir = V::unit_from_uniform(r.next_f32(), r.next_f32());
+                        v2 += dir * (sp.jitter * sp.max_speed * r.next_f32());
+                    }
+                    v2 = clamp_speed(v2, v, sp, cfg.seed, id, ctx.step);
+                    let mut p2 = me.pos + v2 * dt;
+                    confine(&mut p2, &mut v2, cfg);
+                    writer.write(slot, p2, v2, a);
+                }
+                let count = range.len() as u64;
+                (neighbours, count * scanned - count)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        StepStats {
+            boids: n as u64,
+            neighbours,
+            candidates,
+            cells: grid.cell_count() as u64,
+            ..StepStats::default()
+        }
+    }
+}
+
+/// Clamps speed into `[min_speed, max_speed]`. A boid at rest that must move picks
+/// its previous heading, or a keyed random one.
+#[inline(always)]
+fn clamp_speed<V: Vector>(v2: V, v: V, sp: &SpeciesParams, seed: u64, id: u32, step: u64) -> V {
+    let s2 = v2.length_squared();
+    if s2 > sp.max_speed * sp.max_speed {
+        return v2 * (sp.max_speed / s2.sqrt());
+    }
+    if sp.min_speed > 0.0 && s2 < sp.min_speed * sp.min_speed {
+        if s2 > 1e-12 {
+            return v2 * (sp.min_speed / s2.sqrt());
+        }
+        let mut dir = v.normalize_or_zero();
+        if dir == V::ZERO {
+            let mut r = CounterRng::new(seed, id as u64, step, Stream::RestHeading);
+            dir = V::unit_from_uniform(r.next_f32(), r.next_f32());
+        }
+        return dir * sp.min_speed;
+    }
+    v2
+}
+
+/// Direction that pushes boid `me` away from a coincident boid `other`: a keyed
+/// random unit vector for the pair, with opposite signs for the two boids.
+#[inline(never)]
+fn coincident_direction<V: Vector>(seed: u64, me: u32, other: u32) -> V {
+    let (lo, hi) = if me < other { (me, other) } else { (other, me) };
+    let key = ((lo as u64) << 32) | hi as u64;
+    let mut r = CounterRng::new(seed, key, 0, Stream::Coincident);
+    let u = V::unit_from_uniform(r.next_f32(), r.next_f32());
+    if me < other { u } else { -u }
+}

@@ -1,0 +1,167 @@
+//! The three Reynolds rules: neighbour sums over grid runs, then steering forces and
+//! their combination (weighted sum or prioritized allocation).
+//!
+//! A model plugs in as a pair (neighbour accumulation, force from the sums); other
+//! research models (Vicsek, Couzin zones) fit the same shape with their own sums.
+
+use crate::params::{CombineMode, SpeciesParams};
+use crate::vector::Vector;
+
+/// Per-species constants derived once per step from [`SpeciesParams`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RuleConsts {
+    pub sep2: f32,
+    pub ali2: f32,
+    pub coh2: f32,
+    /// Square of the largest radius: a candidate farther than this is not a neighbour.
+    pub max2: f32,
+    /// cos(fov / 2); a neighbour is visible when `d·heading ≥ cos_half_fov·|d|`.
+    pub cos_half_fov: f32,
+    /// Distance² under which two boids count as coincident.
+    pub eps2: f32,
+    /// 1 / sqrt(eps2): the separation push of a coincident neighbour.
+    pub coincident_push: f32,
+}
+
+impl RuleConsts {
+    pub fn new(p: &SpeciesParams) -> Self {
+        let eps = 1e-4 * p.separation_radius;
+        Self {
+            sep2: p.separation_radius * p.separation_radius,
+            ali2: p.alignment_radius * p.alignment_radius,
+            coh2: p.cohesion_radius * p.cohesion_radius,
+            max2: p.perception_radius() * p.perception_radius(),
+            cos_half_fov: (p.fov_degrees.to_radians() * 0.5).cos(),
+            eps2: eps * eps,
+            coincident_push: 1.0 / eps,
+        }
+    }
+    /// True when the vision cone excludes something.
+    pub fn has_fov(p: &SpeciesParams) -> bool {
+        p.fov_degrees < 360.0
+    }
+}
+
+/// Neighbour sums for one boid.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Sums<V> {
+    /// Σ (self − other) / |d|² over neighbours within the separation radius.
+    pub sep: V,
+    /// Σ other velocity within the alignment radius.
+    pub ali: V,
+    pub ali_n: u32,
+    /// Σ (other − self) within the cohesion radius (offsets, not positions: exact far
+    /// from the origin).
+    pub coh: V,
+    pub coh_n: u32,
+    /// Neighbours within the perception radius that this boid reacts to.
+    pub neighbours: u32,
+}
+
+/// Offset to the nearest periodic image, per axis.
+#[inline(always)]
+pub(crate) fn min_image<V: Vector>(mut d: V, period: V) -> V {
+    for i in 0..V::DIM {
+        let l = period.get(i);
+        let x = d.get(i);
+        d.set(i, x - l * (x / l).round());
+    }
+    d
+}
+
+/// Reynolds steering toward `direction` at max speed: `desired − velocity`, clamped.
+#[inline(always)]
+fn seek<V: Vector>(direction: V, v: V, p: &SpeciesParams) -> V {
+    let dir = direction.normalize_or_zero();
+    if dir == V::ZERO {
+        return V::ZERO;
+    }
+    (dir * p.max_speed - v).clamp_length_max(p.max_force)
+}
+
+/// The rule forces of one boid, in priority order (highest first), already weighted.
+#[inline(always)]
+pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] {
+    let sep = seek(s.sep, v, p) * p.separation_weight;
+    let coh = if s.coh_n > 0 {
+        seek(s.coh, v, p) * p.cohesion_weight
+    } else {
+        V::ZERO
+    };
+    let ali = if s.ali_n > 0 {
+        // Mean velocity direction; when neighbours' velocities cancel, there is
+        // nothing to align with.
+        seek(s.ali, v, p) * p.alignment_weight
+    } else {
+        V::ZERO
+    };
+    [sep, coh, ali]
+}
+
+/// Combines `boundary` (highest priority) and the rule forces into one acceleration
+/// with magnitude at most `max_force`.
+#[inline(always)]
+pub(crate) fn combine<V: Vector>(boundary: V, rules: [V; 3], p: &SpeciesParams) -> V {
+    match p.combine {
+        CombineMode::WeightedSum => {
+            (boundary + rules[0] + rules[1] + rules[2]).clamp_length_max(p.max_force)
+        }
+        CombineMode::Prioritized => {
+            let mut left = p.max_force;
+            let mut acc = V::ZERO;
+            for f in [boundary, rules[0], rules[1], rules[2]] {
+                let m = f.length();
+                if m <= left {
+                    acc += f;
+                    left -= m;
+                } else {
+                    if m > 0.0 {
+                        acc += f * (left / m);
+                    }
+                    break;
+                }
+            }
+            acc
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    #[test]
+    fn prioritized_gives_the_budget_to_higher_forces_first() {
+        let p = SpeciesParams {
+            max_force: 1.0,
+            combine: CombineMode::Prioritized,
+            ..SpeciesParams::benchmark()
+        };
+        let a = combine(
+            Vec2::new(0.75, 0.0),
+            [Vec2::new(0.0, 1.0), Vec2::new(-5.0, 0.0), Vec2::ZERO],
+            &p,
+        );
+        assert!((a - Vec2::new(0.75, 0.25)).length() < 1e-6, "{a}");
+        let w = combine(
+            Vec2::new(0.75, 0.0),
+            [Vec2::new(0.0, 1.0), Vec2::new(-5.0, 0.0), Vec2::ZERO],
+            &SpeciesParams {
+                combine: CombineMode::WeightedSum,
+                ..p
+            },
+        );
+        assert!((w.length() - 1.0).abs() < 1e-6);
+        assert!(
+            w.x < 0.0,
+            "weighted sum lets the big low-priority force win"
+        );
+    }
+
+    #[test]
+    fn min_image_picks_the_nearest_copy() {
+        let d = min_image(Vec2::new(9.0, -9.5), Vec2::splat(10.0));
+        assert!((d - Vec2::new(-1.0, 0.5)).length() < 1e-6);
+    }
+}

@@ -1,0 +1,297 @@
+//! Snapshots: the whole world in a versioned, checksummed binary file, and the state digest.
+//!
+//! Layout (little-endian), version 1:
+//! ```text
+//! magic "MURMSNAP" | version u32 | dim u32 | step u64 | next_id u32 | reserved u32
+//! | n u64 | params_len u64 | params (TOML: config, species, relations)
+//! | ids n×u32 | species n×u16 | positions n×dim×f32 | velocities | steering
+//! | FNV-1a 64 checksum of everything before it
+//! ```
+//! Loading checks the length and checksum before parsing anything, then validates
+//! the parameters and the state, so a truncated or corrupted file is an error.
+
+use crate::boids::Boids;
+use crate::error::SnapshotError;
+use crate::params::{Relations, SpeciesParams, WorldConfig};
+use crate::vector::Vector;
+use crate::world::{MAX_BOIDS, World};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"MURMSNAP";
+/// Snapshot format version written and read by this build.
+pub const SNAPSHOT_VERSION: u32 = 1;
+const HEADER: usize = 8 + 4 + 4 + 8 + 4 + 4 + 8 + 8;
+/// Largest parameter block accepted (guards against absurd lengths).
+const MAX_PARAMS_LEN: u64 = 64 << 20;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+struct Params<V: Vector> {
+    config: WorldConfig<V>,
+    species: Vec<SpeciesParams>,
+    relations: Relations,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// FNV-1a 64 of positions then velocities (little-endian f32 components, `DIM` each).
+pub fn digest<V: Vector>(positions: &[V], velocities: &[V]) -> u64 {
+    let mut h = FNV_OFFSET;
+    for v in positions.iter().chain(velocities) {
+        for x in &v.to_array3()[..V::DIM] {
+            h = fnv1a(h, &x.to_le_bytes());
+        }
+    }
+    h
+}
+
+impl<V: Vector> World<V> {
+    /// The snapshot bytes of this world.
+    pub fn to_snapshot_bytes(&self) -> Vec<u8> {
+        let params = toml::to_string(&Params {
+            config: self.config,
+            species: self.species.clone(),
+            relations: self.relations.clone(),
+        })
+        .expect("validated parameters always serialize");
+        let b = &self.boids;
+        let n = b.len();
+        let mut out = Vec::with_capacity(HEADER + params.len() + n * (6 + 12 * V::DIM) + 8);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(V::DIM as u32).to_le_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&b.next_id.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&(n as u64).to_le_bytes());
+        out.extend_from_slice(&(params.len() as u64).to_le_bytes());
+        out.extend_from_slice(params.as_bytes());
+        b.ids
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        b.species
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        for arr in [&b.positions, &b.velocities, &b.steering] {
+            for v in arr.iter() {
+                for x in &v.to_array3()[..V::DIM] {
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        let sum = fnv1a(FNV_OFFSET, &out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Writes the snapshot atomically (temporary file in the same folder, then rename):
+    /// after an error the destination is either the old file or absent, never partial.
+    pub fn save_snapshot(&self, path: &Path) -> Result<(), SnapshotError> {
+        write_atomic(path, &self.to_snapshot_bytes()).map_err(|source| SnapshotError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Reads a snapshot file.
+    pub fn load_snapshot(path: &Path) -> Result<Self, SnapshotError> {
+        let bytes = std::fs::read(path).map_err(|source| SnapshotError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_snapshot_bytes(&bytes)
+    }
+
+    /// Parses snapshot bytes; every malformed input is an error, never a panic.
+    pub fn from_snapshot_bytes(bytes: &[u8]) -> Result<Self, SnapshotError> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(8, "magic")? != MAGIC {
+            return Err(SnapshotError::BadMagic);
+        }
+        let version = r.u32("header")?;
+        if version != SNAPSHOT_VERSION {
+            return Err(SnapshotError::UnsupportedVersion {
+                found: version,
+                supported: SNAPSHOT_VERSION,
+            });
+        }
+        let dim = r.u32("header")?;
+        if dim as usize != V::DIM {
+            return Err(SnapshotError::DimensionMismatch {
+                found: dim,
+                expected: V::DIM as u32,
+            });
+        }
+        let step = r.u64("header")?;
+        let next_id = r.u32("header")?;
+        let _reserved = r.u32("header")?;
+        let n = r.u64("header")?;
+        let params_len = r.u64("header")?;
+        if n > MAX_BOIDS {
+            return Err(SnapshotError::InvalidState(format!(
+                "boid count {n} exceeds the maximum {MAX_BOIDS}"
+            )));
+        }
+        if params_len > MAX_PARAMS_LEN {
+            return Err(SnapshotError::Params(format!(
+                "parameter block of {params_len} bytes exceeds {MAX_PARAMS_LEN}"
+            )));
+        }
+        let body = params_len + n * (4 + 2 + 12 * V::DIM as u64);
+        let needed = body + 8;
+        let available = (bytes.len() - r.at) as u64;
+        if available < needed {
+            return Err(SnapshotError::Truncated {
+                section: "body",
+                needed,
+                available,
+            });
+        }
+        if available > needed {
+            return Err(SnapshotError::TrailingBytes(available - needed));
+        }
+        let end = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[end..].try_into().expect("8 bytes"));
+        let computed = fnv1a(FNV_OFFSET, &bytes[..end]);
+        if stored != computed {
+            return Err(SnapshotError::Checksum { stored, computed });
+        }
+
+        let text = std::str::from_utf8(r.take(params_len as usize, "params")?)
+            .map_err(|e| SnapshotError::Params(e.to_string()))?;
+        let params: Params<V> =
+            toml::from_str(text).map_err(|e| SnapshotError::Params(e.to_string()))?;
+        let n = n as usize;
+        let mut boids = Boids::<V>::new();
+        boids.next_id = next_id;
+        boids.ids = (0..n).map(|_| r.u32("ids")).collect::<Result<_, _>>()?;
+        boids.species = (0..n).map(|_| r.u16("species")).collect::<Result<_, _>>()?;
+        boids.positions = r.vectors(n, "positions")?;
+        boids.velocities = r.vectors(n, "velocities")?;
+        boids.steering = r.vectors(n, "steering")?;
+
+        if let Some(w) = boids.ids.windows(2).find(|w| w[0] >= w[1]) {
+            return Err(SnapshotError::InvalidState(format!(
+                "boid ids are not strictly ascending ({} then {})",
+                w[0], w[1]
+            )));
+        }
+        if let Some(&last) = boids.ids.last()
+            && last >= next_id
+        {
+            return Err(SnapshotError::InvalidState(format!(
+                "boid id {last} is not below next_id {next_id}"
+            )));
+        }
+        if let Some(&s) = boids
+            .species
+            .iter()
+            .find(|&&s| s as usize >= params.species.len())
+        {
+            return Err(SnapshotError::InvalidState(format!(
+                "species index {s} but only {} species",
+                params.species.len()
+            )));
+        }
+        for (what, arr) in [
+            ("position", &boids.positions),
+            ("velocity", &boids.velocities),
+            ("steering", &boids.steering),
+        ] {
+            if let Some(i) = arr.iter().position(|v| !v.is_finite()) {
+                return Err(SnapshotError::InvalidState(format!(
+                    "{what} of boid {} is not finite: {:?}",
+                    boids.ids[i], arr[i]
+                )));
+            }
+        }
+        Ok(World::from_parts(
+            params.config,
+            params.species,
+            params.relations,
+            boids,
+            step,
+        )?)
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, len: usize, section: &'static str) -> Result<&'a [u8], SnapshotError> {
+        let available = self.bytes.len() - self.at;
+        if available < len {
+            return Err(SnapshotError::Truncated {
+                section,
+                needed: len as u64,
+                available: available as u64,
+            });
+        }
+        let s = &self.bytes[self.at..self.at + len];
+        self.at += len;
+        Ok(s)
+    }
+    fn u16(&mut self, s: &'static str) -> Result<u16, SnapshotError> {
+        Ok(u16::from_le_bytes(self.take(2, s)?.try_into().expect("2")))
+    }
+    fn u32(&mut self, s: &'static str) -> Result<u32, SnapshotError> {
+        Ok(u32::from_le_bytes(self.take(4, s)?.try_into().expect("4")))
+    }
+    fn u64(&mut self, s: &'static str) -> Result<u64, SnapshotError> {
+        Ok(u64::from_le_bytes(self.take(8, s)?.try_into().expect("8")))
+    }
+    fn vectors<V: Vector>(&mut self, n: usize, s: &'static str) -> Result<Vec<V>, SnapshotError> {
+        let raw = self.take(n * 4 * V::DIM, s)?;
+        Ok(raw
+            .chunks_exact(4 * V::DIM)
+            .map(|c| {
+                let mut a = [0.0f32; 3];
+                for (i, x) in c.chunks_exact(4).enumerate() {
+                    a[i] = f32::from_le_bytes(x.try_into().expect("4"));
+                }
+                V::from_array3(a)
+            })
+            .collect())
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed and
+/// synced, then renamed over the destination. On error the temporary is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("output path has no file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

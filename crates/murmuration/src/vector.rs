@@ -1,0 +1,228 @@
+//! The small vector trait that lets one source build both the 2D and the 3D engine.
+//!
+//! Every algorithm in the crate is generic over [`Vector`]; [`glam::Vec2`] and
+//! [`glam::Vec3`] implement it side by side below, so dimension-specific code is a
+//! dozen lines in one place instead of two copies of the engine.
+
+use glam::{Vec2, Vec3};
+use serde::{Serialize, de::DeserializeOwned};
+use std::fmt::Debug;
+use std::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+
+/// A position or velocity in 2D or 3D, `f32` components.
+pub trait Vector:
+    Copy
+    + Send
+    + Sync
+    + Debug
+    + Default
+    + PartialEq
+    + Add<Output = Self>
+    + AddAssign
+    + Sub<Output = Self>
+    + SubAssign
+    + Neg<Output = Self>
+    + Mul<f32, Output = Self>
+    + MulAssign<f32>
+    + Div<f32, Output = Self>
+    + Serialize
+    + DeserializeOwned
+    + 'static
+{
+    /// Number of components (2 or 3).
+    const DIM: usize;
+    /// The zero vector.
+    const ZERO: Self;
+
+    /// All components equal to `v`.
+    fn splat(v: f32) -> Self;
+    /// Component `i` (`i < DIM`).
+    fn get(self, i: usize) -> f32;
+    /// Sets component `i` (`i < DIM`).
+    fn set(&mut self, i: usize, v: f32);
+    /// Dot product.
+    fn dot(self, o: Self) -> f32;
+    /// Squared length.
+    #[inline]
+    fn length_squared(self) -> f32 {
+        self.dot(self)
+    }
+    /// Length.
+    #[inline]
+    fn length(self) -> f32 {
+        self.length_squared().sqrt()
+    }
+    /// Component-wise product.
+    fn mul_elem(self, o: Self) -> Self;
+    /// Component-wise minimum.
+    fn min_elem(self, o: Self) -> Self;
+    /// Component-wise maximum.
+    fn max_elem(self, o: Self) -> Self;
+    /// True when every component is finite.
+    fn is_finite(self) -> bool;
+    /// Angular momentum of `v` about the origin at offset `r`, as a 3D vector
+    /// (2D: `(0, 0, r × v)`), used by the milling order parameter.
+    fn cross3(r: Self, v: Self) -> Vec3;
+    /// A unit vector from two independent uniform numbers in [0, 1): uniform
+    /// on the circle (2D) or sphere (3D).
+    fn unit_from_uniform(u: f32, w: f32) -> Self;
+    /// Components as an `[f32; 3]` (unused ones zero), for export and hashing.
+    fn to_array3(self) -> [f32; 3];
+    /// Builds from the first `DIM` components.
+    fn from_array3(a: [f32; 3]) -> Self;
+
+    /// The vector scaled to length `max` when longer than it.
+    #[inline]
+    fn clamp_length_max(self, max: f32) -> Self {
+        let l2 = self.length_squared();
+        if l2 > max * max {
+            self * (max / l2.sqrt())
+        } else {
+            self
+        }
+    }
+    /// The unit vector in this direction, or zero for a (near) zero vector.
+    #[inline]
+    fn normalize_or_zero(self) -> Self {
+        let l2 = self.length_squared();
+        if l2 > 1e-30 && l2.is_finite() {
+            self * (1.0 / l2.sqrt())
+        } else {
+            Self::ZERO
+        }
+    }
+}
+
+impl Vector for Vec2 {
+    const DIM: usize = 2;
+    const ZERO: Self = Vec2::ZERO;
+    #[inline]
+    fn splat(v: f32) -> Self {
+        Vec2::splat(v)
+    }
+    #[inline]
+    fn get(self, i: usize) -> f32 {
+        self[i]
+    }
+    #[inline]
+    fn set(&mut self, i: usize, v: f32) {
+        self[i] = v;
+    }
+    #[inline]
+    fn dot(self, o: Self) -> f32 {
+        Vec2::dot(self, o)
+    }
+    #[inline]
+    fn mul_elem(self, o: Self) -> Self {
+        self * o
+    }
+    #[inline]
+    fn min_elem(self, o: Self) -> Self {
+        self.min(o)
+    }
+    #[inline]
+    fn max_elem(self, o: Self) -> Self {
+        self.max(o)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        Vec2::is_finite(self)
+    }
+    #[inline]
+    fn cross3(r: Self, v: Self) -> Vec3 {
+        Vec3::new(0.0, 0.0, r.perp_dot(v))
+    }
+    #[inline]
+    fn unit_from_uniform(u: f32, _w: f32) -> Self {
+        let a = u * std::f32::consts::TAU;
+        Vec2::new(a.cos(), a.sin())
+    }
+    #[inline]
+    fn to_array3(self) -> [f32; 3] {
+        [self.x, self.y, 0.0]
+    }
+    #[inline]
+    fn from_array3(a: [f32; 3]) -> Self {
+        Vec2::new(a[0], a[1])
+    }
+}
+
+impl Vector for Vec3 {
+    const DIM: usize = 3;
+    const ZERO: Self = Vec3::ZERO;
+    #[inline]
+    fn splat(v: f32) -> Self {
+        Vec3::splat(v)
+    }
+    #[inline]
+    fn get(self, i: usize) -> f32 {
+        self[i]
+    }
+    #[inline]
+    fn set(&mut self, i: usize, v: f32) {
+        self[i] = v;
+    }
+    #[inline]
+    fn dot(self, o: Self) -> f32 {
+        Vec3::dot(self, o)
+    }
+    #[inline]
+    fn mul_elem(self, o: Self) -> Self {
+        self * o
+    }
+    #[inline]
+    fn min_elem(self, o: Self) -> Self {
+        self.min(o)
+    }
+    #[inline]
+    fn max_elem(self, o: Self) -> Self {
+        self.max(o)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        Vec3::is_finite(self)
+    }
+    #[inline]
+    fn cross3(r: Self, v: Self) -> Vec3 {
+        r.cross(v)
+    }
+    #[inline]
+    fn unit_from_uniform(u: f32, w: f32) -> Self {
+        // Archimedes: z uniform in [-1, 1], azimuth uniform.
+        let z = 1.0 - 2.0 * w;
+        let r = (1.0 - z * z).max(0.0).sqrt();
+        let a = u * std::f32::consts::TAU;
+        Vec3::new(r * a.cos(), r * a.sin(), z)
+    }
+    #[inline]
+    fn to_array3(self) -> [f32; 3] {
+        self.to_array()
+    }
+    #[inline]
+    fn from_array3(a: [f32; 3]) -> Self {
+        Vec3::from_array(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_vectors_have_unit_length() {
+        for k in 0..100 {
+            let u = k as f32 / 100.0;
+            let w = (k * 37 % 100) as f32 / 100.0;
+            assert!((Vec2::unit_from_uniform(u, w).length() - 1.0).abs() < 1e-5);
+            assert!((Vec3::unit_from_uniform(u, w).length() - 1.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn clamp_and_normalize_handle_zero() {
+        assert_eq!(Vec2::ZERO.normalize_or_zero(), Vec2::ZERO);
+        assert_eq!(Vec3::ZERO.clamp_length_max(1.0), Vec3::ZERO);
+        let v = Vec2::new(3.0, 4.0).clamp_length_max(1.0);
+        assert!((v.length() - 1.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,331 @@
+//! The convenient API: a [`World`] owns parameters, state and pipeline scratch.
+
+use crate::boids::{BoidId, Boids};
+use crate::boundary::wrap;
+use crate::error::WorldError;
+use crate::metrics::{self, Metrics};
+use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
+use crate::pipeline::{Pipeline, StepContext, StepStats};
+use crate::rng::{CounterRng, Stream};
+use crate::vector::Vector;
+
+/// Most boids one world holds (2^28 ≈ 268 million; the state alone would need
+/// ~15 GB in 2D). Larger requests are an error, not an allocation failure.
+pub const MAX_BOIDS: u64 = 1 << 28;
+/// Most species one world holds.
+pub const MAX_SPECIES: usize = 1024;
+
+/// A flock: configuration, species, relations, boid state and step scratch.
+#[derive(Clone, Debug)]
+pub struct World<V: Vector> {
+    pub(crate) config: WorldConfig<V>,
+    pub(crate) species: Vec<SpeciesParams>,
+    pub(crate) relations: Relations,
+    pub(crate) boids: Boids<V>,
+    pub(crate) step: u64,
+    pipeline: Pipeline<V>,
+    last_stats: StepStats,
+}
+
+impl<V: Vector> World<V> {
+    /// An empty world with the given species (at least one). Each species flocks
+    /// with itself and separates from the others; see [`World::set_relations`].
+    pub fn new(config: WorldConfig<V>, species: Vec<SpeciesParams>) -> Result<Self, WorldError> {
+        let relations = Relations::default_for(species.len());
+        Self::from_parts(config, species, relations, Boids::new(), 0)
+    }
+
+    pub(crate) fn from_parts(
+        config: WorldConfig<V>,
+        species: Vec<SpeciesParams>,
+        relations: Relations,
+        boids: Boids<V>,
+        step: u64,
+    ) -> Result<Self, WorldError> {
+        validate_all(&config, &species, &relations)?;
+        Ok(Self {
+            config,
+            species,
+            relations,
+            boids,
+            step,
+            pipeline: Pipeline::new(),
+            last_stats: StepStats::default(),
+        })
+    }
+
+    /// Advances one fixed time step.
+    pub fn step(&mut self) -> StepStats {
+        let ctx = StepContext {
+            config: &self.config,
+            species: &self.species,
+            relations: &self.relations,
+            step: self.step,
+        };
+        self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
+        self.step += 1;
+        self.last_stats
+    }
+
+    /// Advances `n` steps.
+    pub fn step_n(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
+
+    /// Steps taken so far (also the index of the next step).
+    pub fn step_index(&self) -> u64 {
+        self.step
+    }
+    /// Simulated time so far, seconds.
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.config.dt as f64
+    }
+    /// Counters of the last step.
+    pub fn last_stats(&self) -> StepStats {
+        self.last_stats
+    }
+
+    /// Number of boids.
+    pub fn len(&self) -> usize {
+        self.boids.len()
+    }
+    /// True when there are no boids.
+    pub fn is_empty(&self) -> bool {
+        self.boids.is_empty()
+    }
+    /// The whole state (ids, species, positions, velocities, steering), id order.
+    pub fn boids(&self) -> &Boids<V> {
+        &self.boids
+    }
+    /// Positions in boid-id order, units.
+    pub fn positions(&self) -> &[V] {
+        self.boids.positions()
+    }
+    /// Velocities in boid-id order, units/s.
+    pub fn velocities(&self) -> &[V] {
+        self.boids.velocities()
+    }
+    /// Boid ids, ascending; `ids()[i]` owns `positions()[i]`.
+    pub fn ids(&self) -> &[BoidId] {
+        self.boids.ids()
+    }
+
+    /// World configuration.
+    pub fn config(&self) -> &WorldConfig<V> {
+        &self.config
+    }
+    /// Replaces the configuration (validated). Switching to a periodic world wraps
+    /// every boid into the box.
+    pub fn set_config(&mut self, config: WorldConfig<V>) -> Result<(), WorldError> {
+        config.validate()?;
+        self.config = config;
+        if config.boundary == Boundary::Wrap {
+            for p in &mut self.boids.positions {
+                *p = wrap(*p, &config);
+            }
+        }
+        Ok(())
+    }
+
+    /// Parameters of every species.
+    pub fn species(&self) -> &[SpeciesParams] {
+        &self.species
+    }
+    /// Replaces the parameters of species `index` (validated).
+    pub fn set_species_params(
+        &mut self,
+        index: usize,
+        params: SpeciesParams,
+    ) -> Result<(), WorldError> {
+        self.check_species(index)?;
+        params.validate(&format!("species[{index}]"))?;
+        self.species[index] = params;
+        Ok(())
+    }
+    /// Adds a species; returns its index. It flocks with itself and separates from others.
+    pub fn add_species(&mut self, params: SpeciesParams) -> Result<usize, WorldError> {
+        let index = self.species.len();
+        params.validate(&format!("species[{index}]"))?;
+        if index >= MAX_SPECIES {
+            return Err(WorldError::UnknownSpecies {
+                index,
+                count: MAX_SPECIES,
+            });
+        }
+        let old = std::mem::replace(&mut self.relations, Relations::default_for(index + 1));
+        for a in 0..index {
+            for b in 0..index {
+                self.relations.set(a, b, old.get(a, b));
+            }
+        }
+        self.species.push(params);
+        Ok(index)
+    }
+
+    /// The species relation table.
+    pub fn relations(&self) -> &Relations {
+        &self.relations
+    }
+    /// Replaces the relation table (its size must match the species count).
+    pub fn set_relations(&mut self, relations: Relations) -> Result<(), WorldError> {
+        relations.validate(self.species.len())?;
+        self.relations = relations;
+        Ok(())
+    }
+    /// Sets how species `a` reacts to species `b`.
+    pub fn set_relation(&mut self, a: usize, b: usize, r: Relation) -> Result<(), WorldError> {
+        self.check_species(a)?;
+        self.check_species(b)?;
+        self.relations.set(a, b, r);
+        Ok(())
+    }
+
+    fn check_species(&self, index: usize) -> Result<(), WorldError> {
+        if index < self.species.len() {
+            Ok(())
+        } else {
+            Err(WorldError::UnknownSpecies {
+                index,
+                count: self.species.len(),
+            })
+        }
+    }
+
+    fn check_room(&self, extra: u64) -> Result<(), WorldError> {
+        let requested = self.len() as u64 + extra;
+        let id_room = u32::MAX as u64 - self.boids.next_id() as u64;
+        if requested > MAX_BOIDS || extra > id_room {
+            return Err(WorldError::TooManyBoids {
+                requested,
+                limit: MAX_BOIDS.min(self.len() as u64 + id_room),
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds one boid; returns its id. Positions are wrapped into a periodic box.
+    pub fn add_boid(
+        &mut self,
+        species: usize,
+        position: V,
+        velocity: V,
+    ) -> Result<BoidId, WorldError> {
+        self.check_species(species)?;
+        self.check_room(1)?;
+        for (what, v) in [("position", position), ("velocity", velocity)] {
+            if !v.is_finite() {
+                return Err(WorldError::NotFinite {
+                    what,
+                    value: v.to_array3(),
+                });
+            }
+        }
+        let p = if self.config.boundary == Boundary::Wrap {
+            wrap(position, &self.config)
+        } else {
+            position
+        };
+        let max = self.species[species].max_speed;
+        Ok(self
+            .boids
+            .push(species as u16, p, velocity.clamp_length_max(max)))
+    }
+
+    /// Adds `count` boids of `species`, positions uniform in the box `[lo, hi)` (the
+    /// world box when `None`), headings uniform, at `speed` (clamped to max speed).
+    /// Random numbers are keyed by (seed, new id), so spawning is reproducible.
+    /// Returns the first and one-past-last new ids.
+    pub fn spawn(
+        &mut self,
+        species: usize,
+        count: u64,
+        region: Option<(V, V)>,
+        speed: f32,
+    ) -> Result<(BoidId, BoidId), WorldError> {
+        self.check_species(species)?;
+        self.check_room(count)?;
+        let (lo, hi) = region.unwrap_or((self.config.min, self.config.max));
+        if !(lo.is_finite() && hi.is_finite() && speed.is_finite() && speed >= 0.0) {
+            return Err(WorldError::NotFinite {
+                what: "spawn region or speed",
+                value: [lo.get(0), hi.get(0), speed],
+            });
+        }
+        let speed = speed.min(self.species[species].max_speed);
+        let first = self.boids.next_id();
+        self.boids.reserve(count as usize);
+        for _ in 0..count {
+            let id = self.boids.next_id() as u64;
+            let mut rp = CounterRng::new(self.config.seed, id, 0, Stream::SpawnPosition);
+            let mut p = V::ZERO;
+            for i in 0..V::DIM {
+                let (a, b) = (lo.get(i), hi.get(i));
+                p.set(i, a + (b - a) * rp.next_f32());
+            }
+            if self.config.boundary == Boundary::Wrap {
+                p = wrap(p, &self.config);
+            }
+            let mut rh = CounterRng::new(self.config.seed, id, 0, Stream::SpawnHeading);
+            let v = V::unit_from_uniform(rh.next_f32(), rh.next_f32()) * speed;
+            self.boids.push(species as u16, p, v);
+        }
+        Ok((first, self.boids.next_id()))
+    }
+
+    /// Removes boid `id`; the others keep their ids and order.
+    pub fn remove_boid(&mut self, id: BoidId) -> Result<(), WorldError> {
+        let slot = self.boids.slot_of(id).ok_or(WorldError::UnknownBoid(id))?;
+        self.boids.retain_slots(|s| s == slot);
+        Ok(())
+    }
+
+    /// Removes every listed boid (unknown ids are an error and nothing is removed).
+    pub fn remove_boids(&mut self, ids: &[BoidId]) -> Result<(), WorldError> {
+        let mut kill = vec![false; self.len()];
+        for &id in ids {
+            let slot = self.boids.slot_of(id).ok_or(WorldError::UnknownBoid(id))?;
+            kill[slot] = true;
+        }
+        self.boids.retain_slots(|s| kill[s]);
+        Ok(())
+    }
+
+    /// Order parameters and spatial statistics of the current state.
+    pub fn metrics(&self) -> Metrics<V> {
+        metrics::compute(self.positions(), self.velocities(), &self.config)
+    }
+
+    /// 64-bit FNV-1a digest of positions then velocities (little-endian f32
+    /// components) in boid-id order: equal digests mean bit-identical states.
+    pub fn digest(&self) -> u64 {
+        crate::snapshot::digest(self.positions(), self.velocities())
+    }
+
+    /// Bytes of heap memory held by state and scratch.
+    pub fn heap_bytes(&self) -> usize {
+        self.boids.heap_bytes() + self.pipeline.heap_bytes()
+    }
+}
+
+pub(crate) fn validate_all<V: Vector>(
+    config: &WorldConfig<V>,
+    species: &[SpeciesParams],
+    relations: &Relations,
+) -> Result<(), WorldError> {
+    config.validate()?;
+    if species.is_empty() || species.len() > MAX_SPECIES {
+        return Err(crate::error::ParamError::OutOfRange {
+            field: "species".into(),
+            value: species.len() as f64,
+            range: format!("a list of 1 to {MAX_SPECIES} species"),
+        }
+        .into());
+    }
+    for (i, s) in species.iter().enumerate() {
+        s.validate(&format!("species[{i}]"))?;
+    }
+    relations.validate(species.len())?;
+    Ok(())
+}

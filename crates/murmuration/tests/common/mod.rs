@@ -1,0 +1,218 @@
+//! Shared test helpers: a brute-force O(n²) reference step that follows the documented
+//! semantics literally, and small world builders.
+#![allow(dead_code)]
+
+use murmuration::glam::{Vec2, Vec3};
+use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, Vector, World, WorldConfig};
+
+/// Nearest-image offset from `a` to `b`.
+pub fn offset<V: Vector>(a: V, b: V, cfg: &WorldConfig<V>) -> V {
+    let mut d = b - a;
+    if cfg.boundary == Boundary::Wrap {
+        let l = cfg.size();
+        for i in 0..V::DIM {
+            let x = d.get(i);
+            d.set(i, x - l.get(i) * (x / l.get(i)).round());
+        }
+    }
+    d
+}
+
+fn seek<V: Vector>(dir: V, v: V, p: &SpeciesParams) -> V {
+    let l = dir.length();
+    if l <= 1e-15 {
+        return V::ZERO;
+    }
+    (dir * (p.max_speed / l) - v).clamp_length_max(p.max_force)
+}
+
+/// One step computed by brute force from the public state (no jitter, no coincident boids).
+pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
+    let cfg = *w.config();
+    let pos = w.positions();
+    let vel = w.velocities();
+    let spc = w.boids().species();
+    let steer = w.boids().steering();
+    let n = pos.len();
+    let mut out_p = Vec::with_capacity(n);
+    let mut out_v = Vec::with_capacity(n);
+    for i in 0..n {
+        let s = spc[i] as usize;
+        let p = w.species()[s];
+        let (mut sep, mut ali, mut coh) = (V::ZERO, V::ZERO, V::ZERO);
+        let (mut na, mut nc) = (0, 0);
+        let r = p.perception_radius();
+        let h = vel[i].normalize_or_zero();
+        let cos_half = (p.fov_degrees.to_radians() * 0.5).cos();
+        for j in 0..n {
+            if i == j {
+                continue;
+            }
+            let d = offset(pos[i], pos[j], &cfg);
+            let d2 = d.length_squared();
+            if d2 >= r * r {
+                continue;
+            }
+            if p.fov_degrees < 360.0 && h != V::ZERO && d.dot(h) < cos_half * d2.sqrt() {
+                continue;
+            }
+            let rel = w.relations().get(s, spc[j] as usize);
+            if rel == Relation::Ignore {
+                continue;
+            }
+            if d2 < p.separation_radius * p.separation_radius {
+                sep -= d / d2;
+            }
+            if rel == Relation::Separate {
+                continue;
+            }
+            if d2 < p.alignment_radius * p.alignment_radius {
+                ali += vel[j];
+                na += 1;
+            }
+            if d2 < p.cohesion_radius * p.cohesion_radius {
+                coh += d;
+                nc += 1;
+            }
+        }
+        let v = vel[i];
+        let f_sep = seek(sep, v, &p) * p.separation_weight;
+        let f_coh = if nc > 0 {
+            seek(coh, v, &p) * p.cohesion_weight
+        } else {
+            V::ZERO
+        };
+        let f_ali = if na > 0 {
+            seek(ali, v, &p) * p.alignment_weight
+        } else {
+            V::ZERO
+        };
+        let mut wall = V::ZERO;
+        if let Boundary::Soft { margin, strength } = cfg.boundary {
+            for a in 0..V::DIM {
+                let x = pos[i].get(a);
+                let lo = cfg.min.get(a) + margin - x;
+                let hi = x - (cfg.max.get(a) - margin);
+                if lo > 0.0 {
+                    wall.set(a, strength / margin * lo);
+                } else if hi > 0.0 {
+                    wall.set(a, -strength / margin * hi);
+                }
+            }
+        }
+        let mut acc = match p.combine {
+            CombineMode::WeightedSum => {
+                (wall + f_sep + f_coh + f_ali).clamp_length_max(p.max_force)
+            }
+            CombineMode::Prioritized => {
+                let mut left = p.max_force;
+                let mut acc = V::ZERO;
+                for f in [wall, f_sep, f_coh, f_ali] {
+                    let m = f.length();
+                    if m <= left {
+                        acc += f;
+                        left -= m;
+                    } else {
+                        if m > 0.0 {
+                            acc += f * (left / m);
+                        }
+                        break;
+                    }
+                }
+                acc
+            }
+        };
+        if p.smoothing > 0.0 {
+            acc = steer[i] * p.smoothing + acc * (1.0 - p.smoothing);
+        }
+        let mut v2 = v + acc * cfg.dt;
+        let sp = v2.length();
+        if sp > p.max_speed {
+            v2 = v2 * (p.max_speed / sp);
+        } else if p.min_speed > 0.0 && sp < p.min_speed && sp > 1e-6 {
+            v2 = v2 * (p.min_speed / sp);
+        }
+        let mut p2 = pos[i] + v2 * cfg.dt;
+        match cfg.boundary {
+            Boundary::Wrap => {
+                for a in 0..V::DIM {
+                    let (lo, hi) = (cfg.min.get(a), cfg.max.get(a));
+                    let x = p2.get(a);
+                    if x < lo || x >= hi {
+                        let mut y = lo + (x - lo).rem_euclid(hi - lo);
+                        if y >= hi {
+                            y = lo;
+                        }
+                        p2.set(a, y);
+                    }
+                }
+            }
+            Boundary::Reflect => {
+                for a in 0..V::DIM {
+                    let (lo, hi) = (cfg.min.get(a), cfg.max.get(a));
+                    let x = p2.get(a);
+                    if x < lo {
+                        p2.set(a, (2.0 * lo - x).min(hi));
+                        v2.set(a, v2.get(a).abs());
+                    } else if x > hi {
+                        p2.set(a, (2.0 * hi - x).max(lo));
+                        v2.set(a, -v2.get(a).abs());
+                    }
+                }
+            }
+            _ => {}
+        }
+        out_p.push(p2);
+        out_v.push(v2);
+    }
+    (out_p, out_v)
+}
+
+/// A flock in a box of side `side` with the benchmark species.
+pub fn flock<V: Vector>(n: u64, side: f32, boundary: Boundary, seed: u64) -> World<V> {
+    let mut cfg = WorldConfig::new(V::splat(side), boundary);
+    cfg.seed = seed;
+    let mut w = World::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
+    w.spawn(0, n, None, 1.0).unwrap();
+    w
+}
+
+/// Busy 2D and 3D worlds with every feature that affects the step switched on.
+pub fn busy2(seed: u64) -> World<Vec2> {
+    busy::<Vec2>(seed)
+}
+/// See [`busy2`].
+pub fn busy3(seed: u64) -> World<Vec3> {
+    busy::<Vec3>(seed)
+}
+
+fn busy<V: Vector>(seed: u64) -> World<V> {
+    let mut cfg = WorldConfig::new(
+        V::splat(12.0),
+        Boundary::Soft {
+            margin: 2.0,
+            strength: 3.0,
+        },
+    );
+    cfg.seed = seed;
+    let a = SpeciesParams {
+        jitter: 0.02,
+        fov_degrees: 270.0,
+        smoothing: 0.3,
+        min_speed: 0.3,
+        ..SpeciesParams::benchmark()
+    };
+    let b = SpeciesParams {
+        combine: CombineMode::Prioritized,
+        max_speed: 1.5,
+        separation_radius: 0.6,
+        cohesion_radius: 1.4,
+        ..SpeciesParams::benchmark()
+    };
+    let mut w = World::new(cfg, vec![a, b]).unwrap();
+    w.set_relation(0, 1, Relation::Separate).unwrap();
+    w.set_relation(1, 0, Relation::Ignore).unwrap();
+    w.spawn(0, 700, None, 1.0).unwrap();
+    w.spawn(1, 300, None, 1.0).unwrap();
+    w
+}
