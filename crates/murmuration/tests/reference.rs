@@ -28,11 +28,11 @@ fn compare<V: Vector>(mut w: World<V>, steps: usize) {
     }
 }
 
-fn boundary_from(k: u8) -> Boundary {
+fn boundary_from(k: u8, side: f32) -> Boundary {
     match k % 4 {
         0 => Boundary::Wrap,
         1 => Boundary::Soft {
-            margin: 1.5,
+            margin: (0.4 * side).min(1.5),
             strength: 2.5,
         },
         2 => Boundary::Reflect,
@@ -65,7 +65,7 @@ fn world<V: Vector>(
     b: SpeciesParams,
     rel: (u8, u8),
 ) -> World<V> {
-    let mut cfg = WorldConfig::new(V::splat(side), boundary_from(k));
+    let mut cfg = WorldConfig::new(V::splat(side), boundary_from(k, side));
     cfg.seed = seed;
     let mut w = World::new(cfg, vec![a, b]).unwrap();
     let r = |x: u8| [Relation::Flock, Relation::Separate, Relation::Ignore][x as usize % 3];
@@ -100,7 +100,7 @@ proptest! {
 
 #[test]
 fn benchmark_workload_matches_reference_and_counts_neighbours_exactly() {
-    let mut w = common::flock::<Vec2>(3000, (3000.0f32 / 6.4).sqrt(), Boundary::Wrap, 1);
+    let w = common::flock::<Vec2>(3000, (3000.0f32 / 6.4).sqrt(), Boundary::Wrap, 1);
     // Brute-force neighbour count (within perception, excluding self).
     let cfg = *w.config();
     let pos = w.positions().to_vec();

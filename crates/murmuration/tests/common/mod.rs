@@ -128,9 +128,9 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
         let mut v2 = v + acc * cfg.dt;
         let sp = v2.length();
         if sp > p.max_speed {
-            v2 = v2 * (p.max_speed / sp);
+            v2 *= p.max_speed / sp;
         } else if p.min_speed > 0.0 && sp < p.min_speed && sp > 1e-6 {
-            v2 = v2 * (p.min_speed / sp);
+            v2 *= p.min_speed / sp;
         }
         let mut p2 = pos[i] + v2 * cfg.dt;
         match cfg.boundary {

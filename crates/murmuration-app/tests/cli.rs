@@ -1,0 +1,119 @@
+//! The `murmuration` binary: default job, bench contract, bad input.
+
+use assert_cmd::Command;
+
+fn bin() -> Command {
+    Command::cargo_bin("murmuration").unwrap()
+}
+
+fn stdout(c: &mut Command) -> String {
+    let out = c.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn no_arguments_runs_the_default_scenario_and_prints_a_digest() {
+    let out = stdout(&mut bin());
+    assert!(out.contains("default scenario: 2000 boids"), "{out}");
+    for key in [
+        "steps: 1000",
+        "polarization: ",
+        "milling: ",
+        "mean_nn_distance: ",
+        "digest: ",
+    ] {
+        assert!(out.contains(key), "missing {key:?} in {out}");
+    }
+}
+
+#[test]
+fn default_run_digest_is_the_same_on_one_and_two_threads() {
+    let digest = |t: &str| {
+        let out = stdout(bin().args(["run", "--steps", "200", "--threads", t]));
+        out.lines()
+            .find(|l| l.starts_with("digest: "))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(digest("1"), digest("2"));
+}
+
+#[test]
+fn bench_json_has_the_contract_fields() {
+    let out = stdout(bin().args([
+        "bench",
+        "--dim",
+        "2",
+        "--n",
+        "1000",
+        "--phase",
+        "uniform",
+        "--threads",
+        "1",
+        "--json",
+    ]));
+    let line = out.lines().next().unwrap();
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    for key in [
+        "dim",
+        "n",
+        "phase",
+        "backend",
+        "threads",
+        "median_ms",
+        "min_ms",
+        "ns_per_boid_step",
+        "neighbours",
+        "candidates",
+        "bytes_per_boid",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {line}");
+    }
+    assert_eq!(v["dim"], 2);
+    assert_eq!(v["n"], 1000);
+    assert_eq!(v["phase"], "uniform");
+    assert_eq!(v["backend"], "cpu");
+    let nb = v["neighbours"].as_f64().unwrap();
+    assert!(
+        (17.0..23.0).contains(&nb),
+        "expected ~20.1 neighbours, got {nb}"
+    );
+}
+
+#[test]
+fn bench_table_3d_runs() {
+    let out = stdout(bin().args([
+        "bench",
+        "--dim",
+        "3",
+        "--n",
+        "1000",
+        "--phase",
+        "uniform",
+        "--threads",
+        "2",
+    ]));
+    assert!(out.lines().count() == 2, "{out}");
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_a_clear_message() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["bench", "--threads", "0"], "--threads 0"),
+        (&["bench", "--n", "0"], "--n 0"),
+        (&["bench", "--backend", "gpu"], "GPU backend"),
+        (&["bench", "--dim", "4"], "4"),
+        (&["run", "--threads", "0"], "--threads 0"),
+    ];
+    for (args, want) in cases {
+        let out = bin()
+            .args(args)
+            .assert()
+            .failure()
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

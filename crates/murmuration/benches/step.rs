@@ -1,0 +1,65 @@
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+//! Criterion views of the two halves of a step on the standard benchmark workload
+//! (shared/BENCHMARK.md): the grid build (counting sort) and the whole step
+//! (grid + gather + steering). `murmuration bench` remains the reference numbers.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use murmuration::glam::{Vec2, Vec3};
+use murmuration::grid::{Extent, Grid};
+use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
+use std::hint::black_box;
+
+fn workload<V: Vector>(n: u64) -> World<V> {
+    let density = if V::DIM == 2 { 6.4 } else { 4.8 };
+    let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
+    let cfg = WorldConfig::new(V::splat(side), Boundary::Wrap);
+    let mut w = World::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
+    w.spawn(0, n, None, 1.0).unwrap();
+    w.step_n(5);
+    w
+}
+
+fn grid_build<V: Vector>(c: &mut Criterion, name: &str) {
+    let mut g = c.benchmark_group(format!("grid_build_{name}"));
+    g.sample_size(20);
+    for n in [10_000u64, 100_000] {
+        let w = workload::<V>(n);
+        let cfg = *w.config();
+        let mut grid = Grid::new();
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| {
+                grid.build(
+                    black_box(w.positions()),
+                    1.0,
+                    Extent::Periodic {
+                        min: cfg.min,
+                        max: cfg.max,
+                    },
+                )
+            })
+        });
+    }
+    g.finish();
+}
+
+fn step<V: Vector>(c: &mut Criterion, name: &str) {
+    let mut g = c.benchmark_group(format!("step_{name}"));
+    g.sample_size(10);
+    for n in [10_000u64, 100_000] {
+        let mut w = workload::<V>(n);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| w.step())
+        });
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    grid_build::<Vec2>(c, "2d");
+    grid_build::<Vec3>(c, "3d");
+    step::<Vec2>(c, "2d");
+    step::<Vec3>(c, "3d");
+}
+
+criterion_group!(all, benches);
+criterion_main!(all);

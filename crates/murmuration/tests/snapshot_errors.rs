@@ -1,0 +1,147 @@
+//! Snapshots: round trips, and every malformed input is an error, never a panic.
+
+mod common;
+
+use murmuration::glam::{Vec2, Vec3};
+use murmuration::{SnapshotError, World2, World3};
+use proptest::prelude::*;
+
+fn small() -> World2 {
+    let mut w = common::busy2(3);
+    w.remove_boids(&(0..990).collect::<Vec<_>>()).unwrap();
+    w.step_n(5);
+    w
+}
+
+#[test]
+fn round_trip_preserves_everything() {
+    let w = small();
+    let back = World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
+    assert_eq!(back.digest(), w.digest());
+    assert_eq!(back.ids(), w.ids());
+    assert_eq!(back.boids(), w.boids());
+    assert_eq!(back.species(), w.species());
+    assert_eq!(back.relations(), w.relations());
+    assert_eq!(back.config(), w.config());
+    assert_eq!(back.step_index(), w.step_index());
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = small().to_snapshot_bytes();
+    for len in 0..bytes.len() {
+        let e = World2::from_snapshot_bytes(&bytes[..len]);
+        assert!(e.is_err(), "prefix of {len} bytes accepted");
+    }
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(matches!(
+        World2::from_snapshot_bytes(&long),
+        Err(SnapshotError::TrailingBytes(1))
+    ));
+}
+
+#[test]
+fn every_single_byte_corruption_is_an_error() {
+    let bytes = small().to_snapshot_bytes();
+    for i in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0x5a;
+        assert!(
+            World2::from_snapshot_bytes(&b).is_err(),
+            "flip at {i} accepted"
+        );
+    }
+}
+
+#[test]
+fn wrong_dimension_magic_and_version_are_named() {
+    let bytes = small().to_snapshot_bytes();
+    let e = World3::from_snapshot_bytes(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SnapshotError::DimensionMismatch {
+                found: 2,
+                expected: 3
+            }
+        ),
+        "{e}"
+    );
+    let mut b = bytes.clone();
+    b[0] = b'X';
+    assert!(matches!(
+        World2::from_snapshot_bytes(&b),
+        Err(SnapshotError::BadMagic)
+    ));
+    let mut b = bytes.clone();
+    b[8] = 9;
+    let e = World2::from_snapshot_bytes(&b).unwrap_err();
+    assert!(e.to_string().contains("version 9"), "{e}");
+}
+
+#[test]
+fn missing_file_and_unwritable_path_are_io_errors_naming_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.snap");
+    let e = World2::load_snapshot(&missing).unwrap_err();
+    assert!(e.to_string().contains("nope.snap"), "{e}");
+    let unwritable = dir.path().join("no/such/dir/out.snap");
+    let e = small().save_snapshot(&unwritable).unwrap_err();
+    assert!(matches!(e, SnapshotError::Io { .. }));
+    // Nothing half-written is left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn atomic_save_replaces_an_existing_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.snap");
+    std::fs::write(&path, b"old").unwrap();
+    let w = small();
+    w.save_snapshot(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), w.to_snapshot_bytes());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "no temporary left: {names:?}");
+}
+
+proptest! {
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
+        let _ = World2::from_snapshot_bytes(&bytes);
+        let _ = World3::from_snapshot_bytes(&bytes);
+    }
+
+    #[test]
+    fn random_header_with_valid_magic_never_panics(tail in prop::collection::vec(any::<u8>(), 0..200)) {
+        let mut bytes = b"MURMSNAP".to_vec();
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&tail);
+        let _ = World2::from_snapshot_bytes(&bytes);
+    }
+
+    #[test]
+    fn species_parameters_round_trip_exactly(x in any::<f32>().prop_filter("finite", |x| x.is_finite())) {
+        // Parameters travel as TOML text: every finite f32 must come back bit-exact.
+        let mut w = small();
+        let mut p = w.species()[0];
+        p.separation_weight = x.abs().min(1000.0);
+        w.set_species_params(0, p).unwrap();
+        let back = World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
+        prop_assert_eq!(back.species()[0].separation_weight.to_bits(), p.separation_weight.to_bits());
+    }
+}
+
+#[test]
+fn snapshot_of_3d_world_round_trips() {
+    let mut w = common::busy3(2);
+    w.step_n(3);
+    let b = World3::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
+    assert_eq!(b.digest(), w.digest());
+    let _: Vec3 = b.positions()[0];
+    let _: Option<Vec2> = None;
+}

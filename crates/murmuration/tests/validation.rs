@@ -1,0 +1,119 @@
+//! Bad input gets a typed error naming the field and value, never a panic.
+
+use murmuration::glam::Vec2;
+use murmuration::{
+    Boundary, MAX_BOIDS, ParamError, Relations, SpeciesParams, World2, WorldConfig, WorldError,
+};
+
+fn cfg() -> WorldConfig<Vec2> {
+    WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap)
+}
+
+#[test]
+fn empty_species_list_is_rejected() {
+    let e = World2::new(cfg(), vec![]).unwrap_err();
+    assert!(e.to_string().contains("species"), "{e}");
+}
+
+#[test]
+fn nan_negative_and_inconsistent_parameters_name_field_and_value() {
+    let cases: [(SpeciesParams, &str); 6] = [
+        (
+            SpeciesParams {
+                max_speed: f32::NAN,
+                ..Default::default()
+            },
+            "species[0].max_speed = NaN",
+        ),
+        (
+            SpeciesParams {
+                separation_radius: -0.5,
+                ..Default::default()
+            },
+            "species[0].separation_radius = -0.5",
+        ),
+        (
+            SpeciesParams {
+                separation_radius: 2.0,
+                ..Default::default()
+            },
+            "must not exceed species[0].perception_radius = 1.5",
+        ),
+        (
+            SpeciesParams {
+                min_speed: 5.0,
+                ..Default::default()
+            },
+            "species[0].min_speed = 5 must not exceed species[0].max_speed = 3",
+        ),
+        (
+            SpeciesParams {
+                fov_degrees: 400.0,
+                ..Default::default()
+            },
+            "species[0].fov_degrees = 400",
+        ),
+        (
+            SpeciesParams {
+                smoothing: 1.0,
+                ..Default::default()
+            },
+            "species[0].smoothing = 1",
+        ),
+    ];
+    for (p, want) in cases {
+        let e = World2::new(cfg(), vec![p]).unwrap_err().to_string();
+        assert!(e.contains(want), "{e:?} should contain {want:?}");
+    }
+}
+
+#[test]
+fn changing_parameters_is_validated_and_leaves_the_old_ones_on_error() {
+    let mut w = World2::new(cfg(), vec![SpeciesParams::default()]).unwrap();
+    let bad = SpeciesParams {
+        max_force: f32::INFINITY,
+        ..Default::default()
+    };
+    assert!(matches!(
+        w.set_species_params(0, bad),
+        Err(WorldError::Param(ParamError::NotFinite { .. }))
+    ));
+    assert_eq!(w.species()[0], SpeciesParams::default());
+    assert!(matches!(
+        w.set_species_params(3, SpeciesParams::default()),
+        Err(WorldError::UnknownSpecies { index: 3, count: 1 })
+    ));
+    let mut c = cfg();
+    c.dt = f32::NAN;
+    assert!(
+        w.set_config(c)
+            .unwrap_err()
+            .to_string()
+            .contains("world.dt")
+    );
+    assert!(w.set_relations(Relations::default_for(2)).is_err());
+}
+
+#[test]
+fn absurd_counts_and_non_finite_boids_are_rejected() {
+    let mut w = World2::new(cfg(), vec![SpeciesParams::default()]).unwrap();
+    let e = w.spawn(0, MAX_BOIDS + 1, None, 1.0).unwrap_err();
+    assert!(matches!(e, WorldError::TooManyBoids { .. }), "{e}");
+    assert!(e.to_string().contains("268435457"), "{e}");
+    let e = w
+        .add_boid(0, Vec2::new(f32::NAN, 0.0), Vec2::ZERO)
+        .unwrap_err();
+    assert!(e.to_string().contains("position"), "{e}");
+    assert!(w.add_boid(1, Vec2::ZERO, Vec2::ZERO).is_err());
+    assert_eq!(w.len(), 0, "nothing was added by failed calls");
+}
+
+#[test]
+fn added_species_keeps_existing_relations() {
+    let mut w = World2::new(cfg(), vec![SpeciesParams::default(); 2]).unwrap();
+    w.set_relation(0, 1, murmuration::Relation::Ignore).unwrap();
+    let s = w.add_species(SpeciesParams::default()).unwrap();
+    assert_eq!(s, 2);
+    assert_eq!(w.relations().get(0, 1), murmuration::Relation::Ignore);
+    assert_eq!(w.relations().get(2, 2), murmuration::Relation::Flock);
+}
