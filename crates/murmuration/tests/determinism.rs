@@ -3,7 +3,7 @@
 
 mod common;
 
-use murmuration::glam::{Vec2, Vec3};
+use murmuration::glam::Vec2;
 use murmuration::{Boundary, Vector, World, World2, World3};
 
 fn run_on<V: Vector>(threads: usize, mut w: World<V>, steps: u64) -> (u64, World<V>) {
