@@ -1,12 +1,14 @@
-//! Boid state as structure-of-arrays, in ascending boid-id order.
+//! Boid state as structure-of-arrays, in storage (slot) order.
 
 use crate::vector::Vector;
 
 /// Stable identifier of a boid: never reused within a world, survives removals.
 pub type BoidId = u32;
 
-/// The simulated state. Slot `i` of every array belongs to boid `ids[i]`; ids are
-/// strictly ascending, so slots are in boid-id order.
+/// The simulated state. Slot `i` of every array belongs to boid `ids[i]`. Slots are
+/// in storage order: each [`crate::Pipeline::step`] re-orders them into the cell
+/// order of its neighbour grid, so boids near in space are near in memory. Ids are
+/// unique; [`crate::World`] offers the same data in ascending id order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Boids<V> {
     pub(crate) ids: Vec<BoidId>,
@@ -43,7 +45,7 @@ impl<V: Vector> Boids<V> {
         self.ids.is_empty()
     }
 
-    /// Boid ids, ascending.
+    /// Boid id per slot (unique, storage order).
     #[inline]
     pub fn ids(&self) -> &[BoidId] {
         &self.ids
@@ -86,13 +88,12 @@ impl<V: Vector> Boids<V> {
         id
     }
 
-    /// Slot of boid `id`, if present.
-    #[inline]
+    /// Slot of boid `id`, if present (a linear scan).
     pub fn slot_of(&self, id: BoidId) -> Option<usize> {
-        self.ids.binary_search(&id).ok()
+        self.ids.iter().position(|&x| x == id)
     }
 
-    /// Removes every boid for which `remove(slot)` is true, keeping id order.
+    /// Removes every boid for which `remove(slot)` is true, keeping the order of the rest.
     pub fn retain_slots(&mut self, mut remove: impl FnMut(usize) -> bool) {
         let mut w = 0;
         for r in 0..self.len() {

@@ -228,6 +228,12 @@ impl Grid {
         (self.dims[0] * self.dims[1] * self.dims[2]) as usize
     }
 
+    /// Cell key per slot of the positions the grid was built from.
+    #[inline]
+    pub fn keys(&self) -> &[u32] {
+        &self.keys
+    }
+
     /// Sorted index → slot.
     #[inline]
     pub fn order(&self) -> &[u32] {

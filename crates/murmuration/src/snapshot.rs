@@ -4,7 +4,7 @@
 //! ```text
 //! magic "MURMSNAP" | version u32 | dim u32 | step u64 | next_id u32 | reserved u32
 //! | n u64 | params_len u64 | params (TOML: config, species, relations)
-//! | ids n×u32 | species n×u16 | positions n×dim×f32 | velocities | steering
+//! | ids n×u32 (storage order) | species n×u16 | positions n×dim×f32 | velocities | steering
 //! | FNV-1a 64 checksum of everything before it
 //! ```
 //! Loading checks the length and checksum before parsing anything, then validates
@@ -181,13 +181,15 @@ impl<V: Vector> World<V> {
         boids.velocities = r.vectors(n, "velocities")?;
         boids.steering = r.vectors(n, "steering")?;
 
-        if let Some(w) = boids.ids.windows(2).find(|w| w[0] >= w[1]) {
+        let mut sorted_ids = boids.ids.clone();
+        sorted_ids.sort_unstable();
+        if let Some(w) = sorted_ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(SnapshotError::InvalidState(format!(
-                "boid ids are not strictly ascending ({} then {})",
-                w[0], w[1]
+                "boid id {} appears twice",
+                w[0]
             )));
         }
-        if let Some(&last) = boids.ids.last()
+        if let Some(&last) = sorted_ids.last()
             && last >= next_id
         {
             return Err(SnapshotError::InvalidState(format!(

@@ -8,6 +8,7 @@ use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
 use crate::pipeline::{Pipeline, StepContext, StepStats};
 use crate::rng::{CounterRng, Stream};
 use crate::vector::Vector;
+use std::sync::OnceLock;
 
 /// Most boids one world holds (2^28 ≈ 268 million; the state alone would need
 /// ~15 GB in 2D). Larger requests are an error, not an allocation failure.
@@ -16,6 +17,10 @@ pub const MAX_BOIDS: u64 = 1 << 28;
 pub const MAX_SPECIES: usize = 1024;
 
 /// A flock: configuration, species, relations, boid state and step scratch.
+///
+/// The state is stored in the neighbour grid's cell order ([`World::boids`]); the
+/// id-ordered slices ([`World::positions`] and friends) are built on first use
+/// after a change and cached until the next one.
 #[derive(Clone, Debug)]
 pub struct World<V: Vector> {
     pub(crate) config: WorldConfig<V>,
@@ -25,6 +30,46 @@ pub struct World<V: Vector> {
     pub(crate) step: u64,
     pipeline: Pipeline<V>,
     last_stats: StepStats,
+    by_id: OnceLock<IdOrder<V>>,
+}
+
+/// The state re-ordered by ascending boid id.
+#[derive(Clone, Debug, Default)]
+struct IdOrder<V> {
+    ids: Vec<BoidId>,
+    species: Vec<u16>,
+    positions: Vec<V>,
+    velocities: Vec<V>,
+    steering: Vec<V>,
+}
+
+impl<V: Vector> IdOrder<V> {
+    fn build(b: &Boids<V>) -> Self {
+        let n = b.len();
+        let perm: Vec<usize> = if (b.next_id() as usize) <= 4 * n + 1024 {
+            // Dense ids (the usual case): bucket by id, O(n + next_id).
+            let mut slot_of = vec![u32::MAX; b.next_id() as usize];
+            for (slot, &id) in b.ids().iter().enumerate() {
+                slot_of[id as usize] = slot as u32;
+            }
+            slot_of
+                .into_iter()
+                .filter(|&s| s != u32::MAX)
+                .map(|s| s as usize)
+                .collect()
+        } else {
+            let mut p: Vec<usize> = (0..n).collect();
+            p.sort_unstable_by_key(|&s| b.ids[s]);
+            p
+        };
+        Self {
+            ids: perm.iter().map(|&s| b.ids[s]).collect(),
+            species: perm.iter().map(|&s| b.species[s]).collect(),
+            positions: perm.iter().map(|&s| b.positions[s]).collect(),
+            velocities: perm.iter().map(|&s| b.velocities[s]).collect(),
+            steering: perm.iter().map(|&s| b.steering[s]).collect(),
+        }
+    }
 }
 
 impl<V: Vector> World<V> {
@@ -51,6 +96,7 @@ impl<V: Vector> World<V> {
             step,
             pipeline: Pipeline::new(),
             last_stats: StepStats::default(),
+            by_id: OnceLock::new(),
         })
     }
 
@@ -63,6 +109,7 @@ impl<V: Vector> World<V> {
             step: self.step,
         };
         self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
+        self.by_id = OnceLock::new();
         self.step += 1;
         self.last_stats
     }
@@ -95,21 +142,33 @@ impl<V: Vector> World<V> {
     pub fn is_empty(&self) -> bool {
         self.boids.is_empty()
     }
-    /// The whole state (ids, species, positions, velocities, steering), id order.
+    /// The stored state in storage (cell) order: no copy, no re-ordering. Use it
+    /// to draw or export every frame; `ids()[i]` of it owns its `positions()[i]`.
     pub fn boids(&self) -> &Boids<V> {
         &self.boids
     }
-    /// Positions in boid-id order, units.
-    pub fn positions(&self) -> &[V] {
-        self.boids.positions()
+    fn by_id(&self) -> &IdOrder<V> {
+        self.by_id.get_or_init(|| IdOrder::build(&self.boids))
     }
-    /// Velocities in boid-id order, units/s.
+    /// Positions in ascending boid-id order, units.
+    pub fn positions(&self) -> &[V] {
+        &self.by_id().positions
+    }
+    /// Velocities in ascending boid-id order, units/s.
     pub fn velocities(&self) -> &[V] {
-        self.boids.velocities()
+        &self.by_id().velocities
     }
     /// Boid ids, ascending; `ids()[i]` owns `positions()[i]`.
     pub fn ids(&self) -> &[BoidId] {
-        self.boids.ids()
+        &self.by_id().ids
+    }
+    /// Species index of each boid, in ascending boid-id order.
+    pub fn boid_species(&self) -> &[u16] {
+        &self.by_id().species
+    }
+    /// Steering acceleration applied in the last step, ascending boid-id order, units/s².
+    pub fn steering(&self) -> &[V] {
+        &self.by_id().steering
     }
 
     /// World configuration.
@@ -121,6 +180,7 @@ impl<V: Vector> World<V> {
     pub fn set_config(&mut self, config: WorldConfig<V>) -> Result<(), WorldError> {
         config.validate()?;
         self.config = config;
+        self.by_id = OnceLock::new();
         if config.boundary == Boundary::Wrap {
             for p in &mut self.boids.positions {
                 *p = wrap(*p, &config);
@@ -228,6 +288,7 @@ impl<V: Vector> World<V> {
             position
         };
         let max = self.species[species].max_speed;
+        self.by_id = OnceLock::new();
         Ok(self
             .boids
             .push(species as u16, p, velocity.clamp_length_max(max)))
@@ -255,6 +316,7 @@ impl<V: Vector> World<V> {
         }
         let speed = speed.min(self.species[species].max_speed);
         let first = self.boids.next_id();
+        self.by_id = OnceLock::new();
         self.boids.reserve(count as usize);
         for _ in 0..count {
             let id = self.boids.next_id() as u64;
@@ -276,25 +338,42 @@ impl<V: Vector> World<V> {
 
     /// Removes boid `id`; the others keep their ids and order.
     pub fn remove_boid(&mut self, id: BoidId) -> Result<(), WorldError> {
-        let slot = self.boids.slot_of(id).ok_or(WorldError::UnknownBoid(id))?;
-        self.boids.retain_slots(|s| s == slot);
-        Ok(())
+        self.remove_boids(&[id])
     }
 
     /// Removes every listed boid (unknown ids are an error and nothing is removed).
     pub fn remove_boids(&mut self, ids: &[BoidId]) -> Result<(), WorldError> {
-        let mut kill = vec![false; self.len()];
-        for &id in ids {
-            let slot = self.boids.slot_of(id).ok_or(WorldError::UnknownBoid(id))?;
-            kill[slot] = true;
+        let mut wanted: Vec<BoidId> = ids.to_vec();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let kill_slot: Vec<bool> = self
+            .boids
+            .ids
+            .iter()
+            .map(|id| wanted.binary_search(id).is_ok())
+            .collect();
+        if kill_slot.iter().filter(|&&k| k).count() != wanted.len() {
+            let mut stored = self.boids.ids.clone();
+            stored.sort_unstable();
+            let missing = wanted
+                .into_iter()
+                .find(|id| stored.binary_search(id).is_err())
+                .unwrap_or(0);
+            return Err(WorldError::UnknownBoid(missing));
         }
-        self.boids.retain_slots(|s| kill[s]);
+        self.boids.retain_slots(|s| kill_slot[s]);
+        self.by_id = OnceLock::new();
         Ok(())
     }
 
-    /// Order parameters and spatial statistics of the current state.
+    /// Order parameters and spatial statistics of the current state (sums run in
+    /// storage order, which is itself deterministic).
     pub fn metrics(&self) -> Metrics<V> {
-        metrics::compute(self.positions(), self.velocities(), &self.config)
+        metrics::compute(
+            self.boids.positions(),
+            self.boids.velocities(),
+            &self.config,
+        )
     }
 
     /// 64-bit FNV-1a digest of positions then velocities (little-endian f32

@@ -74,7 +74,7 @@ fn a_boid_behind_is_ignored_with_a_120_degree_cone() {
         w.add_boid(0, Vec2::new(49.7, 50.0), Vec2::new(1.0, 0.0))
             .unwrap();
         w.step();
-        (w.velocities()[0], w.boids().steering()[1])
+        (w.velocities()[0], w.steering()[1])
     };
     let (leader, follower_steer) = run(120.0);
     assert_eq!(

@@ -14,7 +14,7 @@ fn check_invariants<V: Vector>(w: &World<V>, step: u64) {
             p.is_finite() && v.is_finite(),
             "step {step}: boid {i} not finite"
         );
-        let sp = w.species()[w.boids().species()[i] as usize];
+        let sp = w.species()[w.boid_species()[i] as usize];
         let s = v.length();
         assert!(
             s <= sp.max_speed * (1.0 + 1e-5) && s >= sp.min_speed * (1.0 - 1e-5),

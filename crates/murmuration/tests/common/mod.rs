@@ -31,8 +31,8 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
     let cfg = *w.config();
     let pos = w.positions();
     let vel = w.velocities();
-    let spc = w.boids().species();
-    let steer = w.boids().steering();
+    let spc = w.boid_species();
+    let steer = w.steering();
     let n = pos.len();
     let mut out_p = Vec::with_capacity(n);
     let mut out_v = Vec::with_capacity(n);
