@@ -8,8 +8,8 @@
 use crate::memory;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use murmuration::Vector;
 use murmuration::glam::{Vec2, Vec3};
-use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -146,21 +146,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The benchmark world for `n` boids (also used by the criterion benches' twin).
-fn workload<V: Vector>(n: u64) -> Result<World<V>> {
-    let density = if V::DIM == 2 { 6.4 } else { 4.8 };
-    let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
-    let mut config = WorldConfig::new(V::splat(side), Boundary::Wrap);
-    config.seed = 1;
-    let params = SpeciesParams::benchmark();
-    let mut world = World::new(config, vec![params])?;
-    world.spawn(0, n, None, params.max_speed)?;
-    Ok(world)
-}
-
 fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
     memory::reset_peak();
-    let mut world = workload::<V>(n)?;
+    let mut world = murmuration::workload::benchmark::<V>(n)?;
     let warmup = match phase {
         Phase::Uniform => 5,
         Phase::Flocked => 300,

@@ -6,15 +6,11 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::grid::{Extent, Grid};
-use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
+use murmuration::{Vector, World};
 use std::hint::black_box;
 
 fn workload<V: Vector>(n: u64) -> World<V> {
-    let density = if V::DIM == 2 { 6.4 } else { 4.8 };
-    let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
-    let cfg = WorldConfig::new(V::splat(side), Boundary::Wrap);
-    let mut w = World::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
-    w.spawn(0, n, None, 1.0).unwrap();
+    let mut w = murmuration::workload::benchmark::<V>(n).unwrap();
     w.step_n(5);
     w
 }

@@ -1,14 +1,10 @@
 //! Where a step's time goes on the benchmark workload: grid build, gather, steering.
 //! `cargo run --release -p murmuration --example phases -- [N] [DIM]`
 use glam::{Vec2, Vec3};
-use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
+use murmuration::Vector;
 
 fn run<V: Vector>(n: u64) {
-    let density = if V::DIM == 2 { 6.4 } else { 4.8 };
-    let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
-    let cfg = WorldConfig::new(V::splat(side), Boundary::Wrap);
-    let mut w = World::<V>::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
-    w.spawn(0, n, None, 1.0).unwrap();
+    let mut w = murmuration::workload::benchmark::<V>(n).unwrap();
     w.step_n(5);
     let (mut g, mut ga, mut s) = (vec![], vec![], vec![]);
     for _ in 0..20 {

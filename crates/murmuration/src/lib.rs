@@ -41,6 +41,7 @@ pub mod rng;
 mod rules;
 mod snapshot;
 mod vector;
+pub mod workload;
 mod world;
 
 pub use boids::{BoidId, Boids};
