@@ -134,12 +134,21 @@ fn lane_sum(x: F) -> f32 {
     ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
 }
 
-/// Sums the rules over `runs`. `FOV`: apply the vision cone; `MULTI`: consult the
-/// species relations; `MIN_IMAGE`: correct offsets to the nearest periodic image
-/// (periodic axes with fewer than three cells). `coincident(j)` is the push direction
-/// away from a neighbour at the same position.
+/// Kernel variant flag: apply the vision cone.
+pub(crate) const FOV: u8 = 1;
+/// Kernel variant flag: consult the species relations.
+pub(crate) const MULTI: u8 = 2;
+/// Kernel variant flag: correct offsets to the nearest periodic image (periodic
+/// axes with fewer than three cells).
+pub(crate) const MIN_IMAGE: u8 = 4;
+/// Kernel variant flag: alignment and cohesion radii both equal the perception
+/// radius (the common case), so their masks and counts are the neighbour mask.
+pub(crate) const SAME_RADII: u8 = 8;
+
+/// Sums the rules over `runs`; `FLAGS` selects the variant (see the flag constants).
+/// `coincident(j)` is the push direction away from a neighbour at the same position.
 #[inline(always)]
-pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MIN_IMAGE: bool>(
+pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     me: &Focal<'_, V>,
     k: &RuleConsts,
     runs: &[Run<V>],
@@ -147,6 +156,10 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
     period: V,
     coincident: impl Fn(usize) -> V,
 ) -> Sums<V> {
+    let fov = FLAGS & FOV != 0;
+    let multi = FLAGS & MULTI != 0;
+    let min_image = FLAGS & MIN_IMAGE != 0;
+    let same = FLAGS & SAME_RADII != 0;
     let d_n = V::DIM;
     let zero = F::splat(0.0);
     let one = F::splat(1.0);
@@ -157,7 +170,7 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
         F::splat(k.coh2),
         F::splat(k.eps2),
     );
-    let use_cone = FOV && me.heading != V::ZERO;
+    let use_cone = fov && me.heading != V::ZERO;
     let cos_half = F::splat(k.cos_half_fov);
     let rel_row = me.relations;
     // Every load below reads `j..j + LANES` with `j < run.end`: one check covers them.
@@ -165,7 +178,7 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
     for a in 0..d_n {
         assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
     }
-    if MULTI {
+    if multi {
         assert!(data.species.len() >= limit);
     }
     let mut heading = [zero; 3];
@@ -176,7 +189,7 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
     }
     let (mut sep, mut ali, mut coh) = ([zero; 3], [zero; 3], [zero; 3]);
     let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
-    let mut any_coincident = false;
+    let mut coincident_lanes = zero;
 
     for run in runs {
         let mut origin = [zero; 3];
@@ -196,7 +209,7 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
             for a in 0..d_n {
                 // SAFETY: j < end, so j + LANES <= limit (asserted above).
                 let mut x = unsafe { load(&data.pos[a], j) } - origin[a];
-                if MIN_IMAGE {
+                if min_image {
                     x -= per[a] * (x / per[a]).round();
                 }
                 d[a] = x;
@@ -211,7 +224,7 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
                 take &= dot.simd_ge(cos_half * d2.sqrt());
             }
             let mut flock = take;
-            if MULTI {
+            if multi {
                 let (mut t, mut f) = ([0.0f32; LANES], [0.0f32; LANES]);
                 for l in 0..LANES {
                     let r = rel_row[data.species[j + l] as usize % rel_row.len()];
@@ -221,16 +234,23 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
                 take &= F::new(t);
                 flock = take & F::new(f);
             }
-            n_nb += take & one;
             let near = take & d2.simd_lt(sep2);
-            // Coincident pairs are rare: flag them here, handle them after the loop.
-            any_coincident |= (near & d2.simd_le(eps2)).any();
+            // Coincident pairs are rare: collect their lanes, handle them after the loop.
+            coincident_lanes |= near & d2.simd_le(eps2);
             let push = near & d2.simd_gt(eps2);
             let inv = one / d2.max(eps2);
-            let ma = flock & d2.simd_lt(ali2);
-            let mc = flock & d2.simd_lt(coh2);
+            let (ma, mc) = if same {
+                (flock, flock)
+            } else {
+                (flock & d2.simd_lt(ali2), flock & d2.simd_lt(coh2))
+            };
             n_ali += ma & one;
-            n_coh += mc & one;
+            if !same {
+                n_coh += mc & one;
+            }
+            if multi || !same {
+                n_nb += take & one;
+            }
             for a in 0..d_n {
                 // Mask after multiplying: padded lanes hold ∞, and ∞·0 would be NaN.
                 sep[a] -= (d[a] * inv) & push;
@@ -249,9 +269,17 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
         s.coh.set(a, lane_sum(coh[a]));
     }
     s.ali_n = lane_sum(n_ali) as u32;
-    s.coh_n = lane_sum(n_coh) as u32;
-    s.neighbours = lane_sum(n_nb) as u32;
-    if any_coincident {
+    s.coh_n = if same {
+        s.ali_n
+    } else {
+        lane_sum(n_coh) as u32
+    };
+    s.neighbours = if multi || !same {
+        lane_sum(n_nb) as u32
+    } else {
+        s.ali_n
+    };
+    if coincident_lanes.any() {
         // Rare: neighbours at (almost) the same position push along a keyed direction.
         for run in runs {
             for j in run.start as usize..run.end as usize {
@@ -260,10 +288,10 @@ pub(crate) fn accumulate<V: Vector, const FOV: bool, const MULTI: bool, const MI
                 }
                 // Same arithmetic as the lanes, so both agree on who is coincident.
                 let mut dd = data.position::<V>(j) - (me.pos - run.shift);
-                if MIN_IMAGE {
+                if min_image {
                     dd = crate::rules::min_image(dd, period);
                 }
-                let ignored = MULTI && rel_row[data.species[j] as usize] == Relation::Ignore;
+                let ignored = multi && rel_row[data.species[j] as usize] == Relation::Ignore;
                 if dd.length_squared() <= k.eps2 && !ignored {
                     s.sep += coincident(j) * k.coincident_push;
                 }

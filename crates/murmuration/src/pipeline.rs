@@ -161,31 +161,39 @@ impl<V: Vector> Pipeline<V> {
         self.consts.clear();
         self.consts.extend(ctx.species.iter().map(RuleConsts::new));
 
-        let fov = ctx.species.iter().any(RuleConsts::has_fov);
-        let multi = ctx.species.len() > 1;
-        let min_image = self.grid.needs_min_image();
+        let mut flags = 0u8;
+        if ctx.species.iter().any(RuleConsts::has_fov) {
+            flags |= kernel::FOV;
+        }
+        if ctx.species.len() > 1 {
+            flags |= kernel::MULTI;
+        }
+        if self.grid.needs_min_image() {
+            flags |= kernel::MIN_IMAGE;
+        }
+        if ctx.species.iter().all(|p| {
+            p.alignment_radius == p.perception_radius()
+                && p.cohesion_radius == p.perception_radius()
+        }) {
+            flags |= kernel::SAME_RADII;
+        }
         let t2 = Instant::now();
-        let mut stats = match (fov, multi, min_image) {
-            (false, false, false) => self.pass::<false, false, false>(boids, ctx),
-            (false, false, true) => self.pass::<false, false, true>(boids, ctx),
-            (false, true, false) => self.pass::<false, true, false>(boids, ctx),
-            (false, true, true) => self.pass::<false, true, true>(boids, ctx),
-            (true, false, false) => self.pass::<true, false, false>(boids, ctx),
-            (true, false, true) => self.pass::<true, false, true>(boids, ctx),
-            (true, true, false) => self.pass::<true, true, false>(boids, ctx),
-            (true, true, true) => self.pass::<true, true, true>(boids, ctx),
-        };
+        macro_rules! dispatch {
+            ($($f:literal)*) => {
+                match flags {
+                    $($f => self.pass::<$f>(boids, ctx),)*
+                    _ => unreachable!("kernel flags are four bits"),
+                }
+            };
+        }
+        let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         stats.grid_seconds = (t1 - t0).as_secs_f64();
         stats.gather_seconds = (t2 - t1).as_secs_f64();
         stats.steer_seconds = t2.elapsed().as_secs_f64();
         stats
     }
 
-    fn pass<const FOV: bool, const MULTI: bool, const MIN_IMAGE: bool>(
-        &self,
-        boids: &mut Boids<V>,
-        ctx: &StepContext<'_, V>,
-    ) -> StepStats {
+    fn pass<const FLAGS: u8>(&self, boids: &mut Boids<V>, ctx: &StepContext<'_, V>) -> StepStats {
         let n = boids.len();
         let grid = &self.grid;
         let keys = grid.keys();
@@ -230,7 +238,7 @@ impl<V: Vector> Pipeline<V> {
                     let me = Focal {
                         sorted_index: si,
                         pos: data.position::<V>(si),
-                        heading: if FOV && RuleConsts::has_fov(sp) {
+                        heading: if FLAGS & kernel::FOV != 0 && RuleConsts::has_fov(sp) {
                             v.normalize_or_zero()
                         } else {
                             V::ZERO
@@ -239,7 +247,7 @@ impl<V: Vector> Pipeline<V> {
                             [species * rel_count..(species + 1) * rel_count],
                     };
                     let coincident = |j: usize| coincident_direction::<V>(cfg.seed, id, ids[j]);
-                    let sums = kernel::accumulate::<V, FOV, MULTI, MIN_IMAGE>(
+                    let sums = kernel::accumulate::<V, FLAGS>(
                         &me,
                         rc,
                         runs.as_slice(),
