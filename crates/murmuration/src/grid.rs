@@ -278,15 +278,23 @@ impl Grid {
     /// The runs of sorted indices covering every cell within one cell of `c`.
     pub fn runs<V: Vector>(&self, c: [u32; 3]) -> Runs<V> {
         let mut out = Runs::new();
-        let ys = self.axis_options(1, c[1]);
-        let zs = self.axis_options(2, c[2]);
-        let xs = self.x_runs(c[0]);
-        for &(z, sz) in zs.iter() {
-            for &(y, sy) in ys.iter() {
-                let base = (z * self.dims[1] + y) * self.dims[0];
-                for &(x0, x1, sx) in xs.iter() {
-                    let start = self.cell_start[(base + x0) as usize];
-                    let end = self.cell_start[(base + x1 + 1) as usize];
+        self.runs_into(c, &mut out);
+        out
+    }
+
+    /// [`Grid::runs`] writing into `out` (no copy of the run list).
+    #[inline]
+    pub fn runs_into<V: Vector>(&self, c: [u32; 3], out: &mut Runs<V>) {
+        out.len = 0;
+        let (ys, ny) = self.axis_options(1, c[1]);
+        let (zs, nz) = self.axis_options(2, c[2]);
+        let (xs, nx) = self.x_runs(c[0]);
+        for &(z, sz) in &zs[..nz] {
+            for &(y, sy) in &ys[..ny] {
+                let base = ((z * self.dims[1] + y) * self.dims[0]) as usize;
+                for &(x0, x1, sx) in &xs[..nx] {
+                    let start = self.cell_start[base + x0 as usize];
+                    let end = self.cell_start[base + x1 as usize + 1];
                     if start < end {
                         out.items[out.len] = Run {
                             start,
@@ -298,7 +306,6 @@ impl Grid {
                 }
             }
         }
-        out
     }
 
     /// Calls `f(slot, offset)` for every boid (other than `exclude`) strictly within
@@ -330,67 +337,51 @@ impl Grid {
         }
     }
 
-    /// Neighbouring coordinates along axis `a` with their periodic shift.
-    fn axis_options(&self, a: usize, x: u32) -> Small<(u32, f32)> {
+    /// Neighbouring coordinates along axis `a` with their periodic shift (at most 3:
+    /// a periodic axis of 1 or 2 cells lists each cell once).
+    #[inline]
+    fn axis_options(&self, a: usize, x: u32) -> ([(u32, f32); 3], usize) {
         let n = self.dims[a];
-        let mut o = Small::new();
+        let mut o = [(x, 0.0f32); 3];
         match self.period {
-            Some(_) if n < 3 => (0..n).for_each(|k| o.push((k, 0.0))),
+            Some(_) if n < 3 => {
+                for (k, ok) in o.iter_mut().enumerate().take(n as usize) {
+                    *ok = (k as u32, 0.0);
+                }
+                (o, n as usize)
+            }
             Some(p) => {
                 let l = p[a];
-                o.push(if x == 0 { (n - 1, -l) } else { (x - 1, 0.0) });
-                o.push((x, 0.0));
-                o.push(if x + 1 == n { (0, l) } else { (x + 1, 0.0) });
+                o[0] = if x == 0 { (n - 1, -l) } else { (x - 1, 0.0) };
+                o[2] = if x + 1 == n { (0, l) } else { (x + 1, 0.0) };
+                (o, 3)
             }
-            None => (x.saturating_sub(1)..=(x + 1).min(n - 1)).for_each(|k| o.push((k, 0.0))),
+            None => {
+                let lo = x.saturating_sub(1);
+                let count = ((x + 1).min(n - 1) - lo + 1) as usize;
+                for (k, ok) in o.iter_mut().enumerate().take(count) {
+                    *ok = (lo + k as u32, 0.0);
+                }
+                (o, count)
+            }
         }
-        o
     }
 
     /// Neighbouring x coordinates merged into contiguous runs `(x0, x1, shift)`.
-    fn x_runs(&self, x: u32) -> Small<(u32, u32, f32)> {
-        let mut o: Small<(u32, u32, f32)> = Small::new();
-        for &(k, s) in self.axis_options(0, x).iter() {
-            if let Some(last) = o.last_mut()
-                && last.2 == s
-                && last.1 + 1 == k
-            {
-                last.1 = k;
-                continue;
+    #[inline]
+    fn x_runs(&self, x: u32) -> ([(u32, u32, f32); 3], usize) {
+        let (opts, n) = self.axis_options(0, x);
+        let mut o = [(0u32, 0u32, 0.0f32); 3];
+        let mut len = 0;
+        for &(k, s) in &opts[..n] {
+            if len > 0 && o[len - 1].2 == s && o[len - 1].1 + 1 == k {
+                o[len - 1].1 = k;
+            } else {
+                o[len] = (k, k, s);
+                len += 1;
             }
-            o.push((k, k, s));
         }
-        o
-    }
-}
-
-/// A fixed-capacity list of at most 3 items (one per neighbouring coordinate).
-#[derive(Clone, Copy)]
-struct Small<T: Copy> {
-    len: usize,
-    items: [Option<T>; 3],
-}
-
-impl<T: Copy> Small<T> {
-    fn new() -> Self {
-        Self {
-            len: 0,
-            items: [None; 3],
-        }
-    }
-    fn push(&mut self, t: T) {
-        self.items[self.len] = Some(t);
-        self.len += 1;
-    }
-    fn last_mut(&mut self) -> Option<&mut T> {
-        if self.len == 0 {
-            None
-        } else {
-            self.items[self.len - 1].as_mut()
-        }
-    }
-    fn iter(&self) -> impl Iterator<Item = &T> {
-        self.items[..self.len].iter().flatten()
+        (o, len)
     }
 }
 

@@ -222,7 +222,7 @@ impl<V: Vector> Pipeline<V> {
                     let c = keys[order[si] as usize];
                     if c != cell {
                         cell = c;
-                        runs = grid.runs::<V>(grid.cell_coords(c as usize));
+                        grid.runs_into::<V>(grid.cell_coords(c as usize), &mut runs);
                         scanned = runs
                             .as_slice()
                             .iter()
