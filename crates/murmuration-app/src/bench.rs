@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use murmuration::Vector;
 use murmuration::glam::{Vec2, Vec3};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// Options of `murmuration bench`.
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     json: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Phase {
     /// 5 warm-up steps from the initial state, then 30 measured (1,000,000: 10).
@@ -45,7 +45,7 @@ enum Phase {
     Flocked,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Backend {
     /// The CPU engine (rayon).
@@ -55,7 +55,7 @@ enum Backend {
 }
 
 /// One result row; the field names are the `--json` contract.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Row {
     dim: u8,
     n: u64,
@@ -114,6 +114,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "B/boid"
         );
     }
+    // Each configuration runs in its own process so its peak resident memory is
+    // its own (memory freed by an earlier, larger run is not returned to the OS by
+    // the allocator). A run of exactly one configuration measures in-process.
+    let single = std::env::var_os(CHILD_ENV).is_some();
     for &dim in &dims {
         let sizes: Vec<u64> = if args.n.is_empty() {
             if dim == 2 {
@@ -127,23 +131,61 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         for &n in &sizes {
             for &phase in &phases {
                 for &t in &threads {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(t)
-                        .build()
-                        .context("could not start the worker threads")?;
-                    let row = pool.install(|| {
-                        if dim == 2 {
-                            measure::<Vec2>(n, phase, t)
-                        } else {
-                            measure::<Vec3>(n, phase, t)
-                        }
-                    })?;
+                    let row = if single {
+                        measure_here(dim, n, phase, t)?
+                    } else {
+                        measure_in_child(dim, n, phase, t)?
+                    };
                     print_row(&row, args.json)?;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Set in the environment of the child process that measures one configuration.
+const CHILD_ENV: &str = "MURMURATION_BENCH_CHILD";
+
+fn measure_here(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("could not start the worker threads")?;
+    pool.install(|| {
+        if dim == 2 {
+            measure::<Vec2>(n, phase, threads)
+        } else {
+            measure::<Vec3>(n, phase, threads)
+        }
+    })
+}
+
+fn measure_in_child(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row> {
+    let exe = std::env::current_exe().context("cannot find the murmuration executable")?;
+    let phase_name = format!("{phase:?}").to_lowercase();
+    let out = std::process::Command::new(exe)
+        .args([
+            "bench",
+            "--json",
+            "--dim",
+            &dim.to_string(),
+            "--n",
+            &n.to_string(),
+        ])
+        .args(["--phase", &phase_name, "--threads", &threads.to_string()])
+        .env(CHILD_ENV, "1")
+        .output()
+        .context("could not start a benchmark process")?;
+    if !out.status.success() {
+        bail!(
+            "benchmark process for dim {dim}, n {n} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    serde_json::from_str(line).with_context(|| format!("unreadable benchmark row: {line:?}"))
 }
 
 fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
