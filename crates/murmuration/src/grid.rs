@@ -5,8 +5,8 @@
 //! Cells are numbered x-fastest, so the three cells `x−1..=x+1` of one row are one
 //! contiguous run of sorted indices: a 2D query scans 3 runs, a 3D query 9. Cell
 //! edges are at least the query radius, so those runs hold every boid within it.
-//! The sort is stable over slot order (= boid-id order), which makes the sorted
-//! order, and so every floating-point sum, a pure function of the state.
+//! The sort is stable over slot (storage) order, which makes the sorted order, and
+//! so every floating-point sum, a pure function of the stored state.
 
 use crate::vector::Vector;
 use rayon::prelude::*;
@@ -71,7 +71,7 @@ pub struct Grid {
     min_image: bool,
     /// Exclusive prefix sum of per-cell counts; `cell_start[c]..cell_start[c + 1]`.
     cell_start: Vec<u32>,
-    /// Sorted index → slot (index into the id-ordered state arrays).
+    /// Sorted index → slot (index into the positions the grid was built from).
     order: Vec<u32>,
     /// Cell key per slot.
     keys: Vec<u32>,

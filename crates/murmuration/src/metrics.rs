@@ -1,6 +1,7 @@
 //! Order parameters and spatial statistics, computed on demand.
 //!
-//! All sums run in boid-id order in `f64`, so metrics are deterministic too. In a
+//! All sums run in the order of the given slices in `f64`, so metrics are
+//! deterministic too. In a
 //! periodic world the centroid is the per-axis circular mean and offsets use the
 //! nearest periodic image.
 
@@ -155,7 +156,7 @@ pub fn centroid<V: Vector>(positions: &[V], config: &WorldConfig<V>) -> V {
     c
 }
 
-/// Distance from each boid (id order) to its nearest other boid (periodic images
+/// Distance from each boid (in the order of `positions`) to its nearest other boid (periodic images
 /// counted in a wrapping world). Exact: a grid ring search that stops once no
 /// unvisited cell can hold anything closer. Empty for fewer than 2 boids.
 pub fn nearest_neighbour_distances<V: Vector>(
