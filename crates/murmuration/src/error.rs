@@ -36,7 +36,7 @@ pub enum ParamError {
         limit: f64,
     },
     /// A species table or matrix of the wrong shape.
-    #[error("{field} has {got} entries but there are {expected} species")]
+    #[error("{field} has {got} entries but {expected} are needed ({species} species)")]
     WrongShape {
         /// Field path.
         field: String,
@@ -44,6 +44,8 @@ pub enum ParamError {
         got: usize,
         /// Entries needed.
         expected: usize,
+        /// Number of species.
+        species: usize,
     },
 }
 

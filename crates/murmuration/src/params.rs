@@ -285,7 +285,8 @@ impl Relations {
             return Err(ParamError::WrongShape {
                 field: "relations".into(),
                 got: self.table.len(),
-                expected: species,
+                expected: species * species,
+                species,
             });
         }
         Ok(())

@@ -209,10 +209,12 @@ impl<V: Vector> World<V> {
         let index = self.species.len();
         params.validate(&format!("species[{index}]"))?;
         if index >= MAX_SPECIES {
-            return Err(WorldError::UnknownSpecies {
-                index,
-                count: MAX_SPECIES,
-            });
+            return Err(crate::error::ParamError::OutOfRange {
+                field: "species".into(),
+                value: (index + 1) as f64,
+                range: format!("a list of 1 to {MAX_SPECIES} species"),
+            }
+            .into());
         }
         let old = std::mem::replace(&mut self.relations, Relations::default_for(index + 1));
         for a in 0..index {

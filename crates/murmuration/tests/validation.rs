@@ -91,7 +91,11 @@ fn changing_parameters_is_validated_and_leaves_the_old_ones_on_error() {
             .to_string()
             .contains("world.dt")
     );
-    assert!(w.set_relations(Relations::default_for(2)).is_err());
+    let e = w
+        .set_relations(Relations::default_for(2))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "relations has 4 entries but 1 are needed (1 species)");
 }
 
 #[test]
