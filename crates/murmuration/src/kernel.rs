@@ -189,7 +189,9 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     }
     let (mut sep, mut ali, mut coh) = ([zero; 3], [zero; 3], [zero; 3]);
     let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
-    let mut coincident_lanes = zero;
+    // Smallest squared distance to a neighbour, per lane: coincident neighbours are
+    // rare, so they are found from this after the loop instead of per chunk.
+    let mut nearest2 = F::splat(f32::INFINITY);
 
     for run in runs {
         let mut origin = [zero; 3];
@@ -234,10 +236,10 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 take &= F::new(t);
                 flock = take & F::new(f);
             }
-            let near = take & d2.simd_lt(sep2);
-            // Coincident pairs are rare: collect their lanes, handle them after the loop.
-            coincident_lanes |= near & d2.simd_le(eps2);
-            let push = near & d2.simd_gt(eps2);
+            let push = take & d2.simd_lt(sep2);
+            nearest2 = nearest2.min(take.select(d2, nearest2));
+            // A coincident neighbour (d2 <= eps2) adds ~0 here (|d| is tiny and the
+            // divisor is at least eps2); its real push is added after the loop.
             let inv = one / d2.max(eps2);
             let (ma, mc) = if same {
                 (flock, flock)
@@ -279,7 +281,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     } else {
         s.ali_n
     };
-    if coincident_lanes.any() {
+    if nearest2.simd_le(eps2).any() {
         // Rare: neighbours at (almost) the same position push along a keyed direction.
         for run in runs {
             for j in run.start as usize..run.end as usize {
