@@ -1,13 +1,14 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
-//! Criterion views of the two halves of a step on the standard benchmark workload
-//! (shared/BENCHMARK.md): the grid build (counting sort) and the whole step
-//! (grid + gather + steering). `murmuration bench` remains the reference numbers.
+//! Criterion views of a step on the standard benchmark workload (shared/BENCHMARK.md):
+//! the grid build (counting sort), the steering pass alone, and the whole step.
+//! `murmuration bench` remains the reference numbers.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::grid::{Extent, Grid};
 use murmuration::{Vector, World};
 use std::hint::black_box;
+use std::time::Duration;
 
 fn workload<V: Vector>(n: u64) -> World<V> {
     let mut w = murmuration::workload::benchmark::<V>(n).unwrap();
@@ -50,9 +51,28 @@ fn step<V: Vector>(c: &mut Criterion, name: &str) {
     g.finish();
 }
 
+/// The steering pass alone (neighbour kernel, forces, integration), timed from the
+/// step's own phase clock so the grid build and gather are excluded.
+fn steering_pass<V: Vector>(c: &mut Criterion, name: &str) {
+    let mut g = c.benchmark_group(format!("steering_pass_{name}"));
+    g.sample_size(10);
+    for n in [10_000u64, 100_000] {
+        let mut w = workload::<V>(n);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter_custom(|iters| {
+                let seconds: f64 = (0..iters).map(|_| w.step().steer_seconds).sum();
+                Duration::from_secs_f64(seconds)
+            })
+        });
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     grid_build::<Vec2>(c, "2d");
     grid_build::<Vec3>(c, "3d");
+    steering_pass::<Vec2>(c, "2d");
+    steering_pass::<Vec3>(c, "3d");
     step::<Vec2>(c, "2d");
     step::<Vec3>(c, "3d");
 }
