@@ -63,16 +63,19 @@ pub(crate) struct SortedSoa {
 
 impl SortedSoa {
     /// Resizes for `n` boids plus padding (allocation-free once large enough).
+    /// Only the padding is written: the gather fills the first `n` entries.
     pub fn resize(&mut self, n: usize, dim: usize) {
         for a in 0..3 {
             let len = if a < dim { n + LANES } else { 0 };
-            self.pos[a].clear();
-            self.pos[a].resize(len, f32::INFINITY);
-            self.vel[a].clear();
+            self.pos[a].resize(len, 0.0);
             self.vel[a].resize(len, 0.0);
+            if a < dim {
+                self.pos[a][n..].fill(f32::INFINITY);
+                self.vel[a][n..].fill(0.0);
+            }
         }
-        self.species.clear();
         self.species.resize(n + LANES, 0);
+        self.species[n..].fill(0);
     }
 
     /// Position of sorted index `i`.
