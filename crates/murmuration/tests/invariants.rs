@@ -91,3 +91,43 @@ fn busy_worlds_keep_invariants() {
         check_invariants(&w, s);
     }
 }
+
+#[test]
+fn switching_to_a_periodic_world_wraps_every_boid() {
+    let mut w = common::busy2(4);
+    w.step_n(50);
+    let mut cfg = *w.config();
+    cfg.min = Vec2::splat(3.0);
+    cfg.max = Vec2::splat(7.0);
+    cfg.boundary = Boundary::Wrap;
+    w.set_config(cfg).unwrap();
+    for step in 0..100 {
+        check_invariants(&w, step);
+        w.step();
+    }
+}
+
+#[test]
+fn stored_order_and_id_order_views_hold_the_same_boids() {
+    let mut w = common::busy3(6);
+    w.step_n(20);
+    w.remove_boids(&[1, 2, 3, 700]).unwrap();
+    w.step_n(5);
+    let stored = w.boids();
+    let mut by_id: Vec<(u32, [f32; 3])> = stored
+        .ids()
+        .iter()
+        .zip(stored.positions())
+        .map(|(&id, p)| (id, p.to_array()))
+        .collect();
+    by_id.sort_by_key(|e| e.0);
+    let view: Vec<(u32, [f32; 3])> = w
+        .ids()
+        .iter()
+        .zip(w.positions())
+        .map(|(&id, p)| (id, p.to_array()))
+        .collect();
+    assert_eq!(by_id, view);
+    assert!(w.ids().windows(2).all(|p| p[0] < p[1]));
+    assert_eq!(w.len(), 996);
+}
