@@ -136,24 +136,22 @@ impl<V: Vector> Pipeline<V> {
                     *v = vel[slot as usize].get(a);
                 });
         }
-        ss[..n]
-            .par_iter_mut()
-            .zip(order.par_iter())
-            .with_min_len(4096)
-            .for_each(|(s, &slot)| *s = spc[slot as usize]);
-        // Ids, species and last steering move into the new order too (steering is
+        // Species, ids and last steering move into the new order too (steering is
         // read back by its own boid only, so it is updated in place below).
         self.spare_ids.resize(n, 0);
         self.spare_steering.resize(n, V::ZERO);
         let (ids, steer) = (&boids.ids, &boids.steering);
-        self.spare_ids
+        ss[..n]
             .par_iter_mut()
+            .zip(self.spare_ids.par_iter_mut())
             .zip(self.spare_steering.par_iter_mut())
             .zip(order.par_iter())
             .with_min_len(4096)
-            .for_each(|((i, a), &slot)| {
-                *i = ids[slot as usize];
-                *a = steer[slot as usize];
+            .for_each(|(((s, i), a), &slot)| {
+                let slot = slot as usize;
+                *s = spc[slot];
+                *i = ids[slot];
+                *a = steer[slot];
             });
         std::mem::swap(&mut boids.ids, &mut self.spare_ids);
         std::mem::swap(&mut boids.steering, &mut self.spare_steering);

@@ -108,8 +108,8 @@ impl<V: Vector> World<V> {
             relations: &self.relations,
             step: self.step,
         };
-        self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
         self.by_id = OnceLock::new();
+        self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
         self.step += 1;
         self.last_stats
     }
@@ -147,6 +147,13 @@ impl<V: Vector> World<V> {
     pub fn boids(&self) -> &Boids<V> {
         &self.boids
     }
+    /// The state for changing: drops the cached id-ordered view. Every mutation of
+    /// the boids goes through here (the step resets the cache itself, because it
+    /// also borrows the parameters).
+    fn state_mut(&mut self) -> &mut Boids<V> {
+        self.by_id = OnceLock::new();
+        &mut self.boids
+    }
     fn by_id(&self) -> &IdOrder<V> {
         self.by_id.get_or_init(|| IdOrder::build(&self.boids))
     }
@@ -180,9 +187,8 @@ impl<V: Vector> World<V> {
     pub fn set_config(&mut self, config: WorldConfig<V>) -> Result<(), WorldError> {
         config.validate()?;
         self.config = config;
-        self.by_id = OnceLock::new();
         if config.boundary == Boundary::Wrap {
-            for p in &mut self.boids.positions {
+            for p in &mut self.state_mut().positions {
                 *p = wrap(*p, &config);
             }
         }
@@ -290,9 +296,8 @@ impl<V: Vector> World<V> {
             position
         };
         let max = self.species[species].max_speed;
-        self.by_id = OnceLock::new();
         Ok(self
-            .boids
+            .state_mut()
             .push(species as u16, p, velocity.clamp_length_max(max)))
     }
 
@@ -318,24 +323,25 @@ impl<V: Vector> World<V> {
         }
         let speed = speed.min(self.species[species].max_speed);
         let first = self.boids.next_id();
-        self.by_id = OnceLock::new();
-        self.boids.reserve(count as usize);
+        let (seed, config) = (self.config.seed, self.config);
+        let boids = self.state_mut();
+        boids.reserve(count as usize);
         for _ in 0..count {
-            let id = self.boids.next_id() as u64;
-            let mut rp = CounterRng::new(self.config.seed, id, 0, Stream::SpawnPosition);
+            let id = boids.next_id() as u64;
+            let mut rp = CounterRng::new(seed, id, 0, Stream::SpawnPosition);
             let mut p = V::ZERO;
             for i in 0..V::DIM {
                 let (a, b) = (lo.get(i), hi.get(i));
                 p.set(i, a + (b - a) * rp.next_f32());
             }
-            if self.config.boundary == Boundary::Wrap {
-                p = wrap(p, &self.config);
+            if config.boundary == Boundary::Wrap {
+                p = wrap(p, &config);
             }
-            let mut rh = CounterRng::new(self.config.seed, id, 0, Stream::SpawnHeading);
+            let mut rh = CounterRng::new(seed, id, 0, Stream::SpawnHeading);
             let v = V::unit_from_uniform(rh.next_f32(), rh.next_f32()) * speed;
-            self.boids.push(species as u16, p, v);
+            boids.push(species as u16, p, v);
         }
-        Ok((first, self.boids.next_id()))
+        Ok((first, boids.next_id()))
     }
 
     /// Removes boid `id`; the others keep their ids and order.
@@ -363,8 +369,7 @@ impl<V: Vector> World<V> {
                 .unwrap_or(0);
             return Err(WorldError::UnknownBoid(missing));
         }
-        self.boids.retain_slots(|s| kill_slot[s]);
-        self.by_id = OnceLock::new();
+        self.state_mut().retain_slots(|s| kill_slot[s]);
         Ok(())
     }
 
