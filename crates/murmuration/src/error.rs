@@ -74,6 +74,10 @@ pub enum WorldError {
         /// The limit.
         limit: u64,
     },
+    /// A replacement state (from [`crate::World::replace_motion`]) that does not fit
+    /// the world's boids.
+    #[error("replacement state does not match the world: {0}")]
+    StateMismatch(String),
     /// A boid position or velocity that is NaN or infinite.
     #[error("{what} of the new boid is not finite: {value:?}")]
     NotFinite {

@@ -195,6 +195,70 @@ impl<V: Vector> World<V> {
         Ok(())
     }
 
+    /// Replaces every boid's position, velocity and steering with a state computed
+    /// elsewhere (the GPU backend), given in any order together with its ids, and
+    /// sets the step counter. `ids` must hold each of this world's ids exactly once;
+    /// species stay as they are. The given order becomes the storage order.
+    pub fn replace_motion(
+        &mut self,
+        ids: &[BoidId],
+        positions: &[V],
+        velocities: &[V],
+        steering: &[V],
+        step: u64,
+    ) -> Result<(), WorldError> {
+        let n = self.boids.len();
+        for (what, len) in [
+            ("ids", ids.len()),
+            ("positions", positions.len()),
+            ("velocities", velocities.len()),
+            ("steering", steering.len()),
+        ] {
+            if len != n {
+                return Err(WorldError::StateMismatch(format!(
+                    "{what} has {len} entries but the world has {n} boids"
+                )));
+            }
+        }
+        let mut species_of = std::collections::HashMap::with_capacity(n);
+        for (&id, &s) in self.boids.ids.iter().zip(&self.boids.species) {
+            species_of.insert(id, (s, false));
+        }
+        let mut species = Vec::with_capacity(n);
+        for &id in ids {
+            match species_of.get_mut(&id) {
+                Some((s, seen)) if !*seen => {
+                    *seen = true;
+                    species.push(*s);
+                }
+                Some(_) => {
+                    return Err(WorldError::StateMismatch(format!("boid id {id} appears twice")));
+                }
+                None => return Err(WorldError::UnknownBoid(id)),
+            }
+        }
+        for (what, values) in [
+            ("position", positions),
+            ("velocity", velocities),
+            ("steering", steering),
+        ] {
+            if let Some(v) = values.iter().find(|v| !v.is_finite()) {
+                return Err(WorldError::StateMismatch(format!(
+                    "a {what} is not finite: {:?}",
+                    v.to_array3()
+                )));
+            }
+        }
+        let b = self.state_mut();
+        b.ids = ids.to_vec();
+        b.species = species;
+        b.positions = positions.to_vec();
+        b.velocities = velocities.to_vec();
+        b.steering = steering.to_vec();
+        self.step = step;
+        Ok(())
+    }
+
     /// Parameters of every species.
     pub fn species(&self) -> &[SpeciesParams] {
         &self.species

@@ -1,0 +1,120 @@
+//! Opening a GPU: adapter, device and queue, with errors captured instead of panics.
+
+use crate::error::GpuError;
+use std::sync::{Arc, Mutex};
+
+/// Storage buffers one shader stage must be able to bind (the flock's layout).
+pub(crate) const STORAGE_BUFFERS: u32 = 17;
+
+/// An open GPU device, shared by every flock created on it.
+#[derive(Clone, Debug)]
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: wgpu::AdapterInfo,
+    pub(crate) timestamps: bool,
+    /// The first error the device reported outside an error scope (validation,
+    /// out of memory, device lost); checked after each submission.
+    pub(crate) failure: Arc<Mutex<Option<String>>>,
+}
+
+impl Gpu {
+    /// Opens the default adapter (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and
+    /// `WGPU_POWER_PREF` are honoured) with the limits the flock needs.
+    pub fn new() -> Result<Self, GpuError> {
+        pollster::block_on(Self::open())
+    }
+
+    async fn open() -> Result<Self, GpuError> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
+            .await
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
+            return Err(GpuError::Capability {
+                adapter: info.name.clone(),
+                what: "storage buffers per shader stage",
+                needed: STORAGE_BUFFERS as u64,
+                has: limits.max_storage_buffers_per_shader_stage as u64,
+            });
+        }
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let required_features = if timestamps {
+            wgpu::Features::TIMESTAMP_QUERY
+        } else {
+            wgpu::Features::empty()
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("murmuration device"),
+                required_features,
+                required_limits: limits,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| GpuError::Device {
+                adapter: info.name.clone(),
+                reason: e.to_string(),
+            })?;
+        let failure = Arc::new(Mutex::new(None::<String>));
+        let f = failure.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut slot = f.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| e.to_string());
+        }));
+        let f = failure.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            let mut slot = f.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
+        });
+        Ok(Self {
+            device,
+            queue,
+            info,
+            timestamps,
+            failure,
+        })
+    }
+
+    /// Adapter name and backend, e.g. `NVIDIA H200 (Vulkan)`.
+    pub fn name(&self) -> String {
+        format!("{} ({:?})", self.info.name, self.info.backend)
+    }
+
+    /// True for a software rasteriser (lavapipe, WARP, SwiftShader): correct, not fast.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// True when steps are timed with GPU timestamps (else wall time with a device poll).
+    pub fn has_timestamps(&self) -> bool {
+        self.timestamps
+    }
+
+    /// Largest storage buffer binding the device allows, bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.device.limits().max_storage_buffer_binding_size as u64
+    }
+
+    /// Returns the first error the device reported, if any.
+    pub(crate) fn check(&self) -> Result<(), GpuError> {
+        let slot = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        match &*slot {
+            Some(e) => Err(GpuError::Runtime(e.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until the queue is idle.
+    pub(crate) fn wait(&self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
+            .map_err(|e| GpuError::Runtime(e.to_string()))?;
+        self.check()
+    }
+}

@@ -1,0 +1,525 @@
+//! [`GpuFlock`]: a world's state on the GPU, stepped by compute shaders.
+
+use crate::device::{Gpu, STORAGE_BUFFERS};
+use crate::dims::GpuVector;
+use crate::error::GpuError;
+use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
+use crate::WORKGROUP_SIZE;
+use murmuration::{BoidId, World};
+use std::marker::PhantomData;
+use wgpu::util::DeviceExt;
+
+/// Most workgroups along one dispatch axis (WebGPU's guaranteed minimum).
+const MAX_GROUPS_X: u32 = 65_535;
+/// Steps recorded per command buffer by [`GpuFlock::step_n`].
+const STEPS_PER_SUBMIT: u64 = 64;
+
+/// The passes of one step, in order.
+const PASSES: [&str; 10] = [
+    "clear_counts",
+    "count",
+    "scan_local",
+    "scan_blocks",
+    "scan_add",
+    "scatter",
+    "sort_cells",
+    "reorder",
+    "steer",
+    "advance",
+];
+
+/// Storage buffers, named after the shader's bindings 3..=17.
+struct Buffers {
+    uniform: wgpu::Buffer,
+    species: wgpu::Buffer,
+    relations: wgpu::Buffer,
+    /// pos_a, vel_a, acc_a, meta_a: the state (binding 3..=6).
+    state: [wgpu::Buffer; 4],
+    stats: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    /// Everything else the bind group uses (sorted copy, grid, step clock).
+    _scratch: Vec<wgpu::Buffer>,
+}
+
+/// Counters of the last step, read back from the GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuStats {
+    /// Σ over boids of neighbours reacted to.
+    pub neighbours: u64,
+    /// Σ over boids of candidates whose distance was measured.
+    pub candidates: u64,
+}
+
+/// The flock of one [`World`] living on the GPU.
+///
+/// Built from a world ([`GpuFlock::new`]), stepped with [`GpuFlock::step_n`] (no
+/// read-back inside a step), and copied back on demand with
+/// [`GpuFlock::read_into`]. The model, parameters and random numbers are the CPU
+/// step's; only the order of floating-point sums differs (see the crate docs).
+pub struct GpuFlock<V: GpuVector> {
+    gpu: Gpu,
+    sim: SimUniform,
+    step: u64,
+    buffers: Buffers,
+    pipelines: Vec<wgpu::ComputePipeline>,
+    steer_groups: (u32, u32),
+    _v: PhantomData<V>,
+}
+
+fn groups_for(threads: u32) -> (u32, u32) {
+    let g = threads.div_ceil(WORKGROUP_SIZE).max(1);
+    let x = g.min(MAX_GROUPS_X);
+    (x, g.div_ceil(x))
+}
+
+fn shader_source<V: GpuVector>() -> String {
+    format!(
+        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}",
+        V::WGSL,
+        include_str!("shaders/rng.wgsl"),
+        include_str!("shaders/flock.wgsl")
+    )
+}
+
+impl<V: GpuVector> GpuFlock<V> {
+    /// Uploads `world` (state, parameters, relations) to `gpu`.
+    pub fn new(gpu: &Gpu, world: &World<V>) -> Result<Self, GpuError> {
+        check_supported(world)?;
+        let device = &gpu.device;
+        let sim = plan(world);
+        let n = sim.n.max(1) as u64;
+        let vec_bytes = std::mem::size_of::<V::Packed>() as u64;
+        let steer_groups = groups_for(sim.n);
+        let stat_words = 2 * (steer_groups.0 as u64 * steer_groups.1 as u64);
+        let limit = device.limits().max_storage_buffer_binding_size;
+        let max_buffer = device.limits().max_buffer_size;
+        let sizes: [(&'static str, u64); 12] = [
+            ("positions", n * vec_bytes),
+            ("velocities", n * vec_bytes),
+            ("steering", n * vec_bytes),
+            ("ids", n * 8),
+            ("keys", n * 8),
+            ("counts", sim.cells as u64 * 4),
+            ("starts", (sim.cells as u64 + 1) * 4),
+            ("order", n * 4),
+            ("blocks", sim.blocks.max(1) as u64 * 4),
+            ("stats", stat_words * 4),
+            ("species", world.species().len() as u64 * 80),
+            ("relations", world.relations().table.len() as u64 * 4),
+        ];
+        for (buffer, bytes) in sizes {
+            if bytes > limit.min(max_buffer) {
+                return Err(GpuError::TooLarge {
+                    adapter: gpu.info.name.clone(),
+                    buffer,
+                    bytes,
+                    limit: limit.min(max_buffer),
+                });
+            }
+        }
+
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("flock.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shader_source::<V>().into()),
+        });
+        let mut entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        for binding in 1..=STORAGE_BUFFERS {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage {
+                        read_only: binding <= 2,
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("flock bindings"),
+            entries: &entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("flock pipeline layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines = PASSES
+            .iter()
+            .map(|&entry| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .collect();
+
+        // Upload the state in the world's storage order.
+        let b = world.boids();
+        let pack = |xs: &[V]| -> Vec<V::Packed> {
+            let mut v: Vec<V::Packed> = xs.iter().map(|&x| x.pack()).collect();
+            if v.is_empty() {
+                v.push(V::ZERO.pack());
+            }
+            v
+        };
+        let mut meta: Vec<[u32; 2]> = b
+            .ids()
+            .iter()
+            .zip(b.species())
+            .map(|(&id, &s)| [id, s as u32])
+            .collect();
+        if meta.is_empty() {
+            meta.push([0, 0]);
+        }
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let init = |label: &str, contents: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: storage,
+            })
+        };
+        let empty = |label: &str, bytes: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes.max(16).next_multiple_of(16),
+                usage: storage,
+                mapped_at_creation: false,
+            })
+        };
+        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("sim uniform"),
+            contents: bytemuck::bytes_of(&sim),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let species_data: Vec<SpeciesUniform> =
+            world.species().iter().map(SpeciesUniform::new).collect();
+        let species = init("species", bytemuck::cast_slice(&species_data));
+        let rel: Vec<u32> = world.relations().table.iter().map(|&r| relation_code(r)).collect();
+        let relations = init("relations", bytemuck::cast_slice(&rel));
+        let state = [
+            init("pos_a", bytemuck::cast_slice(&pack(b.positions()))),
+            init("vel_a", bytemuck::cast_slice(&pack(b.velocities()))),
+            init("acc_a", bytemuck::cast_slice(&pack(b.steering()))),
+            init("meta_a", bytemuck::cast_slice(&meta)),
+        ];
+        let sorted = [
+            empty("pos_b", n * vec_bytes),
+            empty("vel_b", n * vec_bytes),
+            empty("acc_b", n * vec_bytes),
+            empty("meta_b", n * 8),
+        ];
+        let keys = empty("keys", n * 8);
+        let counts = empty("counts", sim.cells as u64 * 4);
+        let starts = empty("starts", (sim.cells as u64 + 1) * 4);
+        let order = empty("order", n * 4);
+        let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
+        let stats = empty("stats", stat_words * 4);
+        let step = world.step_index();
+        let clock = init("clock", bytemuck::cast_slice(&[step as u32, (step >> 32) as u32, 0, 0]));
+        let all: [&wgpu::Buffer; 18] = [
+            &uniform, &species, &relations, &state[0], &state[1], &state[2], &state[3], &sorted[0],
+            &sorted[1], &sorted[2], &sorted[3], &keys, &counts, &starts, &order, &blocks, &stats,
+            &clock,
+        ];
+        let bind_entries: Vec<wgpu::BindGroupEntry> = all
+            .iter()
+            .enumerate()
+            .map(|(i, buf)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("flock bind group"),
+            layout: &layout,
+            entries: &bind_entries,
+        });
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(GpuError::Runtime(format!("out of GPU memory: {e}")));
+        }
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Runtime(e.to_string()));
+        }
+        Ok(Self {
+            gpu: gpu.clone(),
+            sim,
+            step,
+            buffers: Buffers {
+                uniform,
+                species,
+                relations,
+                state,
+                stats,
+                bind_group,
+                _scratch: {
+                    let mut v = Vec::from(sorted);
+                    v.extend([keys, counts, starts, order, blocks, clock]);
+                    v
+                },
+            },
+            pipelines,
+            steer_groups,
+            _v: PhantomData,
+        })
+    }
+
+    /// Boids in the flock.
+    pub fn len(&self) -> usize {
+        self.sim.n as usize
+    }
+
+    /// True when the flock has no boids.
+    pub fn is_empty(&self) -> bool {
+        self.sim.n == 0
+    }
+
+    /// Steps taken (the world's step counter, continued).
+    pub fn step_index(&self) -> u64 {
+        self.step
+    }
+
+    /// Grid cells (periodic worlds) or hash buckets (open worlds).
+    pub fn cells(&self) -> u32 {
+        self.sim.cells
+    }
+
+    /// Re-uploads configuration, species parameters and relations from `world`
+    /// (changed between steps). The boid count and species count must be unchanged.
+    pub fn update_params(&mut self, world: &World<V>) -> Result<(), GpuError> {
+        check_supported(world)?;
+        let sim = plan(world);
+        if sim.n != self.sim.n || sim.species_count != self.sim.species_count || sim.cells != self.sim.cells {
+            return Err(GpuError::Unsupported(format!(
+                "changing the boid count ({} -> {}), species count ({} -> {}) or grid size of a live GPU flock; build a new GpuFlock",
+                self.sim.n, sim.n, self.sim.species_count, sim.species_count
+            )));
+        }
+        self.sim = sim;
+        let q = &self.gpu.queue;
+        q.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&sim));
+        let sp: Vec<SpeciesUniform> = world.species().iter().map(SpeciesUniform::new).collect();
+        q.write_buffer(&self.buffers.species, 0, bytemuck::cast_slice(&sp));
+        let rel: Vec<u32> = world.relations().table.iter().map(|&r| relation_code(r)).collect();
+        q.write_buffer(&self.buffers.relations, 0, bytemuck::cast_slice(&rel));
+        Ok(())
+    }
+
+    fn encode_step(&self, encoder: &mut wgpu::CommandEncoder, timestamps: Option<(&wgpu::QuerySet, u32)>) {
+        let timestamp_writes = timestamps.map(|(set, i)| wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(2 * i),
+            end_of_pass_write_index: Some(2 * i + 1),
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("flock step"),
+            timestamp_writes,
+        });
+        pass.set_bind_group(0, &self.buffers.bind_group, &[]);
+        let n = self.sim.n;
+        let cells = self.sim.cells;
+        let blocks = self.sim.blocks;
+        let threads = [
+            groups_for(cells),
+            groups_for(n),
+            {
+                let x = blocks.min(MAX_GROUPS_X);
+                (x, blocks.div_ceil(x))
+            },
+            (1, 1),
+            groups_for(cells),
+            groups_for(n),
+            groups_for(cells),
+            groups_for(n),
+            self.steer_groups,
+            (1, 1),
+        ];
+        for (pipeline, (x, y)) in self.pipelines.iter().zip(threads) {
+            pass.set_pipeline(pipeline);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
+    /// Advances `steps` steps; nothing is read back.
+    pub fn step_n(&mut self, steps: u64) -> Result<(), GpuError> {
+        if self.sim.n == 0 {
+            self.step += steps;
+            return Ok(());
+        }
+        let mut left = steps;
+        while left > 0 {
+            let k = left.min(STEPS_PER_SUBMIT);
+            let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("flock steps"),
+            });
+            for _ in 0..k {
+                self.encode_step(&mut encoder, None);
+            }
+            self.gpu.queue.submit([encoder.finish()]);
+            self.gpu.check()?;
+            left -= k;
+        }
+        self.step += steps;
+        Ok(())
+    }
+
+    /// Advances one step.
+    pub fn step(&mut self) -> Result<(), GpuError> {
+        self.step_n(1)
+    }
+
+    /// Runs `steps` steps, one submission each, and returns each step's time in
+    /// milliseconds: GPU timestamps around the step's pass where the device has
+    /// them, else wall time from submit to an idle device.
+    pub fn timed_steps(&mut self, steps: u32) -> Result<Vec<f64>, GpuError> {
+        let mut out = Vec::with_capacity(steps as usize);
+        if self.gpu.timestamps {
+            let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("step timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2 * steps,
+            });
+            let bytes = 16 * steps as u64;
+            let resolve = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamp resolve"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            for i in 0..steps {
+                let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+                self.encode_step(&mut encoder, Some((&set, i)));
+                self.gpu.queue.submit([encoder.finish()]);
+            }
+            let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+            encoder.resolve_query_set(&set, 0..2 * steps, &resolve, 0);
+            let ticks: Vec<u64> = self.read_buffers(encoder, &[(&resolve, bytes)])?.remove(0);
+            let period = self.gpu.queue.get_timestamp_period() as f64;
+            for i in 0..steps as usize {
+                let dt = ticks[2 * i + 1].wrapping_sub(ticks[2 * i]);
+                out.push(dt as f64 * period * 1e-6);
+            }
+        } else {
+            for _ in 0..steps {
+                let t = std::time::Instant::now();
+                let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+                self.encode_step(&mut encoder, None);
+                self.gpu.queue.submit([encoder.finish()]);
+                self.gpu.wait()?;
+                out.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        self.gpu.check()?;
+        self.step += steps as u64;
+        Ok(out)
+    }
+
+    /// Copies `sources` into mappable buffers after `encoder`'s work and returns
+    /// their contents as `T`s.
+    fn read_buffers<T: bytemuck::Pod>(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        sources: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<T>>, GpuError> {
+        let device = &self.gpu.device;
+        let staging: Vec<wgpu::Buffer> = sources
+            .iter()
+            .map(|(src, bytes)| {
+                let dst = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("read-back"),
+                    size: *bytes,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                encoder.copy_buffer_to_buffer(src, 0, &dst, 0, *bytes);
+                dst
+            })
+            .collect();
+        self.gpu.queue.submit([encoder.finish()]);
+        for s in &staging {
+            s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        }
+        self.gpu.wait()?;
+        staging
+            .iter()
+            .map(|s| {
+                let view = s
+                    .slice(..)
+                    .get_mapped_range()
+                    .map_err(|e| GpuError::Runtime(e.to_string()))?;
+                let v = bytemuck::cast_slice::<u8, T>(&view).to_vec();
+                drop(view);
+                s.unmap();
+                Ok(v)
+            })
+            .collect()
+    }
+
+    /// Counters of the last step (a small read-back).
+    pub fn last_stats(&self) -> Result<GpuStats, GpuError> {
+        let words = 2 * self.steer_groups.0 as u64 * self.steer_groups.1 as u64;
+        let encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let v: Vec<u32> = self.read_buffers(encoder, &[(&self.buffers.stats, words * 4)])?.remove(0);
+        let mut s = GpuStats::default();
+        for w in v.chunks_exact(2) {
+            s.neighbours += w[0] as u64;
+            s.candidates += w[1] as u64;
+        }
+        Ok(s)
+    }
+
+    /// Reads the state back: ids, positions, velocities and steering in the GPU's
+    /// storage (cell) order.
+    #[allow(clippy::type_complexity)]
+    pub fn read_state(&self) -> Result<(Vec<BoidId>, Vec<V>, Vec<V>, Vec<V>), GpuError> {
+        let n = self.sim.n as u64;
+        if n == 0 {
+            return Ok(Default::default());
+        }
+        let vb = n * std::mem::size_of::<V::Packed>() as u64;
+        let [p, v, a, m] = &self.buffers.state;
+        let encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let mut vecs: Vec<Vec<V::Packed>> = self.read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])?;
+        let encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let meta: Vec<[u32; 2]> = self.read_buffers(encoder, &[(m, n * 8)])?.remove(0);
+        let unpack = |x: Vec<V::Packed>| x.into_iter().map(V::unpack).collect::<Vec<V>>();
+        let acc = unpack(vecs.pop().unwrap_or_default());
+        let vel = unpack(vecs.pop().unwrap_or_default());
+        let pos = unpack(vecs.pop().unwrap_or_default());
+        Ok((meta.iter().map(|m| m[0]).collect(), pos, vel, acc))
+    }
+
+    /// Writes the GPU state into `world` (the world this flock was built from):
+    /// positions, velocities, steering and the step counter.
+    pub fn read_into(&self, world: &mut World<V>) -> Result<(), GpuError> {
+        let (ids, pos, vel, acc) = self.read_state()?;
+        world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
+        Ok(())
+    }
+}
+
+/// Refuses worlds the GPU backend cannot run, naming the feature.
+fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+    if world.len() as u64 >= u32::MAX as u64 / 2 {
+        return Err(GpuError::Unsupported(format!("{} boids (at most 2^31)", world.len())));
+    }
+    Ok(())
+}

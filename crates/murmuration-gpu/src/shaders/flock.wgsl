@@ -1,0 +1,653 @@
+// The flock step on the GPU. Prepended by the host: `const WG: u32` (the workgroup
+// size, shared with Rust), dim2.wgsl or dim3.wgsl, and rng.wgsl.
+//
+// One step, one compute pass, in this order:
+//   clear_counts → count → scan_local → scan_blocks → scan_add → scatter → sort_cells
+//   → reorder → steer → advance
+// State A (pos_a, …) is the state in the previous step's cell order. The grid is
+// built from it, A is gathered into cell order in B, and `steer` reads B and writes
+// the new state back into A, still in this step's cell order.
+
+const TAU: f32 = 6.28318530717958647692;
+const SCAN_ITEMS: u32 = 4u;           // elements per thread in the scans
+const SCAN_BLOCK: u32 = WG * SCAN_ITEMS;
+const MODE_PERIODIC: u32 = 0u;        // dense grid over the periodic box
+const MODE_HASHED: u32 = 1u;          // hashed grid of unbounded extent
+const BOUNDARY_WRAP: u32 = 0u;
+const BOUNDARY_SOFT: u32 = 1u;
+const BOUNDARY_REFLECT: u32 = 2u;
+const BOUNDARY_UNBOUNDED: u32 = 3u;
+const RELATION_FLOCK: u32 = 0u;
+const RELATION_SEPARATE: u32 = 1u;
+const RELATION_IGNORE: u32 = 2u;
+const COMBINE_PRIORITIZED: u32 = 1u;
+
+struct Sim {
+    n: u32,
+    mode: u32,
+    species_count: u32,
+    boundary: u32,
+    dims: vec4<u32>,        // cells per axis (periodic mode), 1 on unused axes
+    origin: vec4<f32>,      // grid origin
+    inv_cell: vec4<f32>,    // cells per unit, per axis
+    period: vec4<f32>,      // box size (periodic mode)
+    inv_period: vec4<f32>,
+    wmin: vec4<f32>,
+    wmax: vec4<f32>,
+    cells: u32,             // cells (periodic) or buckets (hashed, a power of two)
+    blocks: u32,            // scan blocks of SCAN_BLOCK cells
+    dt: f32,
+    soft_margin: f32,
+    soft_strength: f32,
+    _pad0: u32,
+    seed_key: vec2<u32>,    // mix(seed ^ GOLDEN)
+    seed: vec2<u32>,
+    _pad1: vec2<u32>,
+}
+
+struct Species {
+    sep2: f32,
+    ali2: f32,
+    coh2: f32,
+    max2: f32,
+    cos_half_fov: f32,
+    eps2: f32,
+    coincident_push: f32,
+    w_sep: f32,
+    w_ali: f32,
+    w_coh: f32,
+    max_speed: f32,
+    min_speed: f32,
+    max_force: f32,
+    jitter: f32,
+    smoothing: f32,
+    combine: u32,
+    has_fov: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> sim: Sim;
+@group(0) @binding(1) var<storage, read> species: array<Species>;
+@group(0) @binding(2) var<storage, read> relations: array<u32>;
+@group(0) @binding(3) var<storage, read_write> pos_a: array<V>;
+@group(0) @binding(4) var<storage, read_write> vel_a: array<V>;
+@group(0) @binding(5) var<storage, read_write> acc_a: array<V>;
+@group(0) @binding(6) var<storage, read_write> meta_a: array<vec2<u32>>;   // (id, species)
+@group(0) @binding(7) var<storage, read_write> pos_b: array<V>;
+@group(0) @binding(8) var<storage, read_write> vel_b: array<V>;
+@group(0) @binding(9) var<storage, read_write> acc_b: array<V>;
+@group(0) @binding(10) var<storage, read_write> meta_b: array<vec2<u32>>;
+@group(0) @binding(11) var<storage, read_write> keys: array<vec2<u32>>;    // (cell, rank in cell)
+@group(0) @binding(12) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read_write> starts: array<u32>;        // cells + 1 entries
+@group(0) @binding(14) var<storage, read_write> order: array<u32>;         // sorted slot -> slot in A
+@group(0) @binding(15) var<storage, read_write> blocks: array<u32>;
+@group(0) @binding(16) var<storage, read_write> stats: array<u32>;         // per steer workgroup: neighbours, candidates
+@group(0) @binding(17) var<storage, read_write> clock: array<u32>;         // step index (low, high)
+
+var<workgroup> scratch: array<u32, WG>;
+var<workgroup> scratch2: array<u32, WG>;
+
+// Flat invocation index over a 2D dispatch (x at most 65,535 workgroups).
+fn flat(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * WG;
+}
+
+fn hash32(x0: u32) -> u32 {
+    var x = x0;
+    x ^= x >> 16u;
+    x *= 0x7feb352du;
+    x ^= x >> 15u;
+    x *= 0x846ca68bu;
+    x ^= x >> 16u;
+    return x;
+}
+
+// Integer cell coordinates of a position (clamped into the grid in periodic mode).
+fn cell_of(p: V) -> VI {
+    let f = floor((p - v_from(sim.origin)) * v_from(sim.inv_cell));
+    if sim.mode == MODE_PERIODIC {
+        let hi = vec4<i32>(sim.dims) - vec4<i32>(1);
+        return clamp(VI(clamp(f, V(-1.0), V(1e9))), VI(0), vi_from(hi));
+    }
+    return VI(clamp(f, V(-1e9), V(1e9)));
+}
+
+fn cell_index(c: VI) -> u32 {
+    if sim.mode == MODE_PERIODIC {
+        var idx = 0u;
+        var stride = 1u;
+        for (var a = 0u; a < DIM; a++) {
+            idx += u32(vi_at(c, a)) * stride;
+            stride *= sim.dims[a];
+        }
+        return idx;
+    }
+    return hash_cell(c) & (sim.cells - 1u);
+}
+
+// ---- grid build ----------------------------------------------------------------
+
+@compute @workgroup_size(WG)
+fn clear_counts(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    if i < sim.cells {
+        atomicStore(&counts[i], 0u);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    if i < sim.n {
+        let key = cell_index(cell_of(pos_a[i]));
+        keys[i] = vec2<u32>(key, atomicAdd(&counts[key], 1u));
+    }
+}
+
+// Exclusive scan of `scratch` (WG values) in place; returns the total.
+fn workgroup_scan(lid: u32) -> u32 {
+    for (var off = 1u; off < WG; off <<= 1u) {
+        workgroupBarrier();
+        var x = 0u;
+        if lid >= off {
+            x = scratch[lid - off];
+        }
+        workgroupBarrier();
+        scratch[lid] += x;
+    }
+    workgroupBarrier();
+    let total = scratch[WG - 1u];
+    let inclusive = scratch[lid];
+    workgroupBarrier();
+    return total;
+}
+
+// Each workgroup scans SCAN_BLOCK counts into `starts` (block-local, exclusive) and
+// writes its total to `blocks`.
+@compute @workgroup_size(WG)
+fn scan_local(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>) {
+    let lid = lid3.x;
+    let block = wid.x + wid.y * nwg.x;
+    let base = block * SCAN_BLOCK + lid * SCAN_ITEMS;
+    var v: array<u32, SCAN_ITEMS>;
+    var sum = 0u;
+    for (var k = 0u; k < SCAN_ITEMS; k++) {
+        var c = 0u;
+        if base + k < sim.cells {
+            c = atomicLoad(&counts[base + k]);
+        }
+        v[k] = sum;
+        sum += c;
+    }
+    scratch[lid] = sum;
+    let total = workgroup_scan_excl(lid);
+    let prefix = scratch2[lid];
+    for (var k = 0u; k < SCAN_ITEMS; k++) {
+        if base + k < sim.cells {
+            starts[base + k] = prefix + v[k];
+        }
+    }
+    if lid == 0u && block < sim.blocks {
+        blocks[block] = total;
+    }
+}
+
+// Exclusive scan: reads `scratch`, leaves each thread's exclusive prefix in
+// `scratch2[lid]`, returns the workgroup total.
+fn workgroup_scan_excl(lid: u32) -> u32 {
+    let own = scratch[lid];
+    for (var off = 1u; off < WG; off <<= 1u) {
+        workgroupBarrier();
+        var x = 0u;
+        if lid >= off {
+            x = scratch[lid - off];
+        }
+        workgroupBarrier();
+        scratch[lid] += x;
+    }
+    workgroupBarrier();
+    let total = scratch[WG - 1u];
+    scratch2[lid] = scratch[lid] - own;
+    workgroupBarrier();
+    return total;
+}
+
+// One workgroup scans the block totals in place (exclusive), SCAN_BLOCK at a time.
+@compute @workgroup_size(WG)
+fn scan_blocks(@builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    var carry = 0u;
+    let chunks = (sim.blocks + SCAN_BLOCK - 1u) / SCAN_BLOCK;
+    for (var ch = 0u; ch < chunks; ch++) {
+        let base = ch * SCAN_BLOCK + lid * SCAN_ITEMS;
+        var v: array<u32, SCAN_ITEMS>;
+        var sum = 0u;
+        for (var k = 0u; k < SCAN_ITEMS; k++) {
+            var c = 0u;
+            if base + k < sim.blocks {
+                c = blocks[base + k];
+            }
+            v[k] = sum;
+            sum += c;
+        }
+        scratch[lid] = sum;
+        let total = workgroup_scan_excl(lid);
+        let prefix = carry + scratch2[lid];
+        for (var k = 0u; k < SCAN_ITEMS; k++) {
+            if base + k < sim.blocks {
+                blocks[base + k] = prefix + v[k];
+            }
+        }
+        carry += total;
+        workgroupBarrier();
+    }
+}
+
+@compute @workgroup_size(WG)
+fn scan_add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    if i < sim.cells {
+        starts[i] += blocks[i / SCAN_BLOCK];
+    }
+    if i == 0u {
+        starts[sim.cells] = sim.n;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    if i < sim.n {
+        let k = keys[i];
+        order[starts[k.x] + k.y] = i;
+    }
+}
+
+// Atomic ranks arrive in any order: sorting each cell by previous slot makes the
+// order (and so every sum) a pure function of the state, run after run.
+@compute @workgroup_size(WG)
+fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = flat(gid, nwg);
+    if c >= sim.cells {
+        return;
+    }
+    let s = starts[c];
+    let e = starts[c + 1u];
+    for (var j = s + 1u; j < e; j++) {
+        let x = order[j];
+        var k = j;
+        while k > s && order[k - 1u] > x {
+            order[k] = order[k - 1u];
+            k -= 1u;
+        }
+        order[k] = x;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn reorder(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    if i < sim.n {
+        let s = order[i];
+        pos_b[i] = pos_a[s];
+        vel_b[i] = vel_a[s];
+        acc_b[i] = acc_a[s];
+        meta_b[i] = meta_a[s];
+    }
+}
+
+// ---- rules ---------------------------------------------------------------------
+
+fn normalize_or_zero(v: V) -> V {
+    let l2 = dot(v, v);
+    if l2 > 1e-30 && l2 <= 3.4e38 {
+        return v * (1.0 / sqrt(l2));
+    }
+    return V(0.0);
+}
+
+fn clamp_length_max(v: V, m: f32) -> V {
+    let l2 = dot(v, v);
+    if l2 > m * m {
+        return v * (m / sqrt(l2));
+    }
+    return v;
+}
+
+// Reynolds steering toward `dir` at max speed: desired − velocity, clamped.
+fn seek(dir: V, v: V, sp: Species) -> V {
+    let d = normalize_or_zero(dir);
+    if all(d == V(0.0)) {
+        return V(0.0);
+    }
+    return clamp_length_max(d * sp.max_speed - v, sp.max_force);
+}
+
+fn soft_force(p: V) -> V {
+    var f = V(0.0);
+    if sim.boundary != BOUNDARY_SOFT {
+        return f;
+    }
+    let k = sim.soft_strength / sim.soft_margin;
+    for (var a = 0u; a < DIM; a++) {
+        let x = p[a];
+        let lo = sim.wmin[a] + sim.soft_margin - x;
+        let hi = x - (sim.wmax[a] - sim.soft_margin);
+        if lo > 0.0 {
+            f[a] = k * lo;
+        } else if hi > 0.0 {
+            f[a] = -k * hi;
+        }
+    }
+    return f;
+}
+
+fn combine(boundary: V, sep: V, coh: V, ali: V, sp: Species) -> V {
+    if sp.combine != COMBINE_PRIORITIZED {
+        return clamp_length_max(boundary + sep + coh + ali, sp.max_force);
+    }
+    var f = array<V, 4>(boundary, sep, coh, ali);
+    var left = sp.max_force;
+    var acc = V(0.0);
+    for (var k = 0u; k < 4u; k++) {
+        let m = length(f[k]);
+        if m <= left {
+            acc += f[k];
+            left -= m;
+        } else {
+            if m > 0.0 {
+                acc += f[k] * (left / m);
+            }
+            break;
+        }
+    }
+    return acc;
+}
+
+fn clamp_speed(v2: V, v: V, sp: Species, id: u32, step: vec2<u32>) -> V {
+    let s2 = dot(v2, v2);
+    if s2 > sp.max_speed * sp.max_speed {
+        return v2 * (sp.max_speed / sqrt(s2));
+    }
+    if sp.min_speed > 0.0 && s2 < sp.min_speed * sp.min_speed {
+        if s2 > 1e-12 {
+            return v2 * (sp.min_speed / sqrt(s2));
+        }
+        var dir = normalize_or_zero(v);
+        if all(dir == V(0.0)) {
+            var r = rng_new(sim.seed_key, vec2<u32>(id, 0u), step, STREAM_REST_HEADING);
+            let u = rng_f32(&r);
+            let w = rng_f32(&r);
+            dir = unit_from_uniform(u, w);
+        }
+        return dir * sp.min_speed;
+    }
+    return v2;
+}
+
+fn confine(p: ptr<function, V>, v: ptr<function, V>) {
+    if sim.boundary == BOUNDARY_WRAP {
+        for (var a = 0u; a < DIM; a++) {
+            let lo = sim.wmin[a];
+            let hi = sim.wmax[a];
+            let x = (*p)[a];
+            if x < lo || x >= hi {
+                let l = hi - lo;
+                let r = x - lo;
+                var y = lo + (r - l * floor(r / l));
+                if y >= hi || y < lo {
+                    y = lo;
+                }
+                (*p)[a] = y;
+            }
+        }
+    } else if sim.boundary == BOUNDARY_REFLECT {
+        for (var a = 0u; a < DIM; a++) {
+            let lo = sim.wmin[a];
+            let hi = sim.wmax[a];
+            let x = (*p)[a];
+            if x < lo {
+                (*p)[a] = min(2.0 * lo - x, hi);
+                (*v)[a] = abs((*v)[a]);
+            } else if x > hi {
+                (*p)[a] = max(2.0 * hi - x, lo);
+                (*v)[a] = -abs((*v)[a]);
+            }
+        }
+    }
+}
+
+// Keyed push direction away from a coincident neighbour (opposite for the pair).
+fn coincident_direction(me: u32, other: u32) -> V {
+    let lo = min(me, other);
+    let hi = max(me, other);
+    var r = rng_new(sim.seed_key, vec2<u32>(hi, lo), vec2<u32>(0u, 0u), STREAM_COINCIDENT);
+    let u = rng_f32(&r);
+    let w = rng_f32(&r);
+    let d = unit_from_uniform(u, w);
+    if me < other {
+        return d;
+    }
+    return -d;
+}
+
+struct Sums {
+    sep: V,
+    ali: V,
+    coh: V,
+    ali_n: u32,
+    coh_n: u32,
+    neighbours: u32,
+    candidates: u32,
+}
+
+// Adds the candidates in sorted slots [s, e) to the sums of boid `i`.
+fn scan_range(i: u32, s: u32, e: u32, p: V, heading: V, use_cone: bool, sp: Species,
+              my_species: u32, my_id: u32, sums: ptr<function, Sums>) {
+    (*sums).candidates += e - s;
+    let periodic = sim.mode == MODE_PERIODIC;
+    let period = v_from(sim.period);
+    let inv_period = v_from(sim.inv_period);
+    let row = my_species * sim.species_count;
+    for (var j = s; j < e; j++) {
+        if j == i {
+            continue;
+        }
+        var d = pos_b[j] - p;
+        if periodic {
+            d -= period * round(d * inv_period);
+        }
+        let d2 = dot(d, d);
+        if d2 >= sp.max2 {
+            continue;
+        }
+        if use_cone && dot(d, heading) < sp.cos_half_fov * sqrt(d2) {
+            continue;
+        }
+        var rel = RELATION_FLOCK;
+        if sim.species_count > 1u {
+            rel = relations[row + meta_b[j].y];
+            if rel == RELATION_IGNORE {
+                continue;
+            }
+        }
+        (*sums).neighbours += 1u;
+        if d2 < sp.sep2 {
+            (*sums).sep -= d / max(d2, sp.eps2);
+            if d2 <= sp.eps2 {
+                (*sums).sep += coincident_direction(my_id, meta_b[j].x) * sp.coincident_push;
+            }
+        }
+        if rel == RELATION_FLOCK {
+            if d2 < sp.ali2 {
+                (*sums).ali += vel_b[j];
+                (*sums).ali_n += 1u;
+            }
+            if d2 < sp.coh2 {
+                (*sums).coh += d;
+                (*sums).coh_n += 1u;
+            }
+        }
+    }
+}
+
+fn axis_range(a: u32) -> vec2<i32> {
+    if a >= DIM {
+        return vec2<i32>(0, 0);
+    }
+    if sim.mode == MODE_HASHED {
+        return vec2<i32>(-1, 1);
+    }
+    let d = sim.dims[a];
+    if d >= 3u {
+        return vec2<i32>(-1, 1);
+    }
+    return vec2<i32>(0, i32(d) - 1);
+}
+
+fn wrap_coord(c: i32, d: u32) -> u32 {
+    let di = i32(d);
+    return u32((c + di) % di);
+}
+
+fn gather(i: u32, p: V, heading: V, use_cone: bool, sp: Species, my_species: u32,
+          my_id: u32) -> Sums {
+    var sums = Sums(V(0.0), V(0.0), V(0.0), 0u, 0u, 0u, 0u);
+    let c = cell_of(p);
+    let ry = axis_range(1u);
+    let rz = axis_range(2u);
+    if sim.mode == MODE_PERIODIC {
+        let cx = vi_at(c, 0u);
+        let dx = sim.dims[0];
+        let rx = axis_range(0u);
+        for (var oz = rz.x; oz <= rz.y; oz++) {
+            var z = 0u;
+            if DIM == 3u {
+                z = wrap_coord(vi_at(c, 2u) + oz, sim.dims[2]);
+            }
+            for (var oy = ry.x; oy <= ry.y; oy++) {
+                let y = wrap_coord(vi_at(c, 1u) + oy, sim.dims[1]);
+                let row = (z * sim.dims[1] + y) * dx;
+                if cx >= 1 && u32(cx) + 1u < dx {
+                    // The three cells of the row are contiguous in sorted order.
+                    scan_range(i, starts[row + u32(cx) - 1u], starts[row + u32(cx) + 2u], p,
+                               heading, use_cone, sp, my_species, my_id, &sums);
+                } else {
+                    for (var ox = rx.x; ox <= rx.y; ox++) {
+                        let cell = row + wrap_coord(cx + ox, dx);
+                        scan_range(i, starts[cell], starts[cell + 1u], p, heading, use_cone,
+                                   sp, my_species, my_id, &sums);
+                    }
+                }
+            }
+        }
+    } else {
+        // Hashed cells: different cells can share a bucket; visit each bucket once.
+        var seen: array<u32, 27>;
+        var nseen = 0u;
+        for (var oz = rz.x; oz <= rz.y; oz++) {
+            for (var oy = ry.x; oy <= ry.y; oy++) {
+                for (var ox = -1; ox <= 1; ox++) {
+                    var o = vec4<i32>(ox, oy, oz, 0);
+                    let b = cell_index(c + vi_from(o));
+                    var dup = false;
+                    for (var k = 0u; k < nseen; k++) {
+                        dup = dup || seen[k] == b;
+                    }
+                    if !dup {
+                        seen[nseen] = b;
+                        nseen += 1u;
+                        scan_range(i, starts[b], starts[b + 1u], p, heading, use_cone, sp,
+                                   my_species, my_id, &sums);
+                    }
+                }
+            }
+        }
+    }
+    // The focal boid was counted as a candidate of its own cell.
+    sums.candidates -= 1u;
+    return sums;
+}
+
+@compute @workgroup_size(WG)
+fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>,
+         @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    let lid = lid3.x;
+    var nb = 0u;
+    var cand = 0u;
+    if i < sim.n {
+        let step = vec2<u32>(clock[0], clock[1]);
+        let m = meta_b[i];
+        let sp = species[m.y];
+        let p = pos_b[i];
+        let v = vel_b[i];
+        var heading = V(0.0);
+        if sp.has_fov != 0u {
+            heading = normalize_or_zero(v);
+        }
+        let use_cone = sp.has_fov != 0u && any(heading != V(0.0));
+        let s = gather(i, p, heading, use_cone, sp, m.y, m.x);
+        nb = s.neighbours;
+        cand = s.candidates;
+
+        let f_sep = seek(s.sep, v, sp) * sp.w_sep;
+        var f_coh = V(0.0);
+        if s.coh_n > 0u {
+            f_coh = seek(s.coh, v, sp) * sp.w_coh;
+        }
+        var f_ali = V(0.0);
+        if s.ali_n > 0u {
+            f_ali = seek(s.ali, v, sp) * sp.w_ali;
+        }
+        var a = combine(soft_force(p), f_sep, f_coh, f_ali, sp);
+        if sp.smoothing > 0.0 {
+            a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
+        }
+        var v2 = v + a * sim.dt;
+        if sp.jitter > 0.0 {
+            var r = rng_new(sim.seed_key, vec2<u32>(m.x, 0u), step, STREAM_JITTER);
+            let u = rng_f32(&r);
+            let w = rng_f32(&r);
+            let dir = unit_from_uniform(u, w);
+            v2 += dir * (sp.jitter * sp.max_speed * rng_f32(&r));
+        }
+        v2 = clamp_speed(v2, v, sp, m.x, step);
+        var p2 = p + v2 * sim.dt;
+        confine(&p2, &v2);
+        pos_a[i] = p2;
+        vel_a[i] = v2;
+        acc_a[i] = a;
+        meta_a[i] = m;
+    }
+    // Per-workgroup counters (fixed reduction order).
+    scratch[lid] = nb;
+    scratch2[lid] = cand;
+    for (var off = WG / 2u; off > 0u; off >>= 1u) {
+        workgroupBarrier();
+        if lid < off {
+            scratch[lid] += scratch[lid + off];
+            scratch2[lid] += scratch2[lid + off];
+        }
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        let w = wid.x + wid.y * nwg.x;
+        stats[2u * w] = scratch[0];
+        stats[2u * w + 1u] = scratch2[0];
+    }
+}
+
+// Advances the step counter (one invocation).
+@compute @workgroup_size(1)
+fn advance() {
+    let lo = clock[0] + 1u;
+    clock[0] = lo;
+    if lo == 0u {
+        clock[1] += 1u;
+    }
+}

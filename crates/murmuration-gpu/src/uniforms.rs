@@ -1,0 +1,185 @@
+//! Host mirrors of the shader's `Sim` and `Species` structs, and the grid plan: how
+//! the world maps onto cells (the same cell sizing rule as the CPU grid).
+
+use crate::dims::GpuVector;
+use bytemuck::{Pod, Zeroable};
+use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, World};
+
+/// Elements per scan block (the shader's `SCAN_BLOCK`).
+pub(crate) const SCAN_BLOCK: u32 = crate::WORKGROUP_SIZE * 4;
+/// Grid cells allowed per boid (as the CPU grid), with a floor for tiny worlds.
+const MAX_CELLS_PER_BOID: u64 = 4;
+const MIN_CELL_BUDGET: u64 = 4096;
+
+pub(crate) const MODE_PERIODIC: u32 = 0;
+pub(crate) const MODE_HASHED: u32 = 1;
+
+/// The shader's `Sim` (uniform; WGSL layout, 176 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct SimUniform {
+    pub n: u32,
+    pub mode: u32,
+    pub species_count: u32,
+    pub boundary: u32,
+    pub dims: [u32; 4],
+    pub origin: [f32; 4],
+    pub inv_cell: [f32; 4],
+    pub period: [f32; 4],
+    pub inv_period: [f32; 4],
+    pub wmin: [f32; 4],
+    pub wmax: [f32; 4],
+    pub cells: u32,
+    pub blocks: u32,
+    pub dt: f32,
+    pub soft_margin: f32,
+    pub soft_strength: f32,
+    pub _pad0: u32,
+    pub seed_key: [u32; 2],
+    pub seed: [u32; 2],
+    pub _pad1: [u32; 2],
+}
+
+/// The shader's `Species` (storage; 80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct SpeciesUniform {
+    pub sep2: f32,
+    pub ali2: f32,
+    pub coh2: f32,
+    pub max2: f32,
+    pub cos_half_fov: f32,
+    pub eps2: f32,
+    pub coincident_push: f32,
+    pub w_sep: f32,
+    pub w_ali: f32,
+    pub w_coh: f32,
+    pub max_speed: f32,
+    pub min_speed: f32,
+    pub max_force: f32,
+    pub jitter: f32,
+    pub smoothing: f32,
+    pub combine: u32,
+    pub has_fov: u32,
+    pub _pad: [u32; 3],
+}
+
+impl SpeciesUniform {
+    /// Same derived constants as the CPU kernel's `RuleConsts`.
+    pub fn new(p: &SpeciesParams) -> Self {
+        let eps = 1e-4 * p.separation_radius;
+        let r = p.perception_radius();
+        Self {
+            sep2: p.separation_radius * p.separation_radius,
+            ali2: p.alignment_radius * p.alignment_radius,
+            coh2: p.cohesion_radius * p.cohesion_radius,
+            max2: r * r,
+            cos_half_fov: (p.fov_degrees.to_radians() * 0.5).cos(),
+            eps2: eps * eps,
+            coincident_push: 1.0 / eps,
+            w_sep: p.separation_weight,
+            w_ali: p.alignment_weight,
+            w_coh: p.cohesion_weight,
+            max_speed: p.max_speed,
+            min_speed: p.min_speed,
+            max_force: p.max_force,
+            jitter: p.jitter,
+            smoothing: p.smoothing,
+            combine: match p.combine {
+                CombineMode::WeightedSum => 0,
+                CombineMode::Prioritized => 1,
+            },
+            has_fov: u32::from(p.fov_degrees < 360.0),
+            _pad: [0; 3],
+        }
+    }
+}
+
+/// Relation codes as the shader reads them.
+pub(crate) fn relation_code(r: Relation) -> u32 {
+    match r {
+        Relation::Flock => 0,
+        Relation::Separate => 1,
+        Relation::Ignore => 2,
+    }
+}
+
+/// SplitMix64's finaliser (the core's `rng::mix`), for the seed key the shader starts from.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn split(x: u64) -> [u32; 2] {
+    [x as u32, (x >> 32) as u32]
+}
+
+/// Cells or buckets the grid uses for `world`, and the uniform describing it.
+pub(crate) fn plan<V: GpuVector>(world: &World<V>) -> SimUniform {
+    let cfg = world.config();
+    let n = world.len() as u64;
+    let radius = world
+        .species()
+        .iter()
+        .map(SpeciesParams::perception_radius)
+        .fold(0.0f32, f32::max)
+        .max(1e-6);
+    let size = cfg.size();
+    let mut u = SimUniform::zeroed();
+    u.n = n as u32;
+    u.species_count = world.species().len() as u32;
+    u.dims = [1; 4];
+    for a in 0..V::DIM {
+        u.origin[a] = cfg.min.get(a);
+        u.period[a] = size.get(a);
+        u.inv_period[a] = 1.0 / size.get(a);
+        u.wmin[a] = cfg.min.get(a);
+        u.wmax[a] = cfg.max.get(a);
+    }
+    let (boundary, margin, strength) = match cfg.boundary {
+        Boundary::Wrap => (0, 1.0, 0.0),
+        Boundary::Soft { margin, strength } => (1, margin, strength),
+        Boundary::Reflect => (2, 1.0, 0.0),
+        Boundary::Unbounded => (3, 1.0, 0.0),
+    };
+    u.boundary = boundary;
+    u.soft_margin = margin;
+    u.soft_strength = strength;
+    if cfg.boundary == Boundary::Wrap {
+        // Dense periodic grid: as many cells per axis as fit at edge >= radius,
+        // within the budget (the CPU grid's rule).
+        u.mode = MODE_PERIODIC;
+        let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
+        let mut cell = radius;
+        loop {
+            let mut total = 1u64;
+            for a in 0..V::DIM {
+                let k = (size.get(a) / cell).floor().clamp(1.0, 1e9) as u32;
+                u.dims[a] = k;
+                total = total.saturating_mul(k as u64);
+            }
+            if total <= budget {
+                u.cells = total as u32;
+                break;
+            }
+            cell *= 1.5;
+        }
+        for a in 0..V::DIM {
+            u.inv_cell[a] = u.dims[a] as f32 / size.get(a);
+        }
+    } else {
+        // Open worlds: cells of edge `radius` anywhere in space, hashed into a
+        // power-of-two table about twice the boid count.
+        u.mode = MODE_HASHED;
+        u.cells = (2 * n).clamp(1024, 1 << 31).next_power_of_two() as u32;
+        for a in 0..V::DIM {
+            u.inv_cell[a] = 1.0 / radius;
+        }
+    }
+    u.blocks = u.cells.div_ceil(SCAN_BLOCK);
+    u.dt = cfg.dt;
+    u.seed_key = split(mix(cfg.seed ^ 0x9e37_79b9_7f4a_7c15));
+    u.seed = split(cfg.seed);
+    u
+}
