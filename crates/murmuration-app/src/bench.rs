@@ -5,6 +5,7 @@
 //! box at 6.4 boids/unit² (2D) or 4.8 boids/unit³ (3D); uniform positions and
 //! headings at max speed, seed 1. The `--json` fields are a contract.
 
+use crate::backend::{self, Backend};
 use crate::memory;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
@@ -19,7 +20,8 @@ pub struct BenchArgs {
     /// Dimension (2 or 3); both when omitted.
     #[arg(long, value_parser = clap::value_parser!(u8).range(2..=3))]
     dim: Option<u8>,
-    /// Boid counts, comma-separated (default 1000,10000,100000,1000000; 3D stops at 100000).
+    /// Boid counts, comma-separated (default 1000,10000,100000,1000000; 3D stops at
+    /// 100000 on the CPU; the GPU adds 10000000 in both dimensions).
     #[arg(long, value_delimiter = ',')]
     n: Vec<u64>,
     /// Phase; both when omitted.
@@ -28,7 +30,9 @@ pub struct BenchArgs {
     /// Worker threads; when omitted, all cores and then one thread.
     #[arg(long)]
     threads: Option<usize>,
-    /// Backend.
+    /// Backend: cpu, gpu, or auto (the GPU when an adapter opens, else the CPU).
+    /// GPU rows time each step with GPU timestamps where the device has them (else
+    /// wall time to an idle device); `bytes_per_boid` is GPU buffer memory.
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     backend: Backend,
     /// One JSON object per line instead of a table.
@@ -45,15 +49,6 @@ enum Phase {
     Flocked,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Backend {
-    /// The CPU engine (rayon).
-    Cpu,
-    /// The GPU engine (wgpu).
-    Gpu,
-}
-
 /// One result row; the field names are the `--json` contract.
 #[derive(Debug, Serialize, Deserialize)]
 struct Row {
@@ -68,15 +63,13 @@ struct Row {
     neighbours: f64,
     candidates: f64,
     bytes_per_boid: f64,
+    /// GPU adapter name (GPU rows only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// Runs the benchmark table.
 pub fn run(args: &BenchArgs) -> Result<()> {
-    if args.backend == Backend::Gpu {
-        bail!(
-            "the GPU backend is not part of this build yet (crate murmuration-gpu, issue 5); use --backend cpu"
-        );
-    }
     if args.threads == Some(0) {
         bail!("--threads 0 is out of range: must be at least 1");
     }
@@ -94,6 +87,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let phases: Vec<Phase> = args
         .phase
         .map_or(vec![Phase::Uniform, Phase::Flocked], |p| vec![p]);
+    let gpu = backend::open(args.backend)?;
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads: Vec<usize> = args
         .threads
@@ -120,7 +114,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let single = std::env::var_os(CHILD_ENV).is_some();
     for &dim in &dims {
         let sizes: Vec<u64> = if args.n.is_empty() {
-            if dim == 2 {
+            if gpu.is_some() {
+                vec![1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+            } else if dim == 2 {
                 vec![1_000, 10_000, 100_000, 1_000_000]
             } else {
                 vec![1_000, 10_000, 100_000]
@@ -130,6 +126,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         };
         for &n in &sizes {
             for &phase in &phases {
+                if let Some(g) = &gpu {
+                    let row = if dim == 2 {
+                        measure_gpu::<Vec2>(g, n, phase)?
+                    } else {
+                        measure_gpu::<Vec3>(g, n, phase)?
+                    };
+                    print_row(&row, args.json)?;
+                    continue;
+                }
                 for &t in &threads {
                     let row = if single {
                         measure_here(dim, n, phase, t)?
@@ -191,11 +196,7 @@ fn measure_in_child(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row
 fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
     memory::reset_peak();
     let mut world = murmuration::workload::benchmark::<V>(n)?;
-    let warmup = match phase {
-        Phase::Uniform => 5,
-        Phase::Flocked => 300,
-    };
-    let measured = if n >= 1_000_000 { 10 } else { 30 };
+    let (warmup, measured) = phase_steps(n, phase);
     world.step_n(warmup);
     let mut times = Vec::with_capacity(measured);
     let (mut neighbours, mut candidates) = (0u64, 0u64);
@@ -207,12 +208,7 @@ fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
         candidates += stats.candidates;
     }
     let peak = memory::peak_bytes().unwrap_or(0);
-    times.sort_by(f64::total_cmp);
-    let median = if measured % 2 == 1 {
-        times[measured / 2]
-    } else {
-        0.5 * (times[measured / 2 - 1] + times[measured / 2])
-    };
+    let median = median(&mut times);
     let per = (n * measured as u64) as f64;
     Ok(Row {
         dim: V::DIM as u8,
@@ -226,6 +222,62 @@ fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
         neighbours: neighbours as f64 / per,
         candidates: candidates as f64 / per,
         bytes_per_boid: peak as f64 / n as f64,
+        device: None,
+    })
+}
+
+fn phase_steps(n: u64, phase: Phase) -> (u64, usize) {
+    let warmup = match phase {
+        Phase::Uniform => 5,
+        Phase::Flocked => 300,
+    };
+    (warmup, if n >= 1_000_000 { 10 } else { 30 })
+}
+
+fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    let m = times.len();
+    if m % 2 == 1 {
+        times[m / 2]
+    } else {
+        0.5 * (times[m / 2 - 1] + times[m / 2])
+    }
+}
+
+fn measure_gpu<V: murmuration_gpu::GpuVector>(
+    gpu: &murmuration_gpu::Gpu,
+    n: u64,
+    phase: Phase,
+) -> Result<Row> {
+    let world = murmuration::workload::benchmark::<V>(n)?;
+    let mut flock = murmuration_gpu::GpuFlock::new(gpu, &world)?;
+    drop(world);
+    let (warmup, measured) = phase_steps(n, phase);
+    flock.step_n(warmup)?;
+    let mut times = Vec::with_capacity(measured);
+    let (mut neighbours, mut candidates) = (0u64, 0u64);
+    for _ in 0..measured {
+        times.extend(flock.timed_steps(1)?);
+        // Counters are read after the timed step; the read-back is not timed.
+        let s = flock.last_stats()?;
+        neighbours += s.neighbours;
+        candidates += s.candidates;
+    }
+    let med = median(&mut times);
+    let per = (n * measured as u64) as f64;
+    Ok(Row {
+        dim: V::DIM as u8,
+        n,
+        phase,
+        backend: Backend::Gpu,
+        threads: 1,
+        median_ms: med,
+        min_ms: times[0],
+        ns_per_boid_step: med * 1e6 / n as f64,
+        neighbours: neighbours as f64 / per,
+        candidates: candidates as f64 / per,
+        bytes_per_boid: flock.device_bytes() as f64 / n as f64,
+        device: Some(gpu.name()),
     })
 }
 

@@ -4,6 +4,7 @@
 //! parameters (perception 1.5, separation 0.8, weights 1.5/1.0/0.8, max speed 3,
 //! max force 0.5) and 1% jitter in a 60 × 60 periodic world.
 
+use crate::backend::{self, Backend};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use murmuration::glam::Vec2;
@@ -22,6 +23,10 @@ pub struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Engine: cpu, gpu, or auto (the GPU when one opens). GPU results agree with
+    /// the CPU within float rounding, so the digest differs between backends.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
 }
 
 impl Default for RunArgs {
@@ -30,6 +35,7 @@ impl Default for RunArgs {
             steps: 1000,
             seed: 1,
             threads: None,
+            backend: Backend::Cpu,
         }
     }
 }
@@ -57,16 +63,27 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .build()
         .context("could not start the worker threads")?;
     let mut world = default_world(args.seed)?;
+    let gpu = backend::open(args.backend)?;
+    let engine = match &gpu {
+        Some(g) => format!("GPU {}", g.name()),
+        None => format!("{} threads", pool.current_num_threads()),
+    };
     println!(
-        "default scenario: {} boids, 2D, {:?} boundary, seed {}, {} steps on {} threads",
+        "default scenario: {} boids, 2D, {:?} boundary, seed {}, {} steps on {engine}",
         world.len(),
         world.config().boundary,
         args.seed,
         args.steps,
-        pool.current_num_threads()
     );
     let start = Instant::now();
-    pool.install(|| world.step_n(args.steps));
+    match &gpu {
+        Some(g) => {
+            let mut flock = murmuration_gpu::GpuFlock::new(g, &world)?;
+            flock.step_n(args.steps)?;
+            flock.read_into(&mut world)?;
+        }
+        None => pool.install(|| world.step_n(args.steps)),
+    }
     let wall = start.elapsed().as_secs_f64();
     let metrics = pool.install(|| world.metrics());
     println!("steps: {}", args.steps);

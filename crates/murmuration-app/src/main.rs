@@ -1,5 +1,6 @@
 //! `murmuration`: the command line over the Murmuration library.
 
+mod backend;
 mod bench;
 mod default_run;
 mod memory;

@@ -101,7 +101,7 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
     let cases: [(&[&str], &str); 5] = [
         (&["bench", "--threads", "0"], "--threads 0"),
         (&["bench", "--n", "0"], "--n 0"),
-        (&["bench", "--backend", "gpu"], "GPU backend"),
+        (&["bench", "--backend", "quantum"], "quantum"),
         (&["bench", "--dim", "4"], "4"),
         (&["run", "--threads", "0"], "--threads 0"),
     ];
@@ -115,5 +115,55 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
             .clone();
         let err = String::from_utf8(out).unwrap();
         assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn run_backend_auto_runs_on_a_gpu_or_says_why_it_fell_back() {
+    let out = bin()
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .args(["run", "--backend", "auto", "--steps", "30"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stdout.contains("digest: "), "{stdout}");
+    assert!(
+        stdout.contains("on GPU ") || stderr.contains("backend auto: using the CPU"),
+        "{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn bench_on_the_gpu_reports_the_device() {
+    let out = bin()
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .args([
+            "bench",
+            "--backend",
+            "auto",
+            "--dim",
+            "3",
+            "--n",
+            "500",
+            "--phase",
+            "uniform",
+            "--json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(v["n"], 500);
+    if v["backend"] == "gpu" {
+        assert!(v["device"].as_str().is_some_and(|d| !d.is_empty()), "{v}");
+        assert!(v["median_ms"].as_f64().unwrap() > 0.0);
+        assert!(v["neighbours"].as_f64().unwrap() > 5.0, "{v}");
+    } else {
+        eprintln!("SKIPPED: no GPU adapter, bench fell back to the CPU");
     }
 }

@@ -26,7 +26,8 @@ impl Gpu {
     }
 
     async fn open() -> Result<Self, GpuError> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
             .await
             .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
@@ -95,7 +96,7 @@ impl Gpu {
 
     /// Largest storage buffer binding the device allows, bytes.
     pub fn max_binding_bytes(&self) -> u64 {
-        self.device.limits().max_storage_buffer_binding_size as u64
+        self.device.limits().max_storage_buffer_binding_size
     }
 
     /// Returns the first error the device reported, if any.

@@ -1,10 +1,10 @@
 //! [`GpuFlock`]: a world's state on the GPU, stepped by compute shaders.
 
+use crate::WORKGROUP_SIZE;
 use crate::device::{Gpu, STORAGE_BUFFERS};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
-use crate::WORKGROUP_SIZE;
 use murmuration::{BoidId, World};
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
@@ -63,6 +63,7 @@ pub struct GpuFlock<V: GpuVector> {
     buffers: Buffers,
     pipelines: Vec<wgpu::ComputePipeline>,
     steer_groups: (u32, u32),
+    device_bytes: u64,
     _v: PhantomData<V>,
 }
 
@@ -107,6 +108,7 @@ impl<V: GpuVector> GpuFlock<V> {
             ("species", world.species().len() as u64 * 80),
             ("relations", world.relations().table.len() as u64 * 4),
         ];
+        let device_bytes = sizes.iter().map(|s| s.1).sum::<u64>() + 4 * n * vec_bytes + 8 * n;
         for (buffer, bytes) in sizes {
             if bytes > limit.min(max_buffer) {
                 return Err(GpuError::TooLarge {
@@ -189,7 +191,9 @@ impl<V: GpuVector> GpuFlock<V> {
         if meta.is_empty() {
             meta.push([0, 0]);
         }
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
         let init = |label: &str, contents: &[u8]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -213,7 +217,12 @@ impl<V: GpuVector> GpuFlock<V> {
         let species_data: Vec<SpeciesUniform> =
             world.species().iter().map(SpeciesUniform::new).collect();
         let species = init("species", bytemuck::cast_slice(&species_data));
-        let rel: Vec<u32> = world.relations().table.iter().map(|&r| relation_code(r)).collect();
+        let rel: Vec<u32> = world
+            .relations()
+            .table
+            .iter()
+            .map(|&r| relation_code(r))
+            .collect();
         let relations = init("relations", bytemuck::cast_slice(&rel));
         let state = [
             init("pos_a", bytemuck::cast_slice(&pack(b.positions()))),
@@ -234,7 +243,10 @@ impl<V: GpuVector> GpuFlock<V> {
         let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
         let stats = empty("stats", stat_words * 4);
         let step = world.step_index();
-        let clock = init("clock", bytemuck::cast_slice(&[step as u32, (step >> 32) as u32, 0, 0]));
+        let clock = init(
+            "clock",
+            bytemuck::cast_slice(&[step as u32, (step >> 32) as u32, 0, 0]),
+        );
         let all: [&wgpu::Buffer; 18] = [
             &uniform, &species, &relations, &state[0], &state[1], &state[2], &state[3], &sorted[0],
             &sorted[1], &sorted[2], &sorted[3], &keys, &counts, &starts, &order, &blocks, &stats,
@@ -278,6 +290,7 @@ impl<V: GpuVector> GpuFlock<V> {
             },
             pipelines,
             steer_groups,
+            device_bytes,
             _v: PhantomData,
         })
     }
@@ -297,6 +310,11 @@ impl<V: GpuVector> GpuFlock<V> {
         self.step
     }
 
+    /// Bytes of GPU memory the flock's buffers hold.
+    pub fn device_bytes(&self) -> u64 {
+        self.device_bytes
+    }
+
     /// Grid cells (periodic worlds) or hash buckets (open worlds).
     pub fn cells(&self) -> u32 {
         self.sim.cells
@@ -307,7 +325,10 @@ impl<V: GpuVector> GpuFlock<V> {
     pub fn update_params(&mut self, world: &World<V>) -> Result<(), GpuError> {
         check_supported(world)?;
         let sim = plan(world);
-        if sim.n != self.sim.n || sim.species_count != self.sim.species_count || sim.cells != self.sim.cells {
+        if sim.n != self.sim.n
+            || sim.species_count != self.sim.species_count
+            || sim.cells != self.sim.cells
+        {
             return Err(GpuError::Unsupported(format!(
                 "changing the boid count ({} -> {}), species count ({} -> {}) or grid size of a live GPU flock; build a new GpuFlock",
                 self.sim.n, sim.n, self.sim.species_count, sim.species_count
@@ -318,12 +339,62 @@ impl<V: GpuVector> GpuFlock<V> {
         q.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&sim));
         let sp: Vec<SpeciesUniform> = world.species().iter().map(SpeciesUniform::new).collect();
         q.write_buffer(&self.buffers.species, 0, bytemuck::cast_slice(&sp));
-        let rel: Vec<u32> = world.relations().table.iter().map(|&r| relation_code(r)).collect();
+        let rel: Vec<u32> = world
+            .relations()
+            .table
+            .iter()
+            .map(|&r| relation_code(r))
+            .collect();
         q.write_buffer(&self.buffers.relations, 0, bytemuck::cast_slice(&rel));
         Ok(())
     }
 
-    fn encode_step(&self, encoder: &mut wgpu::CommandEncoder, timestamps: Option<(&wgpu::QuerySet, u32)>) {
+    fn dispatch_sizes(&self) -> [(u32, u32); PASSES.len()] {
+        let n = self.sim.n;
+        let cells = self.sim.cells;
+        let blocks = self.sim.blocks;
+        let bx = blocks.clamp(1, MAX_GROUPS_X);
+        [
+            groups_for(cells),
+            groups_for(n),
+            (bx, blocks.div_ceil(bx).max(1)),
+            (1, 1),
+            groups_for(cells),
+            groups_for(n),
+            groups_for(cells),
+            groups_for(n),
+            self.steer_groups,
+            (1, 1),
+        ]
+    }
+
+    /// Records one step. With `timestamps = (set, i)` the step's pass writes
+    /// timestamps `2i` and `2i + 1`. With `per_pass`, each dispatch gets a pass of
+    /// its own with timestamps `2(base + k)`, `2(base + k) + 1` (profiling only).
+    fn encode_step(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+        per_pass: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        let sizes = self.dispatch_sizes();
+        if let Some((set, base)) = per_pass {
+            for (k, (pipeline, (x, y))) in self.pipelines.iter().zip(sizes).enumerate() {
+                let q = 2 * (base + k as u32);
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(PASSES[k]),
+                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: Some(q),
+                        end_of_pass_write_index: Some(q + 1),
+                    }),
+                });
+                pass.set_bind_group(0, &self.buffers.bind_group, &[]);
+                pass.set_pipeline(pipeline);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            return;
+        }
         let timestamp_writes = timestamps.map(|(set, i)| wgpu::ComputePassTimestampWrites {
             query_set: set,
             beginning_of_pass_write_index: Some(2 * i),
@@ -334,28 +405,57 @@ impl<V: GpuVector> GpuFlock<V> {
             timestamp_writes,
         });
         pass.set_bind_group(0, &self.buffers.bind_group, &[]);
-        let n = self.sim.n;
-        let cells = self.sim.cells;
-        let blocks = self.sim.blocks;
-        let threads = [
-            groups_for(cells),
-            groups_for(n),
-            {
-                let x = blocks.min(MAX_GROUPS_X);
-                (x, blocks.div_ceil(x))
-            },
-            (1, 1),
-            groups_for(cells),
-            groups_for(n),
-            groups_for(cells),
-            groups_for(n),
-            self.steer_groups,
-            (1, 1),
-        ];
-        for (pipeline, (x, y)) in self.pipelines.iter().zip(threads) {
+        for (pipeline, (x, y)) in self.pipelines.iter().zip(sizes) {
             pass.set_pipeline(pipeline);
             pass.dispatch_workgroups(x, y, 1);
         }
+    }
+
+    /// Profiles `steps` steps with every pass timed on its own (GPU timestamps
+    /// required): returns each pass's name and median milliseconds. Separate passes
+    /// add a little overhead, so the sum exceeds a normal step slightly.
+    pub fn profile_passes(&mut self, steps: u32) -> Result<Vec<(&'static str, f64)>, GpuError> {
+        if !self.gpu.timestamps {
+            return Err(GpuError::Unsupported(
+                "pass profiling without GPU timestamps".into(),
+            ));
+        }
+        let per = PASSES.len() as u32;
+        let count = 2 * per * steps;
+        let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("pass timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let bytes = 8 * count as u64;
+        let resolve = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pass timestamp resolve"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        for s in 0..steps {
+            self.encode_step(&mut encoder, None, Some((&set, s * per)));
+        }
+        encoder.resolve_query_set(&set, 0..count, &resolve, 0);
+        let ticks: Vec<u64> = self.read_buffers(encoder, &[(&resolve, bytes)])?.remove(0);
+        self.step += steps as u64;
+        let period = self.gpu.queue.get_timestamp_period() as f64;
+        Ok(PASSES
+            .iter()
+            .enumerate()
+            .map(|(k, &name)| {
+                let mut t: Vec<f64> = (0..steps as usize)
+                    .map(|s| {
+                        let q = 2 * (s * per as usize + k);
+                        ticks[q + 1].wrapping_sub(ticks[q]) as f64 * period * 1e-6
+                    })
+                    .collect();
+                t.sort_by(f64::total_cmp);
+                (name, t[t.len() / 2])
+            })
+            .collect())
     }
 
     /// Advances `steps` steps; nothing is read back.
@@ -367,11 +467,14 @@ impl<V: GpuVector> GpuFlock<V> {
         let mut left = steps;
         while left > 0 {
             let k = left.min(STEPS_PER_SUBMIT);
-            let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("flock steps"),
-            });
+            let mut encoder =
+                self.gpu
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("flock steps"),
+                    });
             for _ in 0..k {
-                self.encode_step(&mut encoder, None);
+                self.encode_step(&mut encoder, None, None);
             }
             self.gpu.queue.submit([encoder.finish()]);
             self.gpu.check()?;
@@ -406,7 +509,7 @@ impl<V: GpuVector> GpuFlock<V> {
             });
             for i in 0..steps {
                 let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-                self.encode_step(&mut encoder, Some((&set, i)));
+                self.encode_step(&mut encoder, Some((&set, i)), None);
                 self.gpu.queue.submit([encoder.finish()]);
             }
             let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
@@ -421,7 +524,7 @@ impl<V: GpuVector> GpuFlock<V> {
             for _ in 0..steps {
                 let t = std::time::Instant::now();
                 let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-                self.encode_step(&mut encoder, None);
+                self.encode_step(&mut encoder, None, None);
                 self.gpu.queue.submit([encoder.finish()]);
                 self.gpu.wait()?;
                 out.push(t.elapsed().as_secs_f64() * 1e3);
@@ -477,7 +580,9 @@ impl<V: GpuVector> GpuFlock<V> {
     pub fn last_stats(&self) -> Result<GpuStats, GpuError> {
         let words = 2 * self.steer_groups.0 as u64 * self.steer_groups.1 as u64;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let v: Vec<u32> = self.read_buffers(encoder, &[(&self.buffers.stats, words * 4)])?.remove(0);
+        let v: Vec<u32> = self
+            .read_buffers(encoder, &[(&self.buffers.stats, words * 4)])?
+            .remove(0);
         let mut s = GpuStats::default();
         for w in v.chunks_exact(2) {
             s.neighbours += w[0] as u64;
@@ -497,7 +602,8 @@ impl<V: GpuVector> GpuFlock<V> {
         let vb = n * std::mem::size_of::<V::Packed>() as u64;
         let [p, v, a, m] = &self.buffers.state;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let mut vecs: Vec<Vec<V::Packed>> = self.read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])?;
+        let mut vecs: Vec<Vec<V::Packed>> =
+            self.read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])?;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
         let meta: Vec<[u32; 2]> = self.read_buffers(encoder, &[(m, n * 8)])?.remove(0);
         let unpack = |x: Vec<V::Packed>| x.into_iter().map(V::unpack).collect::<Vec<V>>();
@@ -519,7 +625,10 @@ impl<V: GpuVector> GpuFlock<V> {
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
     if world.len() as u64 >= u32::MAX as u64 / 2 {
-        return Err(GpuError::Unsupported(format!("{} boids (at most 2^31)", world.len())));
+        return Err(GpuError::Unsupported(format!(
+            "{} boids (at most 2^31)",
+            world.len()
+        )));
     }
     Ok(())
 }

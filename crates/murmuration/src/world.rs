@@ -232,7 +232,9 @@ impl<V: Vector> World<V> {
                     species.push(*s);
                 }
                 Some(_) => {
-                    return Err(WorldError::StateMismatch(format!("boid id {id} appears twice")));
+                    return Err(WorldError::StateMismatch(format!(
+                        "boid id {id} appears twice"
+                    )));
                 }
                 None => return Err(WorldError::UnknownBoid(id)),
             }

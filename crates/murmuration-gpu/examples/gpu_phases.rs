@@ -1,0 +1,47 @@
+//! Per-pass GPU time of the standard benchmark world: where a GPU step goes.
+//!
+//! `cargo run --release -p murmuration-gpu --example gpu_phases -- N [2|3] [uniform|flocked]`
+
+use murmuration::workload;
+use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
+
+fn profile<V: GpuVector>(gpu: &Gpu, n: u64, warmup: u64) -> Result<(), Box<dyn std::error::Error>> {
+    let world = workload::benchmark::<V>(n)?;
+    let mut flock = GpuFlock::new(gpu, &world)?;
+    flock.step_n(warmup)?;
+    let step: Vec<f64> = {
+        let mut t = flock.timed_steps(20)?;
+        t.sort_by(f64::total_cmp);
+        t
+    };
+    let passes = flock.profile_passes(20)?;
+    println!(
+        "gpu_phases on {}: {}D n={n}, {} cells; whole step median {:.4} ms",
+        gpu.name(),
+        V::DIM,
+        flock.cells(),
+        step[10]
+    );
+    let total: f64 = passes.iter().map(|p| p.1).sum();
+    for (name, ms) in passes {
+        println!("  {name:<13} {ms:>9.4} ms  {:>5.1}%", 100.0 * ms / total);
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).map_or(Ok(1_000_000), |s| s.parse())?;
+    let dim: u8 = args.get(2).map_or(Ok(2), |s| s.parse())?;
+    let warmup = if args.get(3).map(String::as_str) == Some("flocked") {
+        300
+    } else {
+        5
+    };
+    let gpu = Gpu::new()?;
+    if dim == 3 {
+        profile::<glam::Vec3>(&gpu, n, warmup)
+    } else {
+        profile::<glam::Vec2>(&gpu, n, warmup)
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The GPU check in one command: build, parity tests, per-pass profile, benchmark table.
+#
+#   scripts/gpu-bench.sh [OUTDIR]        (default: $OUT, else target/gpu-bench)
+#
+# Where cargo exists the binaries are built into .gpubin/ first. A machine without
+# cargo (a lent GPU box) runs the binaries carried in .gpubin/: build them with
+# `scripts/gpu-bench.sh --build-only` on a machine with the same architecture.
+# Writes parity.log, profile.log, bench.jsonl and table.md to OUTDIR and prints the
+# table last. GPU numbers count only from a real GPU; on lavapipe the script proves
+# correctness, not speed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=.gpubin
+if [ "${1:-}" = "--build-only" ] || { command -v cargo >/dev/null && [ -z "${GPU_BENCH_PREBUILT:-}" ]; }; then
+  mkdir -p "$bin"
+  cargo build --release -p murmuration-app -p murmuration-gpu --example gpu_phases || exit 1
+  cp target/release/murmuration target/release/examples/gpu_phases "$bin/" || exit 1
+  exe=$(cargo test --release -p murmuration-gpu --test parity --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import sys,json
+for l in sys.stdin:
+    m=json.loads(l)
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"]=="parity": print(m["executable"])' | tail -1)
+  [ -n "$exe" ] && cp "$exe" "$bin/parity" || { echo "could not build the parity tests"; exit 1; }
+  [ "${1:-}" = "--build-only" ] && { ls -la "$bin"; exit 0; }
+fi
+out=${1:-${OUT:-target/gpu-bench}}
+mkdir -p "$out"
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+# NVIDIA containers keep the Vulkan ICD outside the loader's default search path.
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+{ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } | tee "$out/gpu.txt"
+
+echo "== parity (GPU against CPU) =="
+"$bin/parity" --nocapture --test-threads 1 2>&1 | tee "$out/parity.log" | grep -E "adapter|boids|seed|test result|panicked|SKIPPED"
+
+echo "== per-pass profile =="
+for cfg in "1000000 2 uniform" "1000000 2 flocked" "1000000 3 uniform" "10000000 2 uniform"; do
+  # shellcheck disable=SC2086
+  timeout 120 "$bin/gpu_phases" $cfg 2>&1 | tee -a "$out/profile.log"
+done
+
+echo "== benchmark (shared/BENCHMARK.md, --backend gpu) =="
+: > "$out/bench.jsonl"
+for dim in 2 3; do
+  timeout 400 "$bin/murmuration" bench --backend gpu --dim $dim --json | tee -a "$out/bench.jsonl"
+done
+python3 - "$out/bench.jsonl" > "$out/table.md" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+dev = rows[0].get("device", "?") if rows else "?"
+print(f"GPU: {dev}\n")
+print("| dim | n | phase | median ms | min ms | ns/boid-step | neighbours | candidates | GPU B/boid |")
+print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    print(f"| {r['dim']} | {r['n']:,} | {r['phase']} | {r['median_ms']:.4f} | {r['min_ms']:.4f} | {r['ns_per_boid_step']:.3f} | {r['neighbours']:.1f} | {r['candidates']:.1f} | {r['bytes_per_boid']:.0f} |")
+PY
+cat "$out/table.md"
