@@ -32,21 +32,8 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
 { command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } | tee "$out/gpu.txt"
 
-echo "== parity (GPU against CPU) =="
-"$bin/parity" --nocapture --test-threads 1 2>&1 | tee "$out/parity.log" | grep -E "adapter|boids|seed|test result|panicked|SKIPPED"
-
-echo "== per-pass profile =="
-for cfg in "1000000 2 uniform" "1000000 2 flocked" "1000000 3 uniform" "10000000 2 uniform"; do
-  # shellcheck disable=SC2086
-  timeout 120 "$bin/gpu_phases" $cfg 2>&1 | tee -a "$out/profile.log"
-done
-
-echo "== benchmark (shared/BENCHMARK.md, --backend gpu) =="
-: > "$out/bench.jsonl"
-for dim in 2 3; do
-  timeout 400 "$bin/murmuration" bench --backend gpu --dim $dim --json | tee -a "$out/bench.jsonl"
-done
-python3 - "$out/bench.jsonl" > "$out/table.md" <<'PY'
+table() { # bench.jsonl -> markdown table
+python3 - "$1" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 dev = rows[0].get("device", "?") if rows else "?"
@@ -56,4 +43,46 @@ print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     print(f"| {r['dim']} | {r['n']:,} | {r['phase']} | {r['median_ms']:.4f} | {r['min_ms']:.4f} | {r['ns_per_boid_step']:.3f} | {r['neighbours']:.1f} | {r['candidates']:.1f} | {r['bytes_per_boid']:.0f} |")
 PY
-cat "$out/table.md"
+}
+bench() { # OUTFILE [extra env]: the whole GPU table, 2D and 3D
+  local f=$1; shift
+  : > "$f"
+  for dim in 2 3; do
+    env "$@" timeout 300 "$bin/murmuration" bench --backend gpu --dim $dim --json >> "$f" || echo "bench dim $dim failed"
+  done
+}
+
+echo "== parity (GPU against CPU) =="
+"$bin/parity" --nocapture --test-threads 1 2>&1 | tee "$out/parity.log" | grep -E "adapter|boids|seed|test result|panicked|SKIPPED"
+echo "-- parity with the half-width cell variant (SPAN=2) and no read-ahead (UNROLL=0):"
+MURMURATION_GPU_SPAN=2 MURMURATION_GPU_UNROLL=0 "$bin/parity" --test-threads 1 2>&1 | tee "$out/parity-variants.log" | grep -E "test result|panicked"
+
+echo "== kernel variants: whole-step median ms =="
+for v in "1 1" "1 0" "2 1" "2 0"; do
+  set -- $v
+  for cfg in "1000000 2 uniform" "1000000 2 flocked" "1000000 3 uniform" "1000000 3 flocked" "10000000 2 uniform"; do
+    # shellcheck disable=SC2086
+    r=$(MURMURATION_GPU_SPAN=$1 MURMURATION_GPU_UNROLL=$2 timeout 120 "$bin/gpu_phases" $cfg 2>&1 | grep "whole step")
+    echo "span=$1 unroll=$2 $cfg: ${r##*whole step median }" | tee -a "$out/variants.log"
+  done
+done
+
+echo "== per-pass profile (defaults) =="
+for cfg in "1000000 2 uniform" "1000000 2 flocked" "1000000 3 uniform" "10000000 2 uniform"; do
+  # shellcheck disable=SC2086
+  timeout 120 "$bin/gpu_phases" $cfg 2>&1 | tee -a "$out/profile.log"
+done
+
+echo "== benchmark (shared/BENCHMARK.md, --backend gpu), defaults and SPAN=2 =="
+bench "$out/bench.jsonl"
+bench "$out/bench-span2.jsonl" MURMURATION_GPU_SPAN=2
+table "$out/bench-span2.jsonl" > "$out/table-span2.md"
+if [ -n "${GPU_BENCH_CPU:-}" ]; then
+  echo "== CPU on this machine ($(nproc) threads) =="
+  lscpu | grep -E "Model name|^CPU\(s\)" | tee "$out/cpu.txt"
+  "$bin/murmuration" bench --dim 2 --n 100000,1000000 --threads "$(nproc)" | tee "$out/cpu-bench.txt"
+  "$bin/murmuration" bench --dim 3 --n 100000 --threads "$(nproc)" | tee -a "$out/cpu-bench.txt"
+fi
+table "$out/bench.jsonl" > "$out/table.md"
+echo "-- SPAN=2:"; cat "$out/table-span2.md"
+echo "-- defaults:"; cat "$out/table.md"

@@ -62,7 +62,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("could not start the worker threads")?;
-    let mut world = default_world(args.seed)?;
+    let world = default_world(args.seed)?;
     let gpu = backend::open(args.backend)?;
     let engine = match &gpu {
         Some(g) => format!("GPU {}", g.name()),
@@ -76,14 +76,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         args.steps,
     );
     let start = Instant::now();
-    match &gpu {
-        Some(g) => {
-            let mut flock = murmuration_gpu::GpuFlock::new(g, &world)?;
-            flock.step_n(args.steps)?;
-            flock.read_into(&mut world)?;
-        }
-        None => pool.install(|| world.step_n(args.steps)),
-    }
+    let mut sim = murmuration_gpu::Simulation::with_gpu(world, gpu, None)?;
+    pool.install(|| sim.step_n(args.steps))?;
+    let world = sim.into_world()?;
     let wall = start.elapsed().as_secs_f64();
     let metrics = pool.install(|| world.metrics());
     println!("steps: {}", args.steps);

@@ -167,3 +167,28 @@ fn bench_on_the_gpu_reports_the_device() {
         eprintln!("SKIPPED: no GPU adapter, bench fell back to the CPU");
     }
 }
+
+#[test]
+fn gpu_backend_without_an_adapter_is_a_clear_error_and_auto_falls_back() {
+    // WGPU_BACKEND names a backend this build lacks on Linux, so no adapter opens.
+    let out = bin()
+        .env("WGPU_BACKEND", "metal")
+        .args(["run", "--backend", "gpu", "--steps", "10"])
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("error: no GPU adapter found"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let out = bin()
+        .env("WGPU_BACKEND", "metal")
+        .args(["run", "--backend", "auto", "--steps", "10"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("backend auto: using the CPU because"), "{err}");
+    assert!(String::from_utf8(out.stdout).unwrap().contains("digest: "));
+}

@@ -15,8 +15,7 @@ const MAX_GROUPS_X: u32 = 65_535;
 const STEPS_PER_SUBMIT: u64 = 64;
 
 /// The passes of one step, in order.
-const PASSES: [&str; 10] = [
-    "clear_counts",
+const PASSES: [&str; 8] = [
     "count",
     "scan_local",
     "scan_blocks",
@@ -25,7 +24,6 @@ const PASSES: [&str; 10] = [
     "sort_cells",
     "reorder",
     "steer",
-    "advance",
 ];
 
 /// Storage buffers, named after the shader's bindings 3..=17.
@@ -62,6 +60,9 @@ pub struct GpuFlock<V: GpuVector> {
     step: u64,
     buffers: Buffers,
     pipelines: Vec<wgpu::ComputePipeline>,
+    module: wgpu::ShaderModule,
+    pipeline_layout: wgpu::PipelineLayout,
+    variant: Vec<(&'static str, f64)>,
     steer_groups: (u32, u32),
     device_bytes: u64,
     _v: PhantomData<V>,
@@ -109,16 +110,7 @@ impl<V: GpuVector> GpuFlock<V> {
             ("relations", world.relations().table.len() as u64 * 4),
         ];
         let device_bytes = sizes.iter().map(|s| s.1).sum::<u64>() + 4 * n * vec_bytes + 8 * n;
-        for (buffer, bytes) in sizes {
-            if bytes > limit.min(max_buffer) {
-                return Err(GpuError::TooLarge {
-                    adapter: gpu.info.name.clone(),
-                    buffer,
-                    bytes,
-                    limit: limit.min(max_buffer),
-                });
-            }
-        }
+        check_fits(&gpu.info.name, &sizes, limit.min(max_buffer))?;
 
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -159,19 +151,7 @@ impl<V: GpuVector> GpuFlock<V> {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipelines = PASSES
-            .iter()
-            .map(|&entry| {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            })
-            .collect();
+        let pipelines = build_pipelines(device, &module, &pipeline_layout, &variant(world, &sim));
 
         // Upload the state in the world's storage order.
         let b = world.boids();
@@ -243,9 +223,11 @@ impl<V: GpuVector> GpuFlock<V> {
         let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
         let stats = empty("stats", stat_words * 4);
         let step = world.step_index();
+        // `scan_blocks` advances the clock before `steer` reads it.
+        let before = step.wrapping_sub(1);
         let clock = init(
             "clock",
-            bytemuck::cast_slice(&[step as u32, (step >> 32) as u32, 0, 0]),
+            bytemuck::cast_slice(&[before as u32, (before >> 32) as u32, 0, 0]),
         );
         let all: [&wgpu::Buffer; 18] = [
             &uniform, &species, &relations, &state[0], &state[1], &state[2], &state[3], &sorted[0],
@@ -288,7 +270,10 @@ impl<V: GpuVector> GpuFlock<V> {
                     v
                 },
             },
+            variant: variant(world, &sim),
             pipelines,
+            module,
+            pipeline_layout,
             steer_groups,
             device_bytes,
             _v: PhantomData,
@@ -335,6 +320,12 @@ impl<V: GpuVector> GpuFlock<V> {
             )));
         }
         self.sim = sim;
+        let v = variant(world, &sim);
+        if v != self.variant {
+            self.pipelines =
+                build_pipelines(&self.gpu.device, &self.module, &self.pipeline_layout, &v);
+            self.variant = v;
+        }
         let q = &self.gpu.queue;
         q.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&sim));
         let sp: Vec<SpeciesUniform> = world.species().iter().map(SpeciesUniform::new).collect();
@@ -355,7 +346,6 @@ impl<V: GpuVector> GpuFlock<V> {
         let blocks = self.sim.blocks;
         let bx = blocks.clamp(1, MAX_GROUPS_X);
         [
-            groups_for(cells),
             groups_for(n),
             (bx, blocks.div_ceil(bx).max(1)),
             (1, 1),
@@ -364,7 +354,6 @@ impl<V: GpuVector> GpuFlock<V> {
             groups_for(cells),
             groups_for(n),
             self.steer_groups,
-            (1, 1),
         ]
     }
 
@@ -622,6 +611,70 @@ impl<V: GpuVector> GpuFlock<V> {
     }
 }
 
+/// The kernel variant (the shader's override constants) for `world`.
+fn variant<V: GpuVector>(world: &World<V>, sim: &SimUniform) -> Vec<(&'static str, f64)> {
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    let min_image =
+        sim.mode == crate::uniforms::MODE_PERIODIC && (0..V::DIM).any(|a| sim.dims[a] < 3);
+    // Tuning knob for measurements: MURMURATION_GPU_UNROLL=0 reads one candidate at a time.
+    let unroll = std::env::var("MURMURATION_GPU_UNROLL").map_or(true, |v| v != "0");
+    vec![
+        ("MODE", sim.mode as f64),
+        ("MIN_IMAGE", flag(min_image)),
+        (
+            "FOV",
+            flag(world.species().iter().any(|p| p.fov_degrees < 360.0)),
+        ),
+        ("MULTI", flag(world.species().len() > 1)),
+        ("UNROLL", flag(unroll)),
+        (
+            "SPAN",
+            if sim.mode == crate::uniforms::MODE_PERIODIC {
+                sim.span as f64
+            } else {
+                1.0
+            },
+        ),
+    ]
+}
+
+fn build_pipelines(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+    constants: &[(&str, f64)],
+) -> Vec<wgpu::ComputePipeline> {
+    PASSES
+        .iter()
+        .map(|&entry| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(layout),
+                module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
+        })
+        .collect()
+}
+
+/// Refuses buffers larger than the device allows, naming the first that does not fit.
+fn check_fits(adapter: &str, sizes: &[(&'static str, u64)], limit: u64) -> Result<(), GpuError> {
+    match sizes.iter().find(|s| s.1 > limit) {
+        Some(&(buffer, bytes)) => Err(GpuError::TooLarge {
+            adapter: adapter.to_string(),
+            buffer,
+            bytes,
+            limit,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
     if world.len() as u64 >= u32::MAX as u64 / 2 {
@@ -631,4 +684,33 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_over_the_device_limit_is_a_clear_error() {
+        let sizes = [
+            ("positions", 800),
+            ("keys", 4_000_000_000),
+            ("order", 5_000_000_000),
+        ];
+        let e = check_fits("Test GPU", &sizes, 2_147_483_648).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the world does not fit on Test GPU: buffer keys needs 4000000000 bytes but the device allows 2147483648"
+        );
+        assert!(check_fits("Test GPU", &sizes[..1], 1024).is_ok());
+    }
+
+    #[test]
+    fn dispatches_split_across_two_axes_beyond_65535_workgroups() {
+        assert_eq!(groups_for(0), (1, 1));
+        assert_eq!(groups_for(256), (1, 1));
+        assert_eq!(groups_for(257), (2, 1));
+        let (x, y) = groups_for(100_000_000);
+        assert!(x <= MAX_GROUPS_X && (x as u64 * y as u64 * WORKGROUP_SIZE as u64) >= 100_000_000);
+    }
 }

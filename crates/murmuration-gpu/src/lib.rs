@@ -17,6 +17,10 @@
 //! `sin`/`cos` in jitter directions come from the device's own functions. Runs on
 //! one device are repeatable bit for bit.
 //!
+//! [`Simulation`] picks the engine at run time (`Backend::Cpu`, `Gpu` or `Auto`,
+//! which falls back to the CPU and says why) and keeps the [`murmuration::World`]
+//! up to date on demand.
+//!
 //! ```no_run
 //! use murmuration::workload;
 //! use murmuration_gpu::{Gpu, GpuFlock};
@@ -35,12 +39,14 @@ mod device;
 mod dims;
 mod error;
 mod flock;
+mod simulation;
 mod uniforms;
 
 pub use device::Gpu;
 pub use dims::GpuVector;
 pub use error::GpuError;
 pub use flock::{GpuFlock, GpuStats};
+pub use simulation::{Backend, Simulation};
 
 /// Invocations per workgroup of every compute pass (the shaders' `WG`).
 pub const WORKGROUP_SIZE: u32 = 256;

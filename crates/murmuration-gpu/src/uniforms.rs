@@ -34,7 +34,8 @@ pub(crate) struct SimUniform {
     pub dt: f32,
     pub soft_margin: f32,
     pub soft_strength: f32,
-    pub _pad0: u32,
+    /// Cells per radius of the periodic grid (the shader's `SPAN` override).
+    pub span: u32,
     pub seed_key: [u32; 2],
     pub seed: [u32; 2],
     pub _pad1: [u32; 2],
@@ -115,8 +116,32 @@ fn split(x: u64) -> [u32; 2] {
     [x as u32, (x >> 32) as u32]
 }
 
+/// Cells per perception radius of the periodic grid: 2 halves the cell edge, so a
+/// boid scans ±2 cells (fewer candidates, more rows). Tuning knob for
+/// measurements: `MURMURATION_GPU_SPAN=1|2`.
+pub(crate) fn preferred_span() -> u32 {
+    match std::env::var("MURMURATION_GPU_SPAN").as_deref() {
+        Ok("2") => 2,
+        Ok(_) => 1,
+        Err(_) => DEFAULT_SPAN,
+    }
+}
+
+/// The default of [`preferred_span`].
+const DEFAULT_SPAN: u32 = 1;
+
 /// Cells or buckets the grid uses for `world`, and the uniform describing it.
+/// Returns the uniform and the span the periodic grid uses.
 pub(crate) fn plan<V: GpuVector>(world: &World<V>) -> SimUniform {
+    let span = preferred_span();
+    let u = plan_with_span(world, span);
+    if span > 1 && (0..V::DIM).any(|a| u.dims[a] < 2 * span + 1) {
+        return plan_with_span(world, 1);
+    }
+    u
+}
+
+fn plan_with_span<V: GpuVector>(world: &World<V>, span: u32) -> SimUniform {
     let cfg = world.config();
     let n = world.len() as u64;
     let radius = world
@@ -127,6 +152,7 @@ pub(crate) fn plan<V: GpuVector>(world: &World<V>) -> SimUniform {
         .max(1e-6);
     let size = cfg.size();
     let mut u = SimUniform::zeroed();
+    u.span = span;
     u.n = n as u32;
     u.species_count = world.species().len() as u32;
     u.dims = [1; 4];
@@ -151,7 +177,7 @@ pub(crate) fn plan<V: GpuVector>(world: &World<V>) -> SimUniform {
         // within the budget (the CPU grid's rule).
         u.mode = MODE_PERIODIC;
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
-        let mut cell = radius;
+        let mut cell = radius / span as f32;
         loop {
             let mut total = 1u64;
             for a in 0..V::DIM {

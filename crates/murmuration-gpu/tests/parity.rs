@@ -249,3 +249,54 @@ fn two_thousand_steps_agree_statistically() {
         assert!((nc - ng).abs() < 0.1 * nc, "NN distance {nc} vs {ng}");
     }
 }
+
+#[test]
+fn gpu_keys_jitter_by_the_world_step_when_continuing_a_run() {
+    // Regression: the GPU step clock must start at the world's step index, or
+    // jitter draws the wrong random numbers from the first GPU step on.
+    let Some(gpu) = gpu() else { return };
+    let p = SpeciesParams {
+        jitter: 0.2,
+        ..SpeciesParams::default()
+    };
+    let mut w = world::<Vec2>(800, 14.0, Boundary::Wrap, vec![p]);
+    w.step_n(7);
+    compare(&gpu, &w, 10, "jitter after 7 CPU steps");
+}
+
+#[test]
+fn simulation_uploads_world_changes_between_gpu_steps() {
+    use murmuration_gpu::{Backend, Simulation};
+    let Some(gpu) = gpu() else { return };
+    let w = world::<Vec2>(600, 12.0, Boundary::Wrap, vec![SpeciesParams::default()]);
+    let mut cpu = w.clone();
+    let mut sim = Simulation::with_gpu(w, Some(gpu), None).unwrap();
+    assert!(sim.on_gpu());
+    sim.step_n(5).unwrap();
+    cpu.step_n(5);
+    // Change the world between steps: more boids, a faster species.
+    for world in [&mut cpu, sim.world_mut().unwrap()] {
+        world.spawn(0, 100, None, 1.0).unwrap();
+        let mut p = world.species()[0];
+        p.max_speed = 4.0;
+        world.set_species_params(0, p).unwrap();
+    }
+    sim.step_n(5).unwrap();
+    cpu.step_n(5);
+    let g = sim.into_world().unwrap();
+    assert_eq!(g.len(), 700);
+    assert_eq!(g.step_index(), 10);
+    let worst = g
+        .positions()
+        .iter()
+        .zip(cpu.positions())
+        .map(|(a, b)| {
+            let d = *a - *b;
+            (d - 12.0 * (d / 12.0).round()).length()
+        })
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-3, "worst position error {worst}");
+    // Auto on a machine with this adapter picks the GPU; Cpu never does.
+    let w = world::<Vec2>(10, 5.0, Boundary::Wrap, vec![SpeciesParams::default()]);
+    assert!(!Simulation::new(w, Backend::Cpu).unwrap().on_gpu());
+}

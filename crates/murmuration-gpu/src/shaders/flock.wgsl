@@ -2,8 +2,10 @@
 // size, shared with Rust), dim2.wgsl or dim3.wgsl, and rng.wgsl.
 //
 // One step, one compute pass, in this order:
-//   clear_counts → count → scan_local → scan_blocks → scan_add → scatter → sort_cells
-//   → reorder → steer → advance
+//   count → scan_local → scan_blocks → scan_add → scatter → sort_cells → reorder → steer
+// Each dispatch costs a few microseconds of launch and barrier, so small chores ride
+// along: scan_local zeroes the counts it has read (ready for the next step) and
+// scan_blocks advances the step clock.
 // State A (pos_a, …) is the state in the previous step's cell order. The grid is
 // built from it, A is gathered into cell order in B, and `steer` reads B and writes
 // the new state back into A, still in this step's cell order.
@@ -39,7 +41,7 @@ struct Sim {
     dt: f32,
     soft_margin: f32,
     soft_strength: f32,
-    _pad0: u32,
+    span: u32,              // also the SPAN override; informational here
     seed_key: vec2<u32>,    // mix(seed ^ GOLDEN)
     seed: vec2<u32>,
     _pad1: vec2<u32>,
@@ -85,7 +87,7 @@ struct Species {
 @group(0) @binding(14) var<storage, read_write> order: array<u32>;         // sorted slot -> slot in A
 @group(0) @binding(15) var<storage, read_write> blocks: array<u32>;
 @group(0) @binding(16) var<storage, read_write> stats: array<u32>;         // per steer workgroup: neighbours, candidates
-@group(0) @binding(17) var<storage, read_write> clock: array<u32>;         // step index (low, high)
+@group(0) @binding(17) var<storage, read_write> clock: array<u32>;         // step index (low, high) of the step in flight
 
 var<workgroup> scratch: array<u32, WG>;
 var<workgroup> scratch2: array<u32, WG>;
@@ -108,7 +110,7 @@ fn hash32(x0: u32) -> u32 {
 // Integer cell coordinates of a position (clamped into the grid in periodic mode).
 fn cell_of(p: V) -> VI {
     let f = floor((p - v_from(sim.origin)) * v_from(sim.inv_cell));
-    if sim.mode == MODE_PERIODIC {
+    if MODE == MODE_PERIODIC {
         let hi = vec4<i32>(sim.dims) - vec4<i32>(1);
         return clamp(VI(clamp(f, V(-1.0), V(1e9))), VI(0), vi_from(hi));
     }
@@ -116,7 +118,7 @@ fn cell_of(p: V) -> VI {
 }
 
 fn cell_index(c: VI) -> u32 {
-    if sim.mode == MODE_PERIODIC {
+    if MODE == MODE_PERIODIC {
         var idx = 0u;
         var stride = 1u;
         for (var a = 0u; a < DIM; a++) {
@@ -131,38 +133,12 @@ fn cell_index(c: VI) -> u32 {
 // ---- grid build ----------------------------------------------------------------
 
 @compute @workgroup_size(WG)
-fn clear_counts(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat(gid, nwg);
-    if i < sim.cells {
-        atomicStore(&counts[i], 0u);
-    }
-}
-
-@compute @workgroup_size(WG)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = flat(gid, nwg);
     if i < sim.n {
         let key = cell_index(cell_of(pos_a[i]));
         keys[i] = vec2<u32>(key, atomicAdd(&counts[key], 1u));
     }
-}
-
-// Exclusive scan of `scratch` (WG values) in place; returns the total.
-fn workgroup_scan(lid: u32) -> u32 {
-    for (var off = 1u; off < WG; off <<= 1u) {
-        workgroupBarrier();
-        var x = 0u;
-        if lid >= off {
-            x = scratch[lid - off];
-        }
-        workgroupBarrier();
-        scratch[lid] += x;
-    }
-    workgroupBarrier();
-    let total = scratch[WG - 1u];
-    let inclusive = scratch[lid];
-    workgroupBarrier();
-    return total;
 }
 
 // Each workgroup scans SCAN_BLOCK counts into `starts` (block-local, exclusive) and
@@ -178,7 +154,7 @@ fn scan_local(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
     for (var k = 0u; k < SCAN_ITEMS; k++) {
         var c = 0u;
         if base + k < sim.cells {
-            c = atomicLoad(&counts[base + k]);
+            c = atomicExchange(&counts[base + k], 0u);
         }
         v[k] = sum;
         sum += c;
@@ -216,10 +192,18 @@ fn workgroup_scan_excl(lid: u32) -> u32 {
     return total;
 }
 
-// One workgroup scans the block totals in place (exclusive), SCAN_BLOCK at a time.
+// One workgroup scans the block totals in place (exclusive), SCAN_BLOCK at a time,
+// and advances the step clock (read by `steer` later in the step).
 @compute @workgroup_size(WG)
 fn scan_blocks(@builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
+    if lid == 0u {
+        let lo = clock[0] + 1u;
+        clock[0] = lo;
+        if lo == 0u {
+            clock[1] += 1u;
+        }
+    }
     var carry = 0u;
     let chunks = (sim.blocks + SCAN_BLOCK - 1u) / SCAN_BLOCK;
     for (var ch = 0u; ch < chunks; ch++) {
@@ -445,53 +429,91 @@ struct Sums {
     candidates: u32,
 }
 
-// Adds the candidates in sorted slots [s, e) to the sums of boid `i`.
-fn scan_range(i: u32, s: u32, e: u32, p: V, heading: V, use_cone: bool, sp: Species,
-              my_species: u32, my_id: u32, sums: ptr<function, Sums>) {
-    (*sums).candidates += e - s;
-    let periodic = sim.mode == MODE_PERIODIC;
-    let period = v_from(sim.period);
-    let inv_period = v_from(sim.inv_period);
-    let row = my_species * sim.species_count;
-    for (var j = s; j < e; j++) {
-        if j == i {
-            continue;
+// Kernel variants, fixed when the pipelines are built (the CPU kernel's flags):
+// dead branches vanish and the common case carries no per-pair extras.
+override MODE: u32 = 0u;            // MODE_PERIODIC or MODE_HASHED
+override MIN_IMAGE: bool = false;   // a periodic axis has < 3 cells: nearest image per pair
+override FOV: bool = false;         // some species has a vision cone
+override MULTI: bool = false;       // more than one species: consult the relation table
+override UNROLL: bool = true;       // read four candidates ahead (memory-level parallelism)
+override SPAN: i32 = 1;             // periodic cells are radius / SPAN wide: scan ±SPAN cells
+
+// The boid being stepped and its running sums (per invocation).
+struct Focal {
+    i: u32,
+    id: u32,
+    row: u32,
+    heading: V,
+    cone: bool,
+}
+var<private> me: Focal;
+var<private> sp: Species;
+var<private> sums: Sums;
+
+// Adds candidate `j` at position `q` (offset taken from `origin`, the focal
+// position moved to the candidate's periodic image).
+fn consider(j: u32, q: V, origin: V) {
+    if j == me.i {
+        return;
+    }
+    var d = q - origin;
+    if MIN_IMAGE {
+        d -= v_from(sim.period) * round(d * v_from(sim.inv_period));
+    }
+    let d2 = dot(d, d);
+    if d2 >= sp.max2 {
+        return;
+    }
+    if FOV && me.cone && dot(d, me.heading) < sp.cos_half_fov * sqrt(d2) {
+        return;
+    }
+    var rel = RELATION_FLOCK;
+    if MULTI {
+        rel = relations[me.row + meta_b[j].y];
+        if rel == RELATION_IGNORE {
+            return;
         }
-        var d = pos_b[j] - p;
-        if periodic {
-            d -= period * round(d * inv_period);
+    }
+    sums.neighbours += 1u;
+    if d2 < sp.sep2 {
+        sums.sep -= d / max(d2, sp.eps2);
+        if d2 <= sp.eps2 {
+            sums.sep += coincident_direction(me.id, meta_b[j].x) * sp.coincident_push;
         }
-        let d2 = dot(d, d);
-        if d2 >= sp.max2 {
-            continue;
+    }
+    if rel == RELATION_FLOCK {
+        if d2 < sp.ali2 {
+            sums.ali += vel_b[j];
+            sums.ali_n += 1u;
         }
-        if use_cone && dot(d, heading) < sp.cos_half_fov * sqrt(d2) {
-            continue;
+        if d2 < sp.coh2 {
+            sums.coh += d;
+            sums.coh_n += 1u;
         }
-        var rel = RELATION_FLOCK;
-        if sim.species_count > 1u {
-            rel = relations[row + meta_b[j].y];
-            if rel == RELATION_IGNORE {
-                continue;
-            }
+    }
+}
+
+// Adds the candidates in sorted slots [s, e), in order.
+fn scan_range(s: u32, e: u32, origin: V) {
+    sums.candidates += e - s;
+    var j = s;
+    if UNROLL {
+        // Four independent loads in flight; the sums still add in slot order.
+        while j + 4u <= e {
+            let q0 = pos_b[j];
+            let q1 = pos_b[j + 1u];
+            let q2 = pos_b[j + 2u];
+            let q3 = pos_b[j + 3u];
+            consider(j, q0, origin);
+            consider(j + 1u, q1, origin);
+            consider(j + 2u, q2, origin);
+            consider(j + 3u, q3, origin);
+            j += 4u;
         }
-        (*sums).neighbours += 1u;
-        if d2 < sp.sep2 {
-            (*sums).sep -= d / max(d2, sp.eps2);
-            if d2 <= sp.eps2 {
-                (*sums).sep += coincident_direction(my_id, meta_b[j].x) * sp.coincident_push;
-            }
-        }
-        if rel == RELATION_FLOCK {
-            if d2 < sp.ali2 {
-                (*sums).ali += vel_b[j];
-                (*sums).ali_n += 1u;
-            }
-            if d2 < sp.coh2 {
-                (*sums).coh += d;
-                (*sums).coh_n += 1u;
-            }
-        }
+    }
+    while j < e {
+        consider(j, pos_b[j], origin);
+        j += 1u;
     }
 }
 
@@ -499,12 +521,12 @@ fn axis_range(a: u32) -> vec2<i32> {
     if a >= DIM {
         return vec2<i32>(0, 0);
     }
-    if sim.mode == MODE_HASHED {
+    if MODE == MODE_HASHED {
         return vec2<i32>(-1, 1);
     }
     let d = sim.dims[a];
-    if d >= 3u {
-        return vec2<i32>(-1, 1);
+    if d >= u32(2 * SPAN + 1) {
+        return vec2<i32>(-SPAN, SPAN);
     }
     return vec2<i32>(0, i32(d) - 1);
 }
@@ -514,33 +536,48 @@ fn wrap_coord(c: i32, d: u32) -> u32 {
     return u32((c + di) % di);
 }
 
-fn gather(i: u32, p: V, heading: V, use_cone: bool, sp: Species, my_species: u32,
-          my_id: u32) -> Sums {
-    var sums = Sums(V(0.0), V(0.0), V(0.0), 0u, 0u, 0u, 0u);
+// Which periodic image a raw neighbour coordinate points at: -1, 0 or +1 periods.
+fn image_of(c: i32, d: u32) -> f32 {
+    return select(select(0.0, 1.0, c >= i32(d)), -1.0, c < 0);
+}
+
+fn gather(p: V) {
+    sums = Sums(V(0.0), V(0.0), V(0.0), 0u, 0u, 0u, 0u);
     let c = cell_of(p);
     let ry = axis_range(1u);
     let rz = axis_range(2u);
-    if sim.mode == MODE_PERIODIC {
+    if MODE == MODE_PERIODIC {
         let cx = vi_at(c, 0u);
         let dx = sim.dims[0];
         let rx = axis_range(0u);
         for (var oz = rz.x; oz <= rz.y; oz++) {
             var z = 0u;
+            var kz = 0.0;
             if DIM == 3u {
                 z = wrap_coord(vi_at(c, 2u) + oz, sim.dims[2]);
+                kz = image_of(vi_at(c, 2u) + oz, sim.dims[2]);
             }
             for (var oy = ry.x; oy <= ry.y; oy++) {
                 let y = wrap_coord(vi_at(c, 1u) + oy, sim.dims[1]);
+                let ky = image_of(vi_at(c, 1u) + oy, sim.dims[1]);
                 let row = (z * sim.dims[1] + y) * dx;
-                if cx >= 1 && u32(cx) + 1u < dx {
-                    // The three cells of the row are contiguous in sorted order.
-                    scan_range(i, starts[row + u32(cx) - 1u], starts[row + u32(cx) + 2u], p,
-                               heading, use_cone, sp, my_species, my_id, &sums);
+                // The focal position moved to the neighbour's image: offsets are
+                // plain differences (the nearest-image variant corrects per pair).
+                var origin = p;
+                if !MIN_IMAGE {
+                    origin = p - v_from(vec4<f32>(0.0, ky, kz, 0.0) * sim.period);
+                }
+                if cx >= SPAN && u32(cx + SPAN) < dx {
+                    // The row's cells are contiguous in sorted order.
+                    scan_range(starts[row + u32(cx - SPAN)], starts[row + u32(cx + SPAN) + 1u], origin);
                 } else {
                     for (var ox = rx.x; ox <= rx.y; ox++) {
                         let cell = row + wrap_coord(cx + ox, dx);
-                        scan_range(i, starts[cell], starts[cell + 1u], p, heading, use_cone,
-                                   sp, my_species, my_id, &sums);
+                        var o = origin;
+                        if !MIN_IMAGE {
+                            o = origin - v_from(vec4<f32>(image_of(cx + ox, dx), 0.0, 0.0, 0.0) * sim.period);
+                        }
+                        scan_range(starts[cell], starts[cell + 1u], o);
                     }
                 }
             }
@@ -552,8 +589,7 @@ fn gather(i: u32, p: V, heading: V, use_cone: bool, sp: Species, my_species: u32
         for (var oz = rz.x; oz <= rz.y; oz++) {
             for (var oy = ry.x; oy <= ry.y; oy++) {
                 for (var ox = -1; ox <= 1; ox++) {
-                    var o = vec4<i32>(ox, oy, oz, 0);
-                    let b = cell_index(c + vi_from(o));
+                    let b = cell_index(c + vi_from(vec4<i32>(ox, oy, oz, 0)));
                     var dup = false;
                     for (var k = 0u; k < nseen; k++) {
                         dup = dup || seen[k] == b;
@@ -561,8 +597,7 @@ fn gather(i: u32, p: V, heading: V, use_cone: bool, sp: Species, my_species: u32
                     if !dup {
                         seen[nseen] = b;
                         nseen += 1u;
-                        scan_range(i, starts[b], starts[b + 1u], p, heading, use_cone, sp,
-                                   my_species, my_id, &sums);
+                        scan_range(starts[b], starts[b + 1u], p);
                     }
                 }
             }
@@ -570,7 +605,6 @@ fn gather(i: u32, p: V, heading: V, use_cone: bool, sp: Species, my_species: u32
     }
     // The focal boid was counted as a candidate of its own cell.
     sums.candidates -= 1u;
-    return sums;
 }
 
 @compute @workgroup_size(WG)
@@ -583,15 +617,16 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     if i < sim.n {
         let step = vec2<u32>(clock[0], clock[1]);
         let m = meta_b[i];
-        let sp = species[m.y];
+        sp = species[m.y];
         let p = pos_b[i];
         let v = vel_b[i];
         var heading = V(0.0);
-        if sp.has_fov != 0u {
+        if FOV && sp.has_fov != 0u {
             heading = normalize_or_zero(v);
         }
-        let use_cone = sp.has_fov != 0u && any(heading != V(0.0));
-        let s = gather(i, p, heading, use_cone, sp, m.y, m.x);
+        me = Focal(i, m.x, m.y * sim.species_count, heading, any(heading != V(0.0)));
+        gather(p);
+        let s = sums;
         nb = s.neighbours;
         cand = s.candidates;
 
@@ -639,15 +674,5 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         let w = wid.x + wid.y * nwg.x;
         stats[2u * w] = scratch[0];
         stats[2u * w + 1u] = scratch2[0];
-    }
-}
-
-// Advances the step counter (one invocation).
-@compute @workgroup_size(1)
-fn advance() {
-    let lo = clock[0] + 1u;
-    clock[0] = lo;
-    if lo == 0u {
-        clock[1] += 1u;
     }
 }
