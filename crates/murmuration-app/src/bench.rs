@@ -7,6 +7,7 @@
 
 use crate::backend::{self, Backend};
 use crate::memory;
+use crate::out::outln;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use murmuration::Vector;
@@ -93,7 +94,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .threads
         .map_or(if all > 1 { vec![all, 1] } else { vec![1] }, |t| vec![t]);
     if !args.json {
-        println!(
+        outln!(
             "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",
             "dim",
             "n",
@@ -106,7 +107,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "neighbours",
             "candidates",
             "B/boid"
-        );
+        )?;
     }
     // Each configuration runs in its own process so its peak resident memory is
     // its own (memory freed by an earlier, larger run is not returned to the OS by
@@ -283,11 +284,11 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
 
 fn print_row(r: &Row, json: bool) -> Result<()> {
     if json {
-        println!("{}", serde_json::to_string(r)?);
+        outln!("{}", serde_json::to_string(r)?)?;
     } else {
         let phase = format!("{:?}", r.phase).to_lowercase();
         let backend = format!("{:?}", r.backend).to_lowercase();
-        println!(
+        outln!(
             "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10.3} {:>10.3} {:>12.1} {:>10.2} {:>10.2} {:>8.1}",
             r.dim,
             r.n,
@@ -300,7 +301,7 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
             r.neighbours,
             r.candidates,
             r.bytes_per_boid
-        );
+        )?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! max force 0.5) and 1% jitter in a 60 × 60 periodic world.
 
 use crate::backend::{self, Backend};
+use crate::out::outln;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use murmuration::glam::Vec2;
@@ -68,25 +69,25 @@ pub fn run(args: &RunArgs) -> Result<()> {
         Some(g) => format!("GPU {}", g.name()),
         None => format!("{} threads", pool.current_num_threads()),
     };
-    println!(
+    outln!(
         "default scenario: {} boids, 2D, {:?} boundary, seed {}, {} steps on {engine}",
         world.len(),
         world.config().boundary,
         args.seed,
         args.steps,
-    );
+    )?;
     let start = Instant::now();
     let mut sim = murmuration_gpu::Simulation::with_gpu(world, gpu, None)?;
     pool.install(|| sim.step_n(args.steps))?;
     let world = sim.into_world()?;
     let wall = start.elapsed().as_secs_f64();
     let metrics = pool.install(|| world.metrics());
-    println!("steps: {}", args.steps);
-    println!("wall_s: {wall:.3}");
-    println!("steps_per_s: {:.1}", args.steps as f64 / wall.max(1e-9));
+    outln!("steps: {}", args.steps)?;
+    outln!("wall_s: {wall:.3}")?;
+    outln!("steps_per_s: {:.1}", args.steps as f64 / wall.max(1e-9))?;
     for (name, value) in metrics.scalars() {
-        println!("{name}: {value:.6}");
+        outln!("{name}: {value:.6}")?;
     }
-    println!("digest: {:016x}", world.digest());
+    outln!("digest: {:016x}", world.digest())?;
     Ok(())
 }

@@ -4,6 +4,7 @@ mod backend;
 mod bench;
 mod default_run;
 mod memory;
+mod out;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if out::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             for cause in e.chain().skip(1) {

@@ -192,3 +192,20 @@ fn gpu_backend_without_an_adapter_is_a_clear_error_and_auto_falls_back() {
     assert!(err.contains("backend auto: using the CPU because"), "{err}");
     assert!(String::from_utf8(out.stdout).unwrap().contains("digest: "));
 }
+
+#[test]
+fn a_closed_output_pipe_ends_the_run_quietly_instead_of_panicking() {
+    // Regression: `murmuration run | head -1` panicked in println! on EPIPE.
+    let exe = assert_cmd::cargo::cargo_bin("murmuration");
+    let mut child = std::process::Command::new(exe)
+        .args(["run", "--steps", "5"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away before anything is written
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{err}");
+}
