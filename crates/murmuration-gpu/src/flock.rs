@@ -682,6 +682,12 @@ fn check_fits(adapter: &str, sizes: &[(&'static str, u64)], limit: u64) -> Resul
 
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+    if !world.obstacles().is_empty() {
+        return Err(GpuError::Unsupported(format!(
+            "obstacles ({} in this world)",
+            world.obstacles().len()
+        )));
+    }
     if world.len() as u64 >= u32::MAX as u64 / 2 {
         return Err(GpuError::Unsupported(format!(
             "{} boids (at most 2^31)",

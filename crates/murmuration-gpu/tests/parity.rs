@@ -300,3 +300,19 @@ fn simulation_uploads_world_changes_between_gpu_steps() {
     let w = world::<Vec2>(10, 5.0, Boundary::Wrap, vec![SpeciesParams::default()]);
     assert!(!Simulation::new(w, Backend::Cpu).unwrap().on_gpu());
 }
+
+#[test]
+fn worlds_with_obstacles_are_refused_by_name_until_the_gpu_has_them() {
+    let Some(gpu) = gpu() else { return };
+    let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, vec![SpeciesParams::default()]);
+    w.add_obstacle(murmuration::Obstacle::Sphere {
+        center: Vec2::splat(5.0),
+        radius: 1.0,
+    })
+    .unwrap();
+    let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
+    assert_eq!(
+        e,
+        "the GPU backend does not support obstacles (1 in this world) yet; use the CPU backend"
+    );
+}

@@ -63,6 +63,14 @@ pub enum WorldError {
         /// Number of species.
         count: usize,
     },
+    /// An obstacle index that does not exist.
+    #[error("obstacle index {index} does not exist (the world has {count} obstacles)")]
+    UnknownObstacle {
+        /// The index given.
+        index: usize,
+        /// Number of obstacles.
+        count: usize,
+    },
     /// A boid id that does not exist (never added, or already removed).
     #[error("boid id {0} does not exist")]
     UnknownBoid(u32),

@@ -55,6 +55,14 @@ pub struct SpeciesParams {
     /// Exponential smoothing of the final steering, in [0, 1): the applied
     /// acceleration is `s·previous + (1−s)·new`. 0 disables smoothing.
     pub smoothing: f32,
+    /// Weight of obstacle avoidance, dimensionless, in [0, 1000] (highest priority
+    /// under prioritized allocation). Avoidance only steers; boids never enter an
+    /// obstacle whatever the weight.
+    pub obstacle_weight: f32,
+    /// How far ahead along the velocity a boid looks for obstacles, seconds, in [0, 60].
+    pub obstacle_lookahead: f32,
+    /// Distance from a surface at which avoidance starts, units, in (0, 1e4].
+    pub obstacle_margin: f32,
 }
 
 impl Default for SpeciesParams {
@@ -75,6 +83,9 @@ impl Default for SpeciesParams {
             jitter: 0.0,
             combine: CombineMode::WeightedSum,
             smoothing: 0.0,
+            obstacle_weight: 3.0,
+            obstacle_lookahead: 1.0,
+            obstacle_margin: 1.0,
         }
     }
 }
@@ -116,6 +127,9 @@ impl SpeciesParams {
         positive(&f("max_force"), self.max_force, 1e7)?;
         positive(&f("fov_degrees"), self.fov_degrees, 360.0)?;
         in_closed(&f("jitter"), self.jitter, 0.0, 1.0)?;
+        in_closed(&f("obstacle_weight"), self.obstacle_weight, 0.0, 1e3)?;
+        in_closed(&f("obstacle_lookahead"), self.obstacle_lookahead, 0.0, 60.0)?;
+        positive(&f("obstacle_margin"), self.obstacle_margin, 1e4)?;
         finite(&f("smoothing"), self.smoothing)?;
         if !(0.0..1.0).contains(&self.smoothing) {
             return Err(ParamError::OutOfRange {

@@ -14,6 +14,7 @@ use crate::boids::Boids;
 use crate::boundary::{confine, soft_force};
 use crate::grid::{Extent, Grid};
 use crate::kernel::{self, Focal, SortedSoa};
+use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
 use crate::rng::{CounterRng, Stream};
 use crate::rules::{self, RuleConsts};
@@ -32,6 +33,8 @@ pub struct StepContext<'a, V: Vector> {
     pub relations: &'a Relations,
     /// Index of the step being computed (keys the random numbers).
     pub step: u64,
+    /// Solid obstacles (avoided, never entered).
+    pub obstacles: &'a ObstacleSet<V>,
 }
 
 /// Counters of one step, for benchmarks and diagnostics.
@@ -202,6 +205,15 @@ impl<V: Vector> Pipeline<V> {
         let cfg = ctx.config;
         let dt = cfg.dt;
         let ids = &boids.ids;
+        let obstacles = ctx.obstacles;
+        let has_obstacles = !obstacles.is_empty();
+        // Contact gap for obstacles: small against the model's length scale.
+        let skin = 1e-3
+            * ctx
+                .species
+                .iter()
+                .map(SpeciesParams::perception_radius)
+                .fold(0.0f32, f32::max);
 
         let (neighbours, candidates) = boids
             .positions
@@ -254,8 +266,21 @@ impl<V: Vector> Pipeline<V> {
                         coincident,
                     );
                     neighbours += sums.neighbours as u64;
-                    let forces = rules::forces(&sums, v, sp);
-                    let mut a = rules::combine(soft_force(me.pos, cfg), forces, sp);
+                    let [sep, coh, ali] = rules::forces(&sums, v, sp);
+                    let avoid = if has_obstacles && sp.obstacle_weight > 0.0 {
+                        obstacles.avoidance(
+                            me.pos,
+                            v,
+                            sp.obstacle_lookahead,
+                            sp.obstacle_margin,
+                            sp.max_speed,
+                            sp.max_force,
+                        ) * sp.obstacle_weight
+                    } else {
+                        V::ZERO
+                    };
+                    let mut a =
+                        rules::combine(&[soft_force(me.pos, cfg), avoid, sep, coh, ali], sp);
                     if sp.smoothing > 0.0 {
                         a = out_a[k] * sp.smoothing + a * (1.0 - sp.smoothing);
                     }
@@ -267,7 +292,18 @@ impl<V: Vector> Pipeline<V> {
                     }
                     v2 = clamp_speed(v2, v, sp, cfg.seed, id, ctx.step);
                     let mut p2 = me.pos + v2 * dt;
-                    confine(&mut p2, &mut v2, cfg);
+                    if has_obstacles {
+                        // Sweep the motion against the obstacles, then confine; a
+                        // wrap or reflection can land inside one, so project again.
+                        p2 = obstacles.resolve(me.pos, p2, &mut v2, skin);
+                        let before = p2;
+                        confine(&mut p2, &mut v2, cfg);
+                        if p2 != before {
+                            p2 = obstacles.resolve(p2, p2, &mut v2, skin);
+                        }
+                    } else {
+                        confine(&mut p2, &mut v2, cfg);
+                    }
                     out_p[k] = p2;
                     out_v[k] = v2;
                     out_a[k] = a;

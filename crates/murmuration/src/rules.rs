@@ -98,18 +98,23 @@ pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] 
     [sep, coh, ali]
 }
 
-/// Combines `boundary` (highest priority) and the rule forces into one acceleration
-/// with magnitude at most `max_force`.
+/// Combines forces given in priority order (highest first: boundary, obstacle
+/// avoidance, then the rules) into one acceleration with magnitude at most
+/// `max_force`. Zero forces change nothing, bit for bit.
 #[inline(always)]
-pub(crate) fn combine<V: Vector>(boundary: V, rules: [V; 3], p: &SpeciesParams) -> V {
+pub(crate) fn combine<V: Vector>(forces: &[V], p: &SpeciesParams) -> V {
     match p.combine {
         CombineMode::WeightedSum => {
-            (boundary + rules[0] + rules[1] + rules[2]).clamp_length_max(p.max_force)
+            let mut acc = forces[0];
+            for &f in &forces[1..] {
+                acc += f;
+            }
+            acc.clamp_length_max(p.max_force)
         }
         CombineMode::Prioritized => {
             let mut left = p.max_force;
             let mut acc = V::ZERO;
-            for f in [boundary, rules[0], rules[1], rules[2]] {
+            for &f in forces {
                 let m = f.length();
                 if m <= left {
                     acc += f;
@@ -139,14 +144,22 @@ mod tests {
             ..SpeciesParams::benchmark()
         };
         let a = combine(
-            Vec2::new(0.75, 0.0),
-            [Vec2::new(0.0, 1.0), Vec2::new(-5.0, 0.0), Vec2::ZERO],
+            &[
+                Vec2::new(0.75, 0.0),
+                Vec2::new(0.0, 1.0),
+                Vec2::new(-5.0, 0.0),
+                Vec2::ZERO,
+            ],
             &p,
         );
         assert!((a - Vec2::new(0.75, 0.25)).length() < 1e-6, "{a}");
         let w = combine(
-            Vec2::new(0.75, 0.0),
-            [Vec2::new(0.0, 1.0), Vec2::new(-5.0, 0.0), Vec2::ZERO],
+            &[
+                Vec2::new(0.75, 0.0),
+                Vec2::new(0.0, 1.0),
+                Vec2::new(-5.0, 0.0),
+                Vec2::ZERO,
+            ],
             &SpeciesParams {
                 combine: CombineMode::WeightedSum,
                 ..p

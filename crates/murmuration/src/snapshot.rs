@@ -1,9 +1,9 @@
 //! Snapshots: the whole world in a versioned, checksummed binary file, and the state digest.
 //!
-//! Layout (little-endian), version 1:
+//! Layout (little-endian), version 2 (version 1, without obstacles, still loads):
 //! ```text
 //! magic "MURMSNAP" | version u32 | dim u32 | step u64 | next_id u32 | reserved u32
-//! | n u64 | params_len u64 | params (TOML: config, species, relations)
+//! | n u64 | params_len u64 | params (TOML: config, species, relations, obstacles)
 //! | ids n×u32 (storage order) | species n×u16 | positions n×dim×f32 | velocities | steering
 //! | FNV-1a 64 checksum of everything before it
 //! ```
@@ -12,6 +12,7 @@
 
 use crate::boids::Boids;
 use crate::error::SnapshotError;
+use crate::obstacles::Obstacle;
 use crate::params::{Relations, SpeciesParams, WorldConfig};
 use crate::vector::Vector;
 use crate::world::{MAX_BOIDS, World};
@@ -21,7 +22,9 @@ use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"MURMSNAP";
 /// Snapshot format version written and read by this build.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
+/// Oldest snapshot format version this build reads.
+const OLDEST_VERSION: u32 = 1;
 const HEADER: usize = 8 + 4 + 4 + 8 + 4 + 4 + 8 + 8;
 /// Largest parameter block accepted (guards against absurd lengths).
 const MAX_PARAMS_LEN: u64 = 64 << 20;
@@ -32,6 +35,8 @@ struct Params<V: Vector> {
     config: WorldConfig<V>,
     species: Vec<SpeciesParams>,
     relations: Relations,
+    #[serde(default)]
+    obstacles: Vec<Obstacle<V>>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -63,6 +68,7 @@ impl<V: Vector> World<V> {
             config: self.config,
             species: self.species.clone(),
             relations: self.relations.clone(),
+            obstacles: self.obstacles.shapes().to_vec(),
         })
         .expect("validated parameters always serialize");
         let b = &self.boids;
@@ -120,7 +126,7 @@ impl<V: Vector> World<V> {
             return Err(SnapshotError::BadMagic);
         }
         let version = r.u32("header")?;
-        if version != SNAPSHOT_VERSION {
+        if !(OLDEST_VERSION..=SNAPSHOT_VERSION).contains(&version) {
             return Err(SnapshotError::UnsupportedVersion {
                 found: version,
                 supported: SNAPSHOT_VERSION,
@@ -218,13 +224,12 @@ impl<V: Vector> World<V> {
                 )));
             }
         }
-        Ok(World::from_parts(
-            params.config,
-            params.species,
-            params.relations,
-            boids,
-            step,
-        )?)
+        let mut world =
+            World::from_parts(params.config, params.species, params.relations, boids, step)?;
+        for shape in params.obstacles {
+            world.add_obstacle(shape)?;
+        }
+        Ok(world)
     }
 }
 

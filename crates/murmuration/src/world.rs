@@ -4,6 +4,7 @@ use crate::boids::{BoidId, Boids};
 use crate::boundary::wrap;
 use crate::error::WorldError;
 use crate::metrics::{self, Metrics};
+use crate::obstacles::{Obstacle, ObstacleSet};
 use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
 use crate::pipeline::{Pipeline, StepContext, StepStats};
 use crate::rng::{CounterRng, Stream};
@@ -26,6 +27,7 @@ pub struct World<V: Vector> {
     pub(crate) config: WorldConfig<V>,
     pub(crate) species: Vec<SpeciesParams>,
     pub(crate) relations: Relations,
+    pub(crate) obstacles: ObstacleSet<V>,
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
     pipeline: Pipeline<V>,
@@ -92,6 +94,7 @@ impl<V: Vector> World<V> {
             config,
             species,
             relations,
+            obstacles: ObstacleSet::default(),
             boids,
             step,
             pipeline: Pipeline::new(),
@@ -107,6 +110,7 @@ impl<V: Vector> World<V> {
             species: &self.species,
             relations: &self.relations,
             step: self.step,
+            obstacles: &self.obstacles,
         };
         self.by_id = OnceLock::new();
         self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
@@ -259,6 +263,44 @@ impl<V: Vector> World<V> {
         b.steering = steering.to_vec();
         self.step = step;
         Ok(())
+    }
+
+    /// The obstacles, in the order they were added.
+    pub fn obstacles(&self) -> &[Obstacle<V>] {
+        self.obstacles.shapes()
+    }
+
+    /// Adds an obstacle (validated) and returns its index. Boids already inside it
+    /// are pushed out during the next step.
+    pub fn add_obstacle(&mut self, shape: Obstacle<V>) -> Result<usize, WorldError> {
+        let index = self.obstacles.len();
+        shape.validate(&format!("obstacles[{index}]"))?;
+        self.obstacles.push(shape);
+        Ok(index)
+    }
+
+    /// Replaces obstacle `index` (moved or resized between steps).
+    pub fn set_obstacle(&mut self, index: usize, shape: Obstacle<V>) -> Result<(), WorldError> {
+        if index >= self.obstacles.len() {
+            return Err(WorldError::UnknownObstacle {
+                index,
+                count: self.obstacles.len(),
+            });
+        }
+        shape.validate(&format!("obstacles[{index}]"))?;
+        self.obstacles.set(index, shape);
+        Ok(())
+    }
+
+    /// Removes obstacle `index`; later obstacles move down by one.
+    pub fn remove_obstacle(&mut self, index: usize) -> Result<Obstacle<V>, WorldError> {
+        if index >= self.obstacles.len() {
+            return Err(WorldError::UnknownObstacle {
+                index,
+                count: self.obstacles.len(),
+            });
+        }
+        Ok(self.obstacles.remove(index))
     }
 
     /// Parameters of every species.

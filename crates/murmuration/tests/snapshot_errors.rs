@@ -145,3 +145,24 @@ fn snapshot_of_3d_world_round_trips() {
     let _: Vec3 = b.positions()[0];
     let _: Option<Vec2> = None;
 }
+
+#[test]
+fn version_1_snapshots_without_obstacles_still_load() {
+    // A version-2 snapshot of an obstacle-free world differs from version 1 only
+    // in the version field (and so the checksum): rewrite both.
+    let cfg = murmuration::WorldConfig::new(glam::Vec2::splat(10.0), murmuration::Boundary::Wrap);
+    let mut w = murmuration::World2::new(cfg, vec![murmuration::SpeciesParams::default()]).unwrap();
+    w.spawn(0, 50, None, 1.0).unwrap();
+    let mut bytes = w.to_snapshot_bytes();
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let body = bytes.len() - 8;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in &bytes[..body] {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    bytes[body..].copy_from_slice(&h.to_le_bytes());
+    let back = murmuration::World2::from_snapshot_bytes(&bytes).unwrap();
+    assert_eq!(back.digest(), w.digest());
+    assert!(back.obstacles().is_empty());
+}
