@@ -199,7 +199,7 @@ fn avoidance_turns_boids_before_they_touch() {
             w.add_boid(0, at, Vec2::new(3.0, 0.0)).unwrap();
         }
         let set = ObstacleSet::new(w.obstacles());
-        let mut touched = vec![false; 100];
+        let mut touched = [false; 100];
         for _ in 0..600 {
             w.step();
             for (i, &p) in w.positions().iter().enumerate() {
