@@ -682,6 +682,18 @@ fn check_fits(adapter: &str, sizes: &[(&'static str, u64)], limit: u64) -> Resul
 
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+    if !world.attractors().is_empty() {
+        return Err(GpuError::Unsupported(format!(
+            "attractors ({} in this world)",
+            world.attractors().len()
+        )));
+    }
+    if !world.pulses().is_empty() {
+        return Err(GpuError::Unsupported(format!(
+            "pulses ({} in this world)",
+            world.pulses().len()
+        )));
+    }
     if !world.obstacles().is_empty() {
         return Err(GpuError::Unsupported(format!(
             "obstacles ({} in this world)",

@@ -71,6 +71,17 @@ pub enum WorldError {
         /// Number of obstacles.
         count: usize,
     },
+    /// An index into a list of behaviour entities (attractors, paths, zones) that
+    /// does not exist.
+    #[error("{what} index {index} does not exist (the world has {count})")]
+    UnknownEntity {
+        /// Which kind of entity.
+        what: &'static str,
+        /// The index given.
+        index: usize,
+        /// How many there are.
+        count: usize,
+    },
     /// A boid id that does not exist (never added, or already removed).
     #[error("boid id {0} does not exist")]
     UnknownBoid(u32),

@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod attractors;
 mod boids;
 mod boundary;
 mod error;
@@ -45,6 +46,7 @@ mod vector;
 pub mod workload;
 mod world;
 
+pub use attractors::{Attractor, Pulse};
 pub use boids::{BoidId, Boids};
 pub use error::{ParamError, SnapshotError, WorldError};
 pub use glam;

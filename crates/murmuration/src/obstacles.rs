@@ -494,16 +494,25 @@ impl<V: Vector> ObstacleSet<V> {
             let mut steps = 0;
             while t < 1.0 {
                 let q = from + seg * t;
-                let d = self.nearest(q, reach).map_or(f32::INFINITY, |s| s.distance);
-                if d < skin {
-                    hit = true;
-                    break;
-                }
+                let step = match self.nearest(q, reach) {
+                    Some(s) if s.distance < skin => {
+                        if seg.dot(s.normal) < 0.0 {
+                            // Heading into the nearest surface: contact.
+                            hit = true;
+                            break;
+                        }
+                        // Leaving or sliding along it: a small step; the projection
+                        // below catches a corner.
+                        skin
+                    }
+                    Some(s) => s.distance - 0.5 * skin,
+                    None => f32::INFINITY,
+                };
                 steps += 1;
                 if steps > MAX_TRACE {
                     break;
                 }
-                t += (d - 0.5 * skin) / len;
+                t += step / len;
             }
             if hit || t < 1.0 {
                 // Stop where the sweep stopped; keep only tangential velocity.

@@ -10,6 +10,7 @@
 //! in the fixed sorted order, randomness keyed by seed, id and step), so any thread
 //! count gives bit-identical results.
 
+use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
 use crate::boundary::{confine, soft_force};
 use crate::grid::{Extent, Grid};
@@ -35,6 +36,10 @@ pub struct StepContext<'a, V: Vector> {
     pub step: u64,
     /// Solid obstacles (avoided, never entered).
     pub obstacles: &'a ObstacleSet<V>,
+    /// Points boids seek (arrive).
+    pub attractors: &'a [Attractor<V>],
+    /// Repelling impulses.
+    pub pulses: &'a [Pulse<V>],
 }
 
 /// Counters of one step, for benchmarks and diagnostics.
@@ -279,8 +284,20 @@ impl<V: Vector> Pipeline<V> {
                     } else {
                         V::ZERO
                     };
-                    let mut a =
-                        rules::combine(&[soft_force(me.pos, cfg), avoid, sep, coh, ali], sp);
+                    let mut pulse = V::ZERO;
+                    for q in ctx.pulses {
+                        pulse += q.push(me.pos);
+                    }
+                    let mut target = V::ZERO;
+                    for t in ctx.attractors {
+                        target += t.arrive(me.pos, v, sp.max_speed, sp.max_force);
+                    }
+                    // Priority order: boundary, obstacle, pulse, target, separation,
+                    // cohesion, alignment.
+                    let mut a = rules::combine(
+                        &[soft_force(me.pos, cfg), avoid, pulse, target, sep, coh, ali],
+                        sp,
+                    );
                     if sp.smoothing > 0.0 {
                         a = out_a[k] * sp.smoothing + a * (1.0 - sp.smoothing);
                     }

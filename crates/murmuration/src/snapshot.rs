@@ -3,13 +3,15 @@
 //! Layout (little-endian), version 2 (version 1, without obstacles, still loads):
 //! ```text
 //! magic "MURMSNAP" | version u32 | dim u32 | step u64 | next_id u32 | reserved u32
-//! | n u64 | params_len u64 | params (TOML: config, species, relations, obstacles)
+//! | n u64 | params_len u64 | params (TOML: config, species, relations, obstacles,
+//!   attractors, pulses)
 //! | ids n×u32 (storage order) | species n×u16 | positions n×dim×f32 | velocities | steering
 //! | FNV-1a 64 checksum of everything before it
 //! ```
 //! Loading checks the length and checksum before parsing anything, then validates
 //! the parameters and the state, so a truncated or corrupted file is an error.
 
+use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
 use crate::error::SnapshotError;
 use crate::obstacles::Obstacle;
@@ -37,6 +39,10 @@ struct Params<V: Vector> {
     relations: Relations,
     #[serde(default)]
     obstacles: Vec<Obstacle<V>>,
+    #[serde(default)]
+    attractors: Vec<Attractor<V>>,
+    #[serde(default)]
+    pulses: Vec<Pulse<V>>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -69,6 +75,8 @@ impl<V: Vector> World<V> {
             species: self.species.clone(),
             relations: self.relations.clone(),
             obstacles: self.obstacles.shapes().to_vec(),
+            attractors: self.attractors.clone(),
+            pulses: self.pulses.clone(),
         })
         .expect("validated parameters always serialize");
         let b = &self.boids;
@@ -228,6 +236,12 @@ impl<V: Vector> World<V> {
             World::from_parts(params.config, params.species, params.relations, boids, step)?;
         for shape in params.obstacles {
             world.add_obstacle(shape)?;
+        }
+        for a in params.attractors {
+            world.add_attractor(a)?;
+        }
+        for p in params.pulses {
+            world.add_pulse(p)?;
         }
         Ok(world)
     }

@@ -1,5 +1,6 @@
 //! The convenient API: a [`World`] owns parameters, state and pipeline scratch.
 
+use crate::attractors::{Attractor, Pulse};
 use crate::boids::{BoidId, Boids};
 use crate::boundary::wrap;
 use crate::error::WorldError;
@@ -28,6 +29,8 @@ pub struct World<V: Vector> {
     pub(crate) species: Vec<SpeciesParams>,
     pub(crate) relations: Relations,
     pub(crate) obstacles: ObstacleSet<V>,
+    pub(crate) attractors: Vec<Attractor<V>>,
+    pub(crate) pulses: Vec<Pulse<V>>,
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
     pipeline: Pipeline<V>,
@@ -95,6 +98,8 @@ impl<V: Vector> World<V> {
             species,
             relations,
             obstacles: ObstacleSet::default(),
+            attractors: Vec::new(),
+            pulses: Vec::new(),
             boids,
             step,
             pipeline: Pipeline::new(),
@@ -111,10 +116,20 @@ impl<V: Vector> World<V> {
             relations: &self.relations,
             step: self.step,
             obstacles: &self.obstacles,
+            attractors: &self.attractors,
+            pulses: &self.pulses,
         };
         self.by_id = OnceLock::new();
         self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
         self.step += 1;
+        let dt = self.config.dt;
+        for a in &mut self.attractors {
+            a.advance(dt);
+        }
+        for p in &mut self.pulses {
+            p.age += dt;
+        }
+        self.pulses.retain(|p| p.age < p.duration);
         self.last_stats
     }
 
@@ -301,6 +316,59 @@ impl<V: Vector> World<V> {
             });
         }
         Ok(self.obstacles.remove(index))
+    }
+
+    /// The attractors, in the order they were added.
+    pub fn attractors(&self) -> &[Attractor<V>] {
+        &self.attractors
+    }
+
+    /// Adds an attractor (validated) and returns its index.
+    pub fn add_attractor(&mut self, a: Attractor<V>) -> Result<usize, WorldError> {
+        a.validate(&format!("attractors[{}]", self.attractors.len()))?;
+        self.attractors.push(a);
+        Ok(self.attractors.len() - 1)
+    }
+
+    /// Replaces attractor `index` (e.g. a new goal for a moving target).
+    pub fn set_attractor(&mut self, index: usize, a: Attractor<V>) -> Result<(), WorldError> {
+        let count = self.attractors.len();
+        let slot = self
+            .attractors
+            .get_mut(index)
+            .ok_or(WorldError::UnknownEntity {
+                what: "attractor",
+                index,
+                count,
+            })?;
+        a.validate(&format!("attractors[{index}]"))?;
+        *slot = a;
+        Ok(())
+    }
+
+    /// Removes attractor `index`; later ones move down by one. Boids go back to
+    /// flocking freely.
+    pub fn remove_attractor(&mut self, index: usize) -> Result<Attractor<V>, WorldError> {
+        if index >= self.attractors.len() {
+            return Err(WorldError::UnknownEntity {
+                what: "attractor",
+                index,
+                count: self.attractors.len(),
+            });
+        }
+        Ok(self.attractors.remove(index))
+    }
+
+    /// Live pulses (expired ones are removed after each step).
+    pub fn pulses(&self) -> &[Pulse<V>] {
+        &self.pulses
+    }
+
+    /// Fires a pulse (validated); it acts from the next step for its duration.
+    pub fn add_pulse(&mut self, p: Pulse<V>) -> Result<(), WorldError> {
+        p.validate(&format!("pulses[{}]", self.pulses.len()))?;
+        self.pulses.push(p);
+        Ok(())
     }
 
     /// Parameters of every species.

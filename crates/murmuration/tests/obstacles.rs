@@ -302,3 +302,29 @@ fn bad_obstacles_are_named_errors() {
         "obstacle index 3 does not exist (the world has 0 obstacles)"
     );
 }
+
+#[test]
+fn a_boid_resting_against_a_wall_can_move_away_from_it() {
+    // Regression: a boid within the contact gap of a surface was held in place
+    // even when its velocity pointed away from the surface.
+    let cfg = WorldConfig::new(Vec2::splat(40.0), Boundary::Unbounded);
+    let p = SpeciesParams {
+        obstacle_weight: 0.0,
+        ..SpeciesParams::default()
+    };
+    let mut w = World::new(cfg, vec![p]).unwrap();
+    w.add_obstacle(Obstacle::Capsule {
+        a: Vec2::new(20.0, 0.0),
+        b: Vec2::new(20.0, 40.0),
+        radius: 0.05,
+    })
+    .unwrap();
+    // Within the contact gap (1e-3 from the wall; the gap is 1e-3 × the 1.5
+    // perception radius), moving away from it.
+    w.add_boid(0, Vec2::new(20.0 - 0.05 - 1e-3, 20.0), Vec2::new(-2.0, 0.0))
+        .unwrap();
+    w.step_n(10);
+    let x = w.positions()[0].x;
+    assert!(x < 19.8, "still pinned at x = {x}");
+    assert_outside(&w, 10);
+}

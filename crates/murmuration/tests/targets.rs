@@ -1,0 +1,203 @@
+//! Attractors (seek and arrive, moving goals) and pulses, with measured thresholds.
+
+use glam::Vec2;
+use murmuration::{
+    Attractor, Boundary, CombineMode, Obstacle, Pulse, SpeciesParams, World, World2, WorldConfig,
+};
+
+/// A compact flock of `n` boids around `at`, heading +x.
+fn flock_at(at: Vec2, n: usize, p: SpeciesParams) -> World2 {
+    let mut cfg = WorldConfig::new(Vec2::splat(200.0), Boundary::Unbounded);
+    cfg.seed = 9;
+    let mut w = World::new(cfg, vec![p]).unwrap();
+    let side = (n as f32).sqrt().ceil() as usize;
+    for k in 0..n {
+        let off = Vec2::new((k % side) as f32, (k / side) as f32) * 0.9;
+        w.add_boid(0, at + off, Vec2::new(1.0, 0.3)).unwrap();
+    }
+    w
+}
+
+fn mean_speed(w: &World2) -> f32 {
+    w.velocities().iter().map(|v| v.length()).sum::<f32>() / w.len() as f32
+}
+
+#[test]
+fn a_flock_released_twenty_radii_away_settles_on_the_target_without_orbiting() {
+    let p = SpeciesParams::default(); // perception radius r = 1.5
+    let r = p.perception_radius();
+    let target = Vec2::new(100.0, 100.0);
+    let mut w = flock_at(target - Vec2::new(20.0 * r, 0.0), 100, p);
+    w.add_attractor(Attractor::new(target, 2.0, 3.0 * r))
+        .unwrap();
+    let dist = |w: &World2| (w.metrics().centroid - target).length();
+    // Bounded time: 20 radii at 3 units/s is 10 s; allow 25 s.
+    let mut arrived = None;
+    for step in 0..1500 {
+        w.step();
+        if arrived.is_none() && dist(&w) < 2.0 * r {
+            arrived = Some(step);
+        }
+    }
+    let arrived = arrived.expect("the centroid never came within 2 radii");
+    // Then it stays: over the next 15 s the centroid never leaves 2 radii, and the
+    // flock has slowed down (settled, not circling at cruise speed).
+    let mut worst = 0.0f32;
+    for _ in 0..900 {
+        w.step();
+        worst = worst.max(dist(&w));
+    }
+    let speed = mean_speed(&w);
+    eprintln!(
+        "arrived after {arrived} steps; then centroid within {worst:.2} of the target, mean speed {speed:.2}"
+    );
+    assert!(worst < 2.0 * r, "centroid wandered {worst} from the target");
+    assert!(speed < 0.5 * p.max_speed, "still cruising at {speed}");
+}
+
+#[test]
+fn removing_the_attractor_lets_the_flock_wander_again() {
+    let p = SpeciesParams::default();
+    let target = Vec2::new(100.0, 100.0);
+    let mut w = flock_at(target, 100, p);
+    w.add_attractor(Attractor::new(target, 2.0, 4.5)).unwrap();
+    w.step_n(900);
+    let settled = mean_speed(&w);
+    w.remove_attractor(0).unwrap();
+    w.step_n(600);
+    let free = mean_speed(&w);
+    eprintln!("mean speed held {settled:.2}, released {free:.2}");
+    assert!(free > settled + 0.5, "held {settled}, released {free}");
+}
+
+#[test]
+fn a_moving_attractor_follows_its_goal_with_exponential_smoothing() {
+    let mut w = flock_at(Vec2::ZERO, 10, SpeciesParams::default());
+    let mut a = Attractor::new(Vec2::ZERO, 1.0, 2.0);
+    a.goal = Vec2::new(10.0, 0.0);
+    a.follow = 2.0;
+    w.add_attractor(a).unwrap();
+    w.step_n(60); // one second
+    let x = w.attractors()[0].position.x;
+    let expect = 10.0 * (1.0 - (-2.0f32).exp());
+    assert!((x - expect).abs() < 1e-3, "{x} vs {expect}");
+}
+
+#[test]
+fn a_pulse_scatters_the_boids_near_it_and_then_expires() {
+    // A pulse steers within the max-force budget (top priority after obstacles):
+    // a species that can turn hard scatters visibly.
+    let p = SpeciesParams {
+        max_force: 5.0,
+        ..SpeciesParams::default()
+    };
+    let centre = Vec2::new(100.0, 100.0);
+    let spread = |pulse: bool| {
+        let mut w = flock_at(centre - Vec2::splat(4.0), 81, p);
+        if pulse {
+            w.add_pulse(Pulse::new(centre, 8.0, 30.0, 0.5)).unwrap();
+        }
+        w.step_n(60);
+        assert!(w.pulses().is_empty(), "the pulse outlived its duration");
+        w.positions()
+            .iter()
+            .map(|q| (*q - centre).length())
+            .sum::<f32>()
+            / w.len() as f32
+    };
+    let (with, without) = (spread(true), spread(false));
+    eprintln!("mean distance from the pulse after 1 s: {with:.2} (without: {without:.2})");
+    assert!(with > 1.4 * without, "{with} vs {without}");
+}
+
+#[test]
+fn a_boid_pushed_by_a_pulse_into_a_wall_does_not_oscillate() {
+    // Prioritized allocation: avoidance outranks the pulse, so the boid settles
+    // against the wall instead of flipping between the two forces step to step.
+    let p = SpeciesParams {
+        combine: CombineMode::Prioritized,
+        max_force: 3.0,
+        obstacle_margin: 1.5,
+        obstacle_lookahead: 0.5,
+        ..SpeciesParams::default()
+    };
+    let cfg = WorldConfig::new(Vec2::splat(40.0), Boundary::Unbounded);
+    let mut w = World::new(cfg, vec![p]).unwrap();
+    w.add_obstacle(Obstacle::Capsule {
+        a: Vec2::new(20.0, 0.0),
+        b: Vec2::new(20.0, 40.0),
+        radius: 0.05,
+    })
+    .unwrap();
+    w.add_boid(0, Vec2::new(18.0, 20.0), Vec2::new(0.5, 0.0))
+        .unwrap();
+    w.add_pulse(Pulse::new(Vec2::new(15.0, 20.0), 10.0, 20.0, 3.0))
+        .unwrap();
+    let mut xs = Vec::new();
+    for _ in 0..150 {
+        w.step();
+        let q = w.positions()[0];
+        assert!(q.x < 20.0 - 0.05, "boid reached the wall: {q}");
+        xs.push(w.velocities()[0].x);
+    }
+    // Sign changes of the velocity normal to the wall, ignoring tiny values.
+    let flips = xs
+        .windows(2)
+        .filter(|s| s[0].abs() > 0.05 && s[1].abs() > 0.05 && s[0].signum() != s[1].signum())
+        .count();
+    eprintln!("normal-velocity sign flips over 150 steps: {flips}");
+    assert!(flips <= 2, "oscillates: {flips} flips");
+}
+
+#[test]
+fn attractors_and_pulses_survive_snapshots_and_resume_bit_for_bit() {
+    let mut w = flock_at(
+        Vec2::new(50.0, 50.0),
+        200,
+        SpeciesParams {
+            jitter: 0.02,
+            ..SpeciesParams::default()
+        },
+    );
+    let mut a = Attractor::new(Vec2::new(60.0, 60.0), 1.5, 3.0);
+    a.goal = Vec2::new(80.0, 40.0);
+    a.follow = 0.5;
+    w.add_attractor(a).unwrap();
+    w.add_pulse(Pulse::new(Vec2::new(55.0, 52.0), 5.0, 10.0, 2.0))
+        .unwrap();
+    w.step_n(30);
+    let mut back = World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
+    assert_eq!(back.attractors(), w.attractors());
+    assert_eq!(back.pulses(), w.pulses());
+    w.step_n(50);
+    back.step_n(50);
+    assert_eq!(w.digest(), back.digest());
+}
+
+#[test]
+fn bad_attractors_and_pulses_are_named_errors() {
+    let mut w = flock_at(Vec2::ZERO, 1, SpeciesParams::default());
+    let e = w
+        .add_attractor(Attractor::new(Vec2::ZERO, 1.0, 0.0))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "attractors[0].radius = 0 is out of range: must be in (0, 1000000]"
+    );
+    let e = w
+        .add_attractor(Attractor::new(Vec2::new(f32::NAN, 0.0), 1.0, 1.0))
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with("attractors[0].position = NaN"),
+        "{e}"
+    );
+    let e = w
+        .add_pulse(Pulse::new(Vec2::ZERO, 1.0, 1.0, -2.0))
+        .unwrap_err();
+    assert!(e.to_string().starts_with("pulses[0].duration = -2"), "{e}");
+    let e = w.remove_attractor(0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "attractor index 0 does not exist (the world has 0)"
+    );
+}
