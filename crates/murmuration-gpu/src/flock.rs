@@ -682,6 +682,16 @@ fn check_fits(adapter: &str, sizes: &[(&'static str, u64)], limit: u64) -> Resul
 
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+    if let Some(r) = world.relations().table.iter().find(|r| {
+        matches!(
+            r,
+            murmuration::Relation::Flee | murmuration::Relation::Chase
+        )
+    }) {
+        return Err(GpuError::Unsupported(format!(
+            "the species relation {r:?} (flee and chase)"
+        )));
+    }
     if !world.attractors().is_empty() {
         return Err(GpuError::Unsupported(format!(
             "attractors ({} in this world)",

@@ -101,7 +101,8 @@ pub(crate) fn relation_code(r: Relation) -> u32 {
     match r {
         Relation::Flock => 0,
         Relation::Separate => 1,
-        Relation::Ignore => 2,
+        // Refused before upload (`check_supported`); never reaches the shader.
+        Relation::Ignore | Relation::Flee | Relation::Chase => 2,
     }
 }
 

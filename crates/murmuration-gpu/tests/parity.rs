@@ -316,3 +316,12 @@ fn worlds_with_obstacles_are_refused_by_name_until_the_gpu_has_them() {
         "the GPU backend does not support obstacles (1 in this world) yet; use the CPU backend"
     );
 }
+
+#[test]
+fn flee_and_chase_relations_are_refused_by_name() {
+    let Some(gpu) = gpu() else { return };
+    let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, everything());
+    w.set_relation(0, 1, Relation::Flee).unwrap();
+    let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
+    assert!(e.contains("Flee (flee and chase)"), "{e}");
+}

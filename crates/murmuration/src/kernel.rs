@@ -233,7 +233,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 let (mut t, mut f) = ([0.0f32; LANES], [0.0f32; LANES]);
                 for l in 0..LANES {
                     let r = rel_row[data.species[j + l] as usize % rel_row.len()];
-                    t[l] = if r != Relation::Ignore { ON } else { 0.0 };
+                    t[l] = if r.in_rules() { ON } else { 0.0 };
                     f[l] = if r == Relation::Flock { ON } else { 0.0 };
                 }
                 take &= F::new(t);
@@ -296,7 +296,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 if min_image {
                     dd = crate::rules::min_image(dd, period);
                 }
-                let ignored = multi && rel_row[data.species[j] as usize] == Relation::Ignore;
+                let ignored = multi && !rel_row[data.species[j] as usize].in_rules();
                 if dd.length_squared() <= k.eps2 && !ignored {
                     s.sep += coincident(j) * k.coincident_push;
                 }

@@ -63,6 +63,21 @@ pub struct SpeciesParams {
     pub obstacle_lookahead: f32,
     /// Distance from a surface at which avoidance starts, units, in (0, 1e4].
     pub obstacle_margin: f32,
+    /// How far this species sees what it flees from ([`Relation::Flee`]), units, in (0, 1e4].
+    pub flee_radius: f32,
+    /// Weight of fleeing, dimensionless, in [0, 1000].
+    pub flee_weight: f32,
+    /// How far this species sees what it chases ([`Relation::Chase`]), units, in (0, 1e4].
+    pub chase_radius: f32,
+    /// Weight of chasing, dimensionless, in [0, 1000].
+    pub chase_weight: f32,
+    /// A chaser eats a target closer than this after its move, units, in [0, 1e4];
+    /// 0 never eats.
+    pub eat_radius: f32,
+    /// How much a chaser prefers stragglers, in [0, 100]: a target's distance is
+    /// scaled by `1 + straggler_preference × (its flockmates within its perception
+    /// radius)`, and the smallest score is chased.
+    pub straggler_preference: f32,
 }
 
 impl Default for SpeciesParams {
@@ -86,6 +101,12 @@ impl Default for SpeciesParams {
             obstacle_weight: 3.0,
             obstacle_lookahead: 1.0,
             obstacle_margin: 1.0,
+            flee_radius: 4.0,
+            flee_weight: 3.0,
+            chase_radius: 6.0,
+            chase_weight: 2.0,
+            eat_radius: 0.0,
+            straggler_preference: 0.2,
         }
     }
 }
@@ -130,6 +151,17 @@ impl SpeciesParams {
         in_closed(&f("obstacle_weight"), self.obstacle_weight, 0.0, 1e3)?;
         in_closed(&f("obstacle_lookahead"), self.obstacle_lookahead, 0.0, 60.0)?;
         positive(&f("obstacle_margin"), self.obstacle_margin, 1e4)?;
+        positive(&f("flee_radius"), self.flee_radius, 1e4)?;
+        in_closed(&f("flee_weight"), self.flee_weight, 0.0, 1e3)?;
+        positive(&f("chase_radius"), self.chase_radius, 1e4)?;
+        in_closed(&f("chase_weight"), self.chase_weight, 0.0, 1e3)?;
+        in_closed(&f("eat_radius"), self.eat_radius, 0.0, 1e4)?;
+        in_closed(
+            &f("straggler_preference"),
+            self.straggler_preference,
+            0.0,
+            100.0,
+        )?;
         finite(&f("smoothing"), self.smoothing)?;
         if !(0.0..1.0).contains(&self.smoothing) {
             return Err(ParamError::OutOfRange {
@@ -259,6 +291,21 @@ pub enum Relation {
     Separate,
     /// No interaction at all.
     Ignore,
+    /// Steer away from boids of that species within this species' `flee_radius`
+    /// (weight `flee_weight`); no flocking rules with them.
+    Flee,
+    /// Steer toward the best target of that species within `chase_radius` (nearest,
+    /// stragglers preferred by `straggler_preference`); eat it on contact when
+    /// `eat_radius` > 0. No flocking rules with them.
+    Chase,
+}
+
+impl Relation {
+    /// True for relations that take part in the neighbour rules (separation at least).
+    #[inline]
+    pub fn in_rules(self) -> bool {
+        matches!(self, Relation::Flock | Relation::Separate)
+    }
 }
 
 /// The ordered species-pair relation table: `get(a, b)` is how species `a` reacts to `b`.

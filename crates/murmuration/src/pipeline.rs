@@ -14,6 +14,7 @@ use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
 use crate::boundary::{confine, soft_force};
 use crate::grid::{Extent, Grid};
+use crate::interactions::{self, Interactions};
 use crate::kernel::{self, Focal, SortedSoa};
 use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
@@ -65,6 +66,7 @@ pub struct StepStats {
 #[derive(Clone, Debug, Default)]
 pub struct Pipeline<V> {
     grid: Grid,
+    interactions: Interactions<V>,
     sorted: SortedSoa,
     consts: Vec<RuleConsts>,
     spare_ids: Vec<u32>,
@@ -79,6 +81,7 @@ impl<V: Vector> Pipeline<V> {
     pub fn new() -> Self {
         Self {
             grid: Grid::new(),
+            interactions: Interactions::default(),
             sorted: SortedSoa::default(),
             consts: Vec::new(),
             spare_ids: Vec::new(),
@@ -120,6 +123,12 @@ impl<V: Vector> Pipeline<V> {
             _ => Extent::Open,
         };
         let t0 = Instant::now();
+        if interactions::any(ctx.relations) {
+            self.interactions
+                .build(boids, ctx.config, ctx.species, ctx.relations);
+        } else if !self.interactions.is_empty() {
+            self.interactions = Interactions::default();
+        }
         self.grid.build(&boids.positions, radius, extent);
         let t1 = Instant::now();
 
@@ -212,6 +221,7 @@ impl<V: Vector> Pipeline<V> {
         let ids = &boids.ids;
         let obstacles = ctx.obstacles;
         let has_obstacles = !obstacles.is_empty();
+        let has_interactions = !self.interactions.is_empty();
         // Contact gap for obstacles: small against the model's length scale.
         let skin = 1e-3
             * ctx
@@ -292,10 +302,32 @@ impl<V: Vector> Pipeline<V> {
                     for t in ctx.attractors {
                         target += t.arrive(me.pos, v, sp.max_speed, sp.max_force);
                     }
-                    // Priority order: boundary, obstacle, pulse, target, separation,
-                    // cohesion, alignment.
+                    let mut flee = V::ZERO;
+                    if has_interactions {
+                        let (f, chase) = self.interactions.forces(
+                            species,
+                            id,
+                            me.pos,
+                            v,
+                            ctx.species,
+                            ctx.relations,
+                        );
+                        flee = f;
+                        target += chase;
+                    }
+                    // Priority order: boundary, obstacle, pulse, flee, target (and
+                    // chase), separation, cohesion, alignment.
                     let mut a = rules::combine(
-                        &[soft_force(me.pos, cfg), avoid, pulse, target, sep, coh, ali],
+                        &[
+                            soft_force(me.pos, cfg),
+                            avoid,
+                            pulse,
+                            flee,
+                            target,
+                            sep,
+                            coh,
+                            ali,
+                        ],
                         sp,
                     );
                     if sp.smoothing > 0.0 {

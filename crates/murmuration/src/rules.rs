@@ -71,7 +71,7 @@ pub(crate) fn min_image<V: Vector>(mut d: V, period: V) -> V {
 
 /// Reynolds steering toward `direction` at max speed: `desired − velocity`, clamped.
 #[inline(always)]
-fn seek<V: Vector>(direction: V, v: V, p: &SpeciesParams) -> V {
+pub(crate) fn seek<V: Vector>(direction: V, v: V, p: &SpeciesParams) -> V {
     let dir = direction.normalize_or_zero();
     if dir == V::ZERO {
         return V::ZERO;

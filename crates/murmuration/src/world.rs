@@ -4,6 +4,7 @@ use crate::attractors::{Attractor, Pulse};
 use crate::boids::{BoidId, Boids};
 use crate::boundary::wrap;
 use crate::error::WorldError;
+use crate::interactions::{self, Event};
 use crate::metrics::{self, Metrics};
 use crate::obstacles::{Obstacle, ObstacleSet};
 use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
@@ -31,6 +32,7 @@ pub struct World<V: Vector> {
     pub(crate) obstacles: ObstacleSet<V>,
     pub(crate) attractors: Vec<Attractor<V>>,
     pub(crate) pulses: Vec<Pulse<V>>,
+    events: Vec<Event<V>>,
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
     pipeline: Pipeline<V>,
@@ -100,6 +102,7 @@ impl<V: Vector> World<V> {
             obstacles: ObstacleSet::default(),
             attractors: Vec::new(),
             pulses: Vec::new(),
+            events: Vec::new(),
             boids,
             step,
             pipeline: Pipeline::new(),
@@ -120,7 +123,21 @@ impl<V: Vector> World<V> {
             pulses: &self.pulses,
         };
         self.by_id = OnceLock::new();
+        self.events.clear();
         self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
+        if interactions::any(&self.relations) {
+            let eaten = interactions::eat(
+                &self.boids,
+                &self.config,
+                &self.species,
+                &self.relations,
+                self.step,
+                &mut self.events,
+            );
+            if !self.events.is_empty() {
+                self.boids.retain_slots(|s| eaten[s]);
+            }
+        }
         self.step += 1;
         let dt = self.config.dt;
         for a in &mut self.attractors {
@@ -138,6 +155,11 @@ impl<V: Vector> World<V> {
         for _ in 0..n {
             self.step();
         }
+    }
+
+    /// What happened in the last step (boids eaten, ...), in a deterministic order.
+    pub fn events(&self) -> &[Event<V>] {
+        &self.events
     }
 
     /// Steps taken so far (also the index of the next step).

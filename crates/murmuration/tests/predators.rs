@@ -1,0 +1,243 @@
+//! Species interactions: flee, chase, predators eating, with measured thresholds.
+
+use glam::Vec2;
+use murmuration::{Boundary, Event, Relation, SpeciesParams, World, World2, WorldConfig};
+
+const PREY: usize = 0;
+const SHARK: usize = 1;
+
+/// A school of prey around `at` and one shark at `shark`; the shark chases, the
+/// prey `prey_reaction`s the shark.
+fn scene(prey_reaction: Relation, eat_radius: f32, shark: Vec2) -> World2 {
+    let mut cfg = WorldConfig::new(Vec2::splat(200.0), Boundary::Unbounded);
+    cfg.seed = 21;
+    let prey = SpeciesParams {
+        flee_radius: 12.0,
+        flee_weight: 4.0,
+        max_force: 3.0,
+        ..SpeciesParams::default()
+    };
+    let predator = SpeciesParams {
+        max_speed: 3.5,
+        max_force: 3.0,
+        chase_radius: 40.0,
+        chase_weight: 3.0,
+        eat_radius,
+        ..SpeciesParams::default()
+    };
+    let mut w = World::new(cfg, vec![prey, predator]).unwrap();
+    w.set_relation(PREY, SHARK, prey_reaction).unwrap();
+    w.set_relation(SHARK, PREY, Relation::Chase).unwrap();
+    w.spawn(
+        PREY,
+        200,
+        Some((Vec2::new(95.0, 95.0), Vec2::new(105.0, 105.0))),
+        1.0,
+    )
+    .unwrap();
+    w.add_boid(SHARK, shark, Vec2::new(1.0, 0.0)).unwrap();
+    w
+}
+
+fn mean_distance_to_shark(w: &World2) -> f32 {
+    let shark = w
+        .boid_species()
+        .iter()
+        .position(|&s| s as usize == SHARK)
+        .unwrap();
+    let at = w.positions()[shark];
+    let (mut sum, mut n) = (0.0, 0);
+    for (p, &s) in w.positions().iter().zip(w.boid_species()) {
+        if s as usize == PREY {
+            sum += (*p - at).length();
+            n += 1;
+        }
+    }
+    sum / n as f32
+}
+
+fn nearest_prey_to_shark(w: &World2) -> f32 {
+    let shark = w
+        .boid_species()
+        .iter()
+        .position(|&s| s as usize == SHARK)
+        .unwrap();
+    let at = w.positions()[shark];
+    w.positions()
+        .iter()
+        .zip(w.boid_species())
+        .filter(|(_, s)| **s as usize == PREY)
+        .map(|(p, _)| (*p - at).length())
+        .fold(f32::INFINITY, f32::min)
+}
+
+#[test]
+fn prey_flee_an_approaching_predator_and_without_flee_they_do_not() {
+    // The predator cruises straight through the school's position at 1.5 units/s
+    // (it does not chase); the prey can swim at 3 and see it 12 units away.
+    let run = |reaction| {
+        let mut w = scene(reaction, 0.0, Vec2::new(80.0, 100.0));
+        w.set_relation(SHARK, PREY, Relation::Ignore).unwrap();
+        let mut sp = w.species()[SHARK];
+        (sp.max_speed, sp.min_speed) = (1.5, 1.5);
+        w.set_species_params(SHARK, sp).unwrap();
+        let (mut closest, mut speed_var, mut late_mean) = (f32::INFINITY, 0.0, 0.0);
+        for k in 0..900 {
+            w.step();
+            closest = closest.min(nearest_prey_to_shark(&w));
+            if k >= 300 {
+                speed_var += w.metrics().speed_variance / 600.0;
+            }
+            if k == 479 {
+                // 8 s: the predator has come 12 units closer and not yet reached
+                // the school's starting place.
+                late_mean = mean_distance_to_shark(&w);
+            }
+        }
+        (closest, late_mean, speed_var)
+    };
+    let (close_flee, mean_flee, var_flee) = run(Relation::Flee);
+    let (close_calm, mean_calm, var_calm) = run(Relation::Ignore);
+    eprintln!(
+        "closest approach: flee {close_flee:.2}, no flee {close_calm:.2}; mean prey-predator distance at 8 s (started 19.8): {mean_flee:.1} vs {mean_calm:.1}; speed variance {var_flee:.3} vs {var_calm:.3}"
+    );
+    assert!(
+        close_flee > 5.0,
+        "the predator got within {close_flee} of fleeing prey"
+    );
+    assert!(
+        close_calm < 1.0,
+        "without flee the predator should swim into the school: {close_calm}"
+    );
+    assert!(
+        mean_flee > mean_calm + 1.0,
+        "flee {mean_flee} vs no flee {mean_calm}"
+    );
+    assert!(
+        var_flee > var_calm,
+        "speed variance under threat {var_flee} vs calm {var_calm}"
+    );
+}
+
+#[test]
+fn predators_eat_and_every_removal_has_an_event() {
+    let mut w = scene(Relation::Flee, 0.6, Vec2::new(90.0, 100.0));
+    let before: Vec<u32> = w.ids().to_vec();
+    let mut events = Vec::new();
+    for _ in 0..1200 {
+        w.step();
+        events.extend_from_slice(w.events());
+    }
+    let eaten: Vec<u32> = events
+        .iter()
+        .map(|e| match e {
+            Event::Eaten { prey, .. } => *prey,
+        })
+        .collect();
+    let now: std::collections::HashSet<u32> = w.ids().iter().copied().collect();
+    let gone: Vec<u32> = before
+        .iter()
+        .copied()
+        .filter(|id| !now.contains(id))
+        .collect();
+    eprintln!("eaten over 20 s: {}", eaten.len());
+    assert!(!eaten.is_empty(), "the shark never ate");
+    let mut sorted = eaten.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, gone, "every removal has exactly one event");
+    for e in &events {
+        let Event::Eaten { predator, step, .. } = e;
+        assert_eq!(
+            w.boid_species()[w.ids().iter().position(|i| i == predator).unwrap()] as usize,
+            SHARK
+        );
+        assert!(*step < 1200);
+    }
+}
+
+#[test]
+fn chasers_take_stragglers_before_boids_inside_the_group() {
+    // A dense group 6 units east of the shark and 5 lone stragglers 9 units away
+    // in other directions. The prey ignore the shark, so only choice matters.
+    let build = |preference: f32| {
+        let cfg = WorldConfig::new(Vec2::splat(200.0), Boundary::Unbounded);
+        let prey = SpeciesParams {
+            max_speed: 0.5,
+            ..SpeciesParams::default()
+        };
+        let shark = SpeciesParams {
+            max_speed: 4.0,
+            max_force: 8.0,
+            chase_radius: 20.0,
+            eat_radius: 0.5,
+            straggler_preference: preference,
+            ..SpeciesParams::default()
+        };
+        let mut w = World::new(cfg, vec![prey, shark]).unwrap();
+        w.set_relation(PREY, SHARK, Relation::Ignore).unwrap();
+        w.set_relation(SHARK, PREY, Relation::Chase).unwrap();
+        let centre = Vec2::new(100.0, 100.0);
+        let mut stragglers = Vec::new();
+        for k in 0..5 {
+            let a = 1.2 + k as f32 * 0.9;
+            stragglers.push(
+                w.add_boid(PREY, centre + Vec2::new(a.cos(), a.sin()) * 9.0, Vec2::ZERO)
+                    .unwrap(),
+            );
+        }
+        for k in 0..60 {
+            let off = Vec2::new((k % 8) as f32, (k / 8) as f32) * 0.5;
+            w.add_boid(PREY, centre + Vec2::new(6.0, -1.75) + off, Vec2::ZERO)
+                .unwrap();
+        }
+        w.add_boid(SHARK, centre, Vec2::ZERO).unwrap();
+        (w, stragglers)
+    };
+    let first_five = |preference: f32| {
+        let (mut w, stragglers) = build(preference);
+        let mut eaten = Vec::new();
+        for _ in 0..3000 {
+            w.step();
+            for e in w.events() {
+                let Event::Eaten { prey, .. } = e;
+                eaten.push(*prey);
+            }
+            if eaten.len() >= 5 {
+                break;
+            }
+        }
+        eaten.truncate(5);
+        eaten.iter().filter(|id| stragglers.contains(id)).count()
+    };
+    let (with, without) = (first_five(1.0), first_five(0.0));
+    eprintln!(
+        "stragglers among the first five eaten: preference 1.0 -> {with}, preference 0 -> {without}"
+    );
+    assert!(with >= 4, "{with} of the first five were stragglers");
+    assert!(with > without);
+}
+
+#[test]
+fn predator_runs_are_deterministic_across_threads_and_resume_from_snapshots() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut w = scene(Relation::Flee, 0.6, Vec2::new(90.0, 100.0));
+            w.step_n(300);
+            (w.digest(), w.len())
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(8));
+    let mut w = scene(Relation::Flee, 0.6, Vec2::new(90.0, 100.0));
+    w.step_n(150);
+    let mut back = World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
+    w.step_n(150);
+    back.step_n(150);
+    assert_eq!(w.digest(), back.digest());
+    assert_eq!((w.digest(), w.len()), one);
+}
