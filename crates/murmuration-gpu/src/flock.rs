@@ -692,6 +692,18 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
             "the species relation {r:?} (flee and chase)"
         )));
     }
+    if !world.paths().is_empty() {
+        return Err(GpuError::Unsupported(format!(
+            "paths ({} in this world)",
+            world.paths().len()
+        )));
+    }
+    if !world.zones().is_empty() {
+        return Err(GpuError::Unsupported(format!(
+            "zones ({} in this world)",
+            world.zones().len()
+        )));
+    }
     if !world.attractors().is_empty() {
         return Err(GpuError::Unsupported(format!(
             "attractors ({} in this world)",

@@ -28,6 +28,35 @@ pub enum Event<V: Vector> {
         /// Where the prey was, units.
         position: V,
     },
+    /// A boid entered a zone.
+    ZoneEntered {
+        /// Index of the step in which it happened.
+        step: u64,
+        /// The zone's index.
+        zone: usize,
+        /// The boid.
+        boid: BoidId,
+    },
+    /// A boid left a zone (or was eaten inside it).
+    ZoneExited {
+        /// Index of the step in which it happened.
+        step: u64,
+        /// The zone's index.
+        zone: usize,
+        /// The boid.
+        boid: BoidId,
+    },
+    /// A zone's count crossed its threshold.
+    ZoneThreshold {
+        /// Index of the step in which it happened.
+        step: u64,
+        /// The zone's index.
+        zone: usize,
+        /// The count after the step.
+        count: usize,
+        /// True when the count rose to the threshold, false when it fell below.
+        rising: bool,
+    },
 }
 
 /// The boids of one target species, for radius queries.

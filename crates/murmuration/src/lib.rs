@@ -39,6 +39,7 @@ mod kernel;
 pub mod metrics;
 pub mod obstacles;
 mod params;
+pub mod paths;
 mod pipeline;
 pub mod rng;
 mod rules;
@@ -46,6 +47,7 @@ mod snapshot;
 mod vector;
 pub mod workload;
 mod world;
+pub mod zones;
 
 pub use attractors::{Attractor, Pulse};
 pub use boids::{BoidId, Boids};
@@ -55,10 +57,12 @@ pub use interactions::Event;
 pub use metrics::Metrics;
 pub use obstacles::{Obstacle, ObstacleSet};
 pub use params::{Boundary, CombineMode, Relation, Relations, SpeciesParams, WorldConfig};
+pub use paths::Path;
 pub use pipeline::{Pipeline, StepContext, StepStats};
 pub use snapshot::{SNAPSHOT_VERSION, digest, write_atomic};
 pub use vector::Vector;
 pub use world::{MAX_BOIDS, MAX_SPECIES, World};
+pub use zones::Zone;
 
 /// A 2D world.
 pub type World2 = World<glam::Vec2>;

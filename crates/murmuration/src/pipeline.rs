@@ -18,6 +18,7 @@ use crate::interactions::{self, Interactions};
 use crate::kernel::{self, Focal, SortedSoa};
 use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
+use crate::paths::Path;
 use crate::rng::{CounterRng, Stream};
 use crate::rules::{self, RuleConsts};
 use crate::vector::Vector;
@@ -41,6 +42,8 @@ pub struct StepContext<'a, V: Vector> {
     pub attractors: &'a [Attractor<V>],
     /// Repelling impulses.
     pub pulses: &'a [Pulse<V>],
+    /// Polylines boids within their capture radius flow along.
+    pub paths: &'a [Path<V>],
 }
 
 /// Counters of one step, for benchmarks and diagnostics.
@@ -301,6 +304,9 @@ impl<V: Vector> Pipeline<V> {
                     let mut target = V::ZERO;
                     for t in ctx.attractors {
                         target += t.arrive(me.pos, v, sp.max_speed, sp.max_force);
+                    }
+                    for path in ctx.paths {
+                        target += path.follow(me.pos, v, sp.max_speed, sp.max_force);
                     }
                     let mut flee = V::ZERO;
                     if has_interactions {

@@ -4,7 +4,7 @@
 //! ```text
 //! magic "MURMSNAP" | version u32 | dim u32 | step u64 | next_id u32 | reserved u32
 //! | n u64 | params_len u64 | params (TOML: config, species, relations, obstacles,
-//!   attractors, pulses)
+//!   attractors, pulses, paths, zones with their members)
 //! | ids n×u32 (storage order) | species n×u16 | positions n×dim×f32 | velocities | steering
 //! | FNV-1a 64 checksum of everything before it
 //! ```
@@ -16,8 +16,10 @@ use crate::boids::Boids;
 use crate::error::SnapshotError;
 use crate::obstacles::Obstacle;
 use crate::params::{Relations, SpeciesParams, WorldConfig};
+use crate::paths::Path as FlowPath;
 use crate::vector::Vector;
 use crate::world::{MAX_BOIDS, World};
+use crate::zones::Zone;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
@@ -43,6 +45,10 @@ struct Params<V: Vector> {
     attractors: Vec<Attractor<V>>,
     #[serde(default)]
     pulses: Vec<Pulse<V>>,
+    #[serde(default)]
+    paths: Vec<FlowPath<V>>,
+    #[serde(default)]
+    zones: Vec<Zone<V>>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -77,6 +83,8 @@ impl<V: Vector> World<V> {
             obstacles: self.obstacles.shapes().to_vec(),
             attractors: self.attractors.clone(),
             pulses: self.pulses.clone(),
+            paths: self.paths.clone(),
+            zones: self.zones.clone(),
         })
         .expect("validated parameters always serialize");
         let b = &self.boids;
@@ -242,6 +250,14 @@ impl<V: Vector> World<V> {
         }
         for p in params.pulses {
             world.add_pulse(p)?;
+        }
+        for p in params.paths {
+            world.add_path(p)?;
+        }
+        for z in params.zones {
+            let inside = z.inside.clone();
+            let i = world.add_zone(z)?;
+            world.zones[i].inside = inside;
         }
         Ok(world)
     }

@@ -8,9 +8,11 @@ use crate::interactions::{self, Event};
 use crate::metrics::{self, Metrics};
 use crate::obstacles::{Obstacle, ObstacleSet};
 use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
+use crate::paths::Path;
 use crate::pipeline::{Pipeline, StepContext, StepStats};
 use crate::rng::{CounterRng, Stream};
 use crate::vector::Vector;
+use crate::zones::Zone;
 use std::sync::OnceLock;
 
 /// Most boids one world holds (2^28 ≈ 268 million; the state alone would need
@@ -32,6 +34,8 @@ pub struct World<V: Vector> {
     pub(crate) obstacles: ObstacleSet<V>,
     pub(crate) attractors: Vec<Attractor<V>>,
     pub(crate) pulses: Vec<Pulse<V>>,
+    pub(crate) paths: Vec<Path<V>>,
+    pub(crate) zones: Vec<Zone<V>>,
     events: Vec<Event<V>>,
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
@@ -102,6 +106,8 @@ impl<V: Vector> World<V> {
             obstacles: ObstacleSet::default(),
             attractors: Vec::new(),
             pulses: Vec::new(),
+            paths: Vec::new(),
+            zones: Vec::new(),
             events: Vec::new(),
             boids,
             step,
@@ -121,6 +127,7 @@ impl<V: Vector> World<V> {
             obstacles: &self.obstacles,
             attractors: &self.attractors,
             pulses: &self.pulses,
+            paths: &self.paths,
         };
         self.by_id = OnceLock::new();
         self.events.clear();
@@ -147,6 +154,34 @@ impl<V: Vector> World<V> {
             p.age += dt;
         }
         self.pulses.retain(|p| p.age < p.duration);
+        for p in &mut self.paths {
+            p.age += dt;
+        }
+        self.paths.retain(|p| p.age < p.lifetime);
+        let step = self.step - 1;
+        for (zone, z) in self.zones.iter_mut().enumerate() {
+            let before = z.count();
+            let (entered, left) = z.update(&self.boids);
+            self.events
+                .extend(
+                    entered
+                        .into_iter()
+                        .map(|boid| Event::ZoneEntered { step, zone, boid }),
+                );
+            self.events.extend(
+                left.into_iter()
+                    .map(|boid| Event::ZoneExited { step, zone, boid }),
+            );
+            let t = z.threshold as usize;
+            if t > 0 && (before >= t) != (z.count() >= t) {
+                self.events.push(Event::ZoneThreshold {
+                    step,
+                    zone,
+                    count: z.count(),
+                    rising: z.count() >= t,
+                });
+            }
+        }
         self.last_stats
     }
 
@@ -391,6 +426,55 @@ impl<V: Vector> World<V> {
         p.validate(&format!("pulses[{}]", self.pulses.len()))?;
         self.pulses.push(p);
         Ok(())
+    }
+
+    /// Live paths (expired ones are removed after each step).
+    pub fn paths(&self) -> &[Path<V>] {
+        &self.paths
+    }
+
+    /// Adds a path (validated) and returns its index.
+    pub fn add_path(&mut self, p: Path<V>) -> Result<usize, WorldError> {
+        p.validate(&format!("paths[{}]", self.paths.len()))?;
+        self.paths.push(p);
+        Ok(self.paths.len() - 1)
+    }
+
+    /// Removes path `index`; later ones move down by one.
+    pub fn remove_path(&mut self, index: usize) -> Result<Path<V>, WorldError> {
+        if index >= self.paths.len() {
+            return Err(WorldError::UnknownEntity {
+                what: "path",
+                index,
+                count: self.paths.len(),
+            });
+        }
+        Ok(self.paths.remove(index))
+    }
+
+    /// The zones with their counts after the last step.
+    pub fn zones(&self) -> &[Zone<V>] {
+        &self.zones
+    }
+
+    /// Adds a zone (validated; counted from the next step) and returns its index.
+    pub fn add_zone(&mut self, mut z: Zone<V>) -> Result<usize, WorldError> {
+        z.validate(&format!("zones[{}]", self.zones.len()), self.species.len())?;
+        z.inside.clear();
+        self.zones.push(z);
+        Ok(self.zones.len() - 1)
+    }
+
+    /// Removes zone `index`; later ones move down by one.
+    pub fn remove_zone(&mut self, index: usize) -> Result<Zone<V>, WorldError> {
+        if index >= self.zones.len() {
+            return Err(WorldError::UnknownEntity {
+                what: "zone",
+                index,
+                count: self.zones.len(),
+            });
+        }
+        Ok(self.zones.remove(index))
     }
 
     /// Parameters of every species.
