@@ -132,6 +132,7 @@ fn predators_eat_and_every_removal_has_an_event() {
         .iter()
         .map(|e| match e {
             Event::Eaten { prey, .. } => *prey,
+            other => panic!("only eating happens here: {other:?}"),
         })
         .collect();
     let now: std::collections::HashSet<u32> = w.ids().iter().copied().collect();
@@ -146,7 +147,9 @@ fn predators_eat_and_every_removal_has_an_event() {
     sorted.sort_unstable();
     assert_eq!(sorted, gone, "every removal has exactly one event");
     for e in &events {
-        let Event::Eaten { predator, step, .. } = e;
+        let Event::Eaten { predator, step, .. } = e else {
+            unreachable!()
+        };
         assert_eq!(
             w.boid_species()[w.ids().iter().position(|i| i == predator).unwrap()] as usize,
             SHARK
@@ -199,7 +202,9 @@ fn chasers_take_stragglers_before_boids_inside_the_group() {
         for _ in 0..3000 {
             w.step();
             for e in w.events() {
-                let Event::Eaten { prey, .. } = e;
+                let Event::Eaten { prey, .. } = e else {
+                    unreachable!()
+                };
                 eaten.push(*prey);
             }
             if eaten.len() >= 5 {
