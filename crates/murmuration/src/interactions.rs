@@ -66,7 +66,10 @@ struct TargetIndex<V> {
     velocities: Vec<V>,
     ids: Vec<BoidId>,
     radius: f32,
+    /// Cells as wide as the largest radius anyone looks at this species with.
     grid: Grid,
+    /// Cells as wide as the species' own perception radius (crowding queries).
+    fine: Grid,
 }
 
 /// Per-step indexes of fled-from and chased species (scratch, reused).
@@ -137,6 +140,8 @@ impl<V: Vector> Interactions<V> {
             }
             t.radius = radius;
             t.grid.build(&t.positions, radius, extent(cfg));
+            t.fine
+                .build(&t.positions, species[b].perception_radius(), extent(cfg));
         }
     }
 
@@ -177,32 +182,53 @@ impl<V: Vector> Interactions<V> {
                     }
                 }
                 Relation::Chase => {
+                    let pref = sp.straggler_preference;
                     let crowd_r = species[b].perception_radius();
+                    // Flockmates within the target's perception radius.
+                    let crowd = |k: usize| {
+                        let mut c = 0u32;
+                        t.fine.for_each_within(
+                            &t.positions,
+                            t.positions[k],
+                            crowd_r,
+                            Some(k),
+                            |_, _| c += 1,
+                        );
+                        c as f32
+                    };
+                    // Ties go to the lower id, whatever the visiting order.
+                    let beats = |best: &Option<(f32, usize, V)>, score: f32, k: usize| {
+                        best.is_none_or(|(s, j, _)| {
+                            score < s || (score == s && t.ids[k] < t.ids[j])
+                        })
+                    };
+                    // Pass 1: the nearest target (with its crowding, when stragglers
+                    // are preferred) bounds every score worth computing.
                     let mut best: Option<(f32, usize, V)> = None;
                     t.grid
                         .for_each_within(&t.positions, p, sp.chase_radius, None, |k, d| {
-                            if t.ids[k] == id {
-                                return;
-                            }
-                            let mut crowd = 0u32;
-                            if sp.straggler_preference > 0.0 {
-                                t.grid.for_each_within(
-                                    &t.positions,
-                                    t.positions[k],
-                                    crowd_r,
-                                    Some(k),
-                                    |_, _| crowd += 1,
-                                );
-                            }
-                            let score = d.length() * (1.0 + sp.straggler_preference * crowd as f32);
-                            // Ties go to the lower id, whatever the visiting order.
-                            let better = best.is_none_or(|(s, j, _)| {
-                                score < s || (score == s && t.ids[k] < t.ids[j])
-                            });
-                            if better {
-                                best = Some((score, k, d));
+                            if t.ids[k] != id && beats(&best, d.length(), k) {
+                                best = Some((d.length(), k, d));
                             }
                         });
+                    if pref > 0.0
+                        && let Some((dist, k, d)) = best
+                    {
+                        // Pass 2: a score is at least the distance, so only targets
+                        // nearer than the best score so far can win.
+                        best = Some((dist * (1.0 + pref * crowd(k)), k, d));
+                        t.grid
+                            .for_each_within(&t.positions, p, sp.chase_radius, None, |k, d| {
+                                let dist = d.length();
+                                if t.ids[k] == id || best.is_some_and(|(s, _, _)| dist > s) {
+                                    return;
+                                }
+                                let score = dist * (1.0 + pref * crowd(k));
+                                if beats(&best, score, k) {
+                                    best = Some((score, k, d));
+                                }
+                            });
+                    }
                     if let Some((_, k, d)) = best {
                         // Pursuit: aim where the target will be when we get there.
                         let lead = d.length() / sp.max_speed.max(1e-6);

@@ -75,8 +75,8 @@ pub struct SpeciesParams {
     /// 0 never eats.
     pub eat_radius: f32,
     /// How much a chaser prefers stragglers, in [0, 100]: a target's distance is
-    /// scaled by `1 + straggler_preference × (its flockmates within its perception
-    /// radius)`, and the smallest score is chased.
+    /// scaled by `1 + straggler_preference × (its flockmates within its own
+    /// perception radius)`, and the smallest score is chased.
     pub straggler_preference: f32,
 }
 
