@@ -25,6 +25,11 @@ fn loaded(n: u64, parts: &str) -> World2 {
         ..SpeciesParams::benchmark()
     };
     for s in 1..=2 {
+        if parts.contains('m') {
+            // Species only (the multi-species kernel), no predators.
+            w.add_species(shark).unwrap();
+            continue;
+        }
         if !parts.contains('p') {
             break;
         }
@@ -83,7 +88,8 @@ fn main() {
     let n: u64 = std::env::args()
         .nth(1)
         .map_or(100_000, |s| s.parse().expect("N"));
-    // Which behaviours: o(bstacles), a(ttractors), p(redators); all by default.
+    // Which behaviours: o(bstacles), a(ttractors), p(redators), or m (two more
+    // species without boids: the multi-species kernel alone); oap by default.
     let parts = std::env::args().nth(2).unwrap_or_else(|| "oap".into());
     let (mut plain, mut busy) = (Vec::new(), Vec::new());
     for _ in 0..3 {
