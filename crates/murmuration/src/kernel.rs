@@ -59,6 +59,9 @@ pub(crate) struct SortedSoa {
     pub vel: [Vec<f32>; 3],
     /// Species; padding is 0.
     pub species: Vec<u16>,
+    /// Species as `f32` for lane compares (filled only with several species);
+    /// padding is -1.
+    pub species_f: Vec<f32>,
 }
 
 impl SortedSoa {
@@ -76,6 +79,10 @@ impl SortedSoa {
         }
         self.species.resize(n + LANES, 0);
         self.species[n..].fill(0);
+        if !self.species_f.is_empty() {
+            self.species_f.resize(n + LANES, -1.0);
+            self.species_f[n..].fill(-1.0);
+        }
     }
 
     /// Position of sorted index `i`.
@@ -107,6 +114,7 @@ impl SortedSoa {
             .map(Vec::capacity)
             .sum::<usize>()
             + 2 * self.species.capacity()
+            + 4 * self.species_f.capacity()
     }
 }
 
@@ -118,6 +126,40 @@ pub(crate) struct Focal<'a, V> {
     pub heading: V,
     /// How this boid's species reacts to each species (row of the relation table).
     pub relations: &'a [Relation],
+    /// The pattern of that row ([`RelationPattern`]), for lane compares.
+    pub pattern: RelationPattern,
+    /// This boid's species as `f32`.
+    pub species: f32,
+}
+
+/// The shape of one species' relation row, when it allows a vector compare
+/// instead of a per-lane table lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RelationPattern {
+    /// Flocks with its own species, separates from every other: neighbours are
+    /// every lane, flockmates the lanes of its own species.
+    SelfFlockOthersSeparate,
+    /// Flocks with its own species, no rules with any other (ignore, flee, chase).
+    SelfFlockOnly,
+    /// Anything else: look each lane up.
+    General,
+}
+
+impl RelationPattern {
+    /// The pattern of relation row `row` of species `me`.
+    pub fn of(row: &[Relation], me: usize) -> Self {
+        if row[me] != Relation::Flock {
+            return Self::General;
+        }
+        let others = || row.iter().enumerate().filter(move |&(b, _)| b != me).map(|(_, r)| *r);
+        if others().all(|r| r == Relation::Separate) {
+            Self::SelfFlockOthersSeparate
+        } else if others().all(|r| !r.in_rules()) {
+            Self::SelfFlockOnly
+        } else {
+            Self::General
+        }
+    }
 }
 
 /// Loads lanes `j..j + LANES`.
@@ -182,8 +224,9 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
     }
     if multi {
-        assert!(data.species.len() >= limit);
+        assert!(data.species.len() >= limit && data.species_f.len() >= limit);
     }
+    let my_species = F::splat(me.species);
     let mut heading = [zero; 3];
     let mut per = [one; 3];
     for a in 0..d_n {
@@ -230,14 +273,29 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
             }
             let mut flock = take;
             if multi {
-                let (mut t, mut f) = ([0.0f32; LANES], [0.0f32; LANES]);
-                for l in 0..LANES {
-                    let r = rel_row[data.species[j + l] as usize % rel_row.len()];
-                    t[l] = if r.in_rules() { ON } else { 0.0 };
-                    f[l] = if r == Relation::Flock { ON } else { 0.0 };
+                match me.pattern {
+                    RelationPattern::SelfFlockOthersSeparate => {
+                        // SAFETY: as above (species_f holds n + LANES entries).
+                        let same = unsafe { load(&data.species_f, j) }.simd_eq(my_species);
+                        flock = take & same;
+                    }
+                    RelationPattern::SelfFlockOnly => {
+                        // SAFETY: as above.
+                        let same = unsafe { load(&data.species_f, j) }.simd_eq(my_species);
+                        take &= same;
+                        flock = take;
+                    }
+                    RelationPattern::General => {
+                        let (mut t, mut f) = ([0.0f32; LANES], [0.0f32; LANES]);
+                        for l in 0..LANES {
+                            let r = rel_row[data.species[j + l] as usize % rel_row.len()];
+                            t[l] = if r.in_rules() { ON } else { 0.0 };
+                            f[l] = if r == Relation::Flock { ON } else { 0.0 };
+                        }
+                        take &= F::new(t);
+                        flock = take & F::new(f);
+                    }
                 }
-                take &= F::new(t);
-                flock = take & F::new(f);
             }
             let push = take & d2.simd_lt(sep2);
             nearest2 = nearest2.min(take.select(d2, nearest2));

@@ -15,7 +15,7 @@ use crate::boids::Boids;
 use crate::boundary::{confine, soft_force};
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions};
-use crate::kernel::{self, Focal, SortedSoa};
+use crate::kernel::{self, Focal, RelationPattern, SortedSoa};
 use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
 use crate::paths::Path;
@@ -69,6 +69,7 @@ pub struct StepStats {
 #[derive(Clone, Debug, Default)]
 pub struct Pipeline<V> {
     grid: Grid,
+    patterns: Vec<RelationPattern>,
     interactions: Interactions<V>,
     sorted: SortedSoa,
     consts: Vec<RuleConsts>,
@@ -84,6 +85,7 @@ impl<V: Vector> Pipeline<V> {
     pub fn new() -> Self {
         Self {
             grid: Grid::new(),
+            patterns: Vec::new(),
             interactions: Interactions::default(),
             sorted: SortedSoa::default(),
             consts: Vec::new(),
@@ -138,12 +140,19 @@ impl<V: Vector> Pipeline<V> {
         // Gather into cell order (structure of arrays) so neighbour scans read
         // contiguous memory.
         let order = self.grid.order();
+        let multi = ctx.species.len() > 1;
+        if multi && self.sorted.species_f.is_empty() {
+            self.sorted.species_f.push(-1.0); // turns the f32 species copy on
+        } else if !multi && !self.sorted.species_f.is_empty() {
+            self.sorted.species_f = Vec::new();
+        }
         self.sorted.resize(n, V::DIM);
         let (pos, vel, spc) = (&boids.positions, &boids.velocities, &boids.species);
         let SortedSoa {
             pos: sp,
             vel: sv,
             species: ss,
+            ..
         } = &mut self.sorted;
         for a in 0..V::DIM {
             sp[a][..n]
@@ -176,6 +185,19 @@ impl<V: Vector> Pipeline<V> {
         std::mem::swap(&mut boids.ids, &mut self.spare_ids);
         std::mem::swap(&mut boids.steering, &mut self.spare_steering);
         boids.species.copy_from_slice(&ss[..n]);
+        if multi {
+            let sorted = &mut self.sorted;
+            sorted.species_f[..n]
+                .par_iter_mut()
+                .zip(sorted.species[..n].par_iter())
+                .with_min_len(4096)
+                .for_each(|(f, &s)| *f = s as f32);
+            let count = ctx.relations.count;
+            self.patterns.clear();
+            self.patterns.extend((0..count).map(|a| {
+                RelationPattern::of(&ctx.relations.table[a * count..(a + 1) * count], a)
+            }));
+        }
         self.consts.clear();
         self.consts.extend(ctx.species.iter().map(RuleConsts::new));
 
@@ -273,6 +295,12 @@ impl<V: Vector> Pipeline<V> {
                         },
                         relations: &ctx.relations.table
                             [species * rel_count..(species + 1) * rel_count],
+                        pattern: if FLAGS & kernel::MULTI != 0 {
+                            self.patterns[species]
+                        } else {
+                            RelationPattern::General
+                        },
+                        species: species as f32,
                     };
                     let coincident = |j: usize| coincident_direction::<V>(cfg.seed, id, ids[j]);
                     let sums = kernel::accumulate::<V, FLAGS>(
