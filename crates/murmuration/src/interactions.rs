@@ -70,6 +70,58 @@ struct TargetIndex<V> {
     grid: Grid,
     /// Cells as wide as the species' own perception radius (crowding queries).
     fine: Grid,
+    /// Per cell of `grid`: some target lies in it or a neighbouring cell. A query
+    /// from a cell without any is empty and skipped.
+    near: Vec<bool>,
+}
+
+impl<V: Vector> TargetIndex<V> {
+    /// Marks every cell within one cell of an occupied one (wrapping when periodic).
+    fn build_near(&mut self) {
+        let g = &self.grid;
+        let dims = g.dims();
+        let periodic = g.period::<V>().is_some();
+        self.near.clear();
+        self.near.resize(g.cell_count(), false);
+        let reach = |x: u32, n: u32| -> [Option<u32>; 3] {
+            let prev = if x > 0 {
+                Some(x - 1)
+            } else if periodic {
+                Some(n - 1)
+            } else {
+                None
+            };
+            let next = if x + 1 < n {
+                Some(x + 1)
+            } else if periodic {
+                Some(0)
+            } else {
+                None
+            };
+            [prev, Some(x), next]
+        };
+        for &p in &self.positions {
+            let c = g.coords_of(p);
+            let zs = if V::DIM == 3 {
+                reach(c[2], dims[2])
+            } else {
+                [None, Some(0), None]
+            };
+            for z in zs.into_iter().flatten() {
+                for y in reach(c[1], dims[1]).into_iter().flatten() {
+                    for x in reach(c[0], dims[0]).into_iter().flatten() {
+                        self.near[g.cell_index([x, y, z])] = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// False when no target can be within the grid radius of `p`.
+    #[inline]
+    fn may_reach(&self, p: V) -> bool {
+        self.near[self.grid.cell_index(self.grid.coords_of(p))]
+    }
 }
 
 /// Per-step indexes of fled-from and chased species (scratch, reused).
@@ -142,6 +194,7 @@ impl<V: Vector> Interactions<V> {
             t.grid.build(&t.positions, radius, extent(cfg));
             t.fine
                 .build(&t.positions, species[b].perception_radius(), extent(cfg));
+            t.build_near();
         }
     }
 
@@ -165,6 +218,9 @@ impl<V: Vector> Interactions<V> {
         let (mut flee, mut chase) = (V::ZERO, V::ZERO);
         for (b, t) in self.targets.iter().enumerate() {
             let Some(t) = t else { continue };
+            if !t.may_reach(p) {
+                continue;
+            }
             match relations.get(a, b) {
                 Relation::Flee => {
                     let mut away = V::ZERO;

@@ -151,7 +151,12 @@ impl RelationPattern {
         if row[me] != Relation::Flock {
             return Self::General;
         }
-        let others = || row.iter().enumerate().filter(move |&(b, _)| b != me).map(|(_, r)| *r);
+        let others = || {
+            row.iter()
+                .enumerate()
+                .filter(move |&(b, _)| b != me)
+                .map(|(_, r)| *r)
+        };
         if others().all(|r| r == Relation::Separate) {
             Self::SelfFlockOthersSeparate
         } else if others().all(|r| !r.in_rules()) {
