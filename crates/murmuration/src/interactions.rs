@@ -300,7 +300,8 @@ impl<V: Vector> Interactions<V> {
 
 /// Chasers with an eat radius eat the nearest target in reach after the step's
 /// move: chasers in ascending id order, each at most one target per step, each
-/// target eaten once. Returns the slots to remove and the events, in that order.
+/// target eaten once. Appends the events and returns, per slot, whether it was
+/// eaten (empty when there are no chasers with an eat radius).
 pub(crate) fn eat<V: Vector>(
     boids: &Boids<V>,
     cfg: &WorldConfig<V>,
@@ -310,7 +311,6 @@ pub(crate) fn eat<V: Vector>(
     events: &mut Vec<Event<V>>,
 ) -> Vec<bool> {
     let n = boids.len();
-    let mut eaten = vec![false; n];
     let count = species.len();
     let mut chasers: Vec<usize> = (0..n)
         .filter(|&i| {
@@ -320,8 +320,9 @@ pub(crate) fn eat<V: Vector>(
         })
         .collect();
     if chasers.is_empty() {
-        return eaten;
+        return Vec::new(); // nothing eaten, nothing allocated
     }
+    let mut eaten = vec![false; n];
     chasers.sort_unstable_by_key(|&i| boids.ids[i]);
     let radius = chasers
         .iter()
