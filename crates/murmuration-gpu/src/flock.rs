@@ -682,14 +682,9 @@ fn check_fits(adapter: &str, sizes: &[(&'static str, u64)], limit: u64) -> Resul
 
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
-    if let Some(r) = world.relations().table.iter().find(|r| {
-        matches!(
-            r,
-            murmuration::Relation::Flee | murmuration::Relation::Chase
-        )
-    }) {
+    if let Some(r) = world.relations().table.iter().find(|r| r.indexes_target()) {
         return Err(GpuError::Unsupported(format!(
-            "the species relation {r:?} (flee and chase)"
+            "the species relation {r:?} (flee, chase and follow)"
         )));
     }
     // Behaviours the GPU step does not have yet (issue 3 adds them on the CPU).

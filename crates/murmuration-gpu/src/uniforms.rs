@@ -102,7 +102,7 @@ pub(crate) fn relation_code(r: Relation) -> u32 {
         Relation::Flock => 0,
         Relation::Separate => 1,
         // Refused before upload (`check_supported`); never reaches the shader.
-        Relation::Ignore | Relation::Flee | Relation::Chase => 2,
+        Relation::Ignore | Relation::Flee | Relation::Chase | Relation::Follow => 2,
     }
 }
 

@@ -323,5 +323,5 @@ fn flee_and_chase_relations_are_refused_by_name() {
     let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, everything());
     w.set_relation(0, 1, Relation::Flee).unwrap();
     let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
-    assert!(e.contains("Flee (flee and chase)"), "{e}");
+    assert!(e.contains("Flee (flee, chase and follow)"), "{e}");
 }

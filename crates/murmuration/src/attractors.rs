@@ -25,6 +25,10 @@ pub struct Attractor<V: Vector> {
     /// Boids farther than this ignore the attractor, units, in (0, ∞]
     /// (`inf` in TOML reaches everywhere).
     pub range: f32,
+    /// Only this species sees it (`None`: every species). A leader species with
+    /// its own goal is an attractor seen by the leaders alone.
+    #[serde(default)]
+    pub species: Option<u16>,
 }
 
 impl<V: Vector> Attractor<V> {
@@ -38,6 +42,7 @@ impl<V: Vector> Attractor<V> {
             weight,
             radius,
             range: f32::INFINITY,
+            species: None,
         }
     }
 
@@ -61,7 +66,10 @@ impl<V: Vector> Attractor<V> {
     /// Reynolds' arrive toward this attractor for a boid at `p` with velocity `v`
     /// (weighted; zero out of range).
     #[inline]
-    pub(crate) fn arrive(&self, p: V, v: V, max_speed: f32, max_force: f32) -> V {
+    pub(crate) fn arrive(&self, species: u16, p: V, v: V, max_speed: f32, max_force: f32) -> V {
+        if self.species.is_some_and(|s| s != species) {
+            return V::ZERO;
+        }
         let to = self.position - p;
         let d = to.length();
         if d > self.range || d <= 0.0 {

@@ -143,10 +143,7 @@ fn extent<V: Vector>(cfg: &WorldConfig<V>) -> Extent<V> {
 
 /// True when some relation is flee or chase.
 pub(crate) fn any(relations: &Relations) -> bool {
-    relations
-        .table
-        .iter()
-        .any(|r| matches!(r, Relation::Flee | Relation::Chase))
+    relations.table.iter().any(|r| r.indexes_target())
 }
 
 impl<V: Vector> Interactions<V> {
@@ -166,6 +163,7 @@ impl<V: Vector> Interactions<V> {
             for (a, sp) in species.iter().enumerate() {
                 match relations.get(a, b) {
                     Relation::Flee => radius = radius.max(sp.flee_radius),
+                    Relation::Follow => radius = radius.max(sp.follow_radius),
                     Relation::Chase => {
                         radius = radius
                             .max(sp.chase_radius)
@@ -203,8 +201,8 @@ impl<V: Vector> Interactions<V> {
         self.targets.iter().all(Option::is_none)
     }
 
-    /// The flee and chase accelerations (weighted) of a boid of species `a` at `p`
-    /// with velocity `v` and id `id`.
+    /// The flee and the chase-or-follow accelerations (weighted) of a boid of
+    /// species `a` at `p` with velocity `v` and id `id`.
     pub fn forces(
         &self,
         a: usize,
@@ -289,6 +287,24 @@ impl<V: Vector> Interactions<V> {
                         // Pursuit: aim where the target will be when we get there.
                         let lead = d.length() / sp.max_speed.max(1e-6);
                         chase += seek(d + t.velocities[k] * lead.min(2.0), v, sp) * sp.chase_weight;
+                    }
+                }
+                Relation::Follow => {
+                    // The nearest leader in sight (ties to the lower id).
+                    let mut best: Option<(f32, usize, V)> = None;
+                    t.grid
+                        .for_each_within(&t.positions, p, sp.follow_radius, None, |k, d| {
+                            let d2 = d.length_squared();
+                            if t.ids[k] != id
+                                && best.is_none_or(|(b2, j, _)| {
+                                    d2 < b2 || (d2 == b2 && t.ids[k] < t.ids[j])
+                                })
+                            {
+                                best = Some((d2, k, d));
+                            }
+                        });
+                    if let Some((_, _, d)) = best {
+                        chase += seek(d, v, sp) * sp.follow_weight;
                     }
                 }
                 _ => {}

@@ -295,7 +295,11 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                         for l in 0..LANES {
                             let r = rel_row[data.species[j + l] as usize % rel_row.len()];
                             t[l] = if r.in_rules() { ON } else { 0.0 };
-                            f[l] = if r == Relation::Flock { ON } else { 0.0 };
+                            f[l] = if matches!(r, Relation::Flock | Relation::Follow) {
+                                ON
+                            } else {
+                                0.0
+                            };
                         }
                         take &= F::new(t);
                         flock = take & F::new(f);

@@ -78,6 +78,10 @@ pub struct SpeciesParams {
     /// scaled by `1 + straggler_preference × (its flockmates within its own
     /// perception radius)`, and the smallest score is chased.
     pub straggler_preference: f32,
+    /// How far this species sees a leader it follows ([`Relation::Follow`]), units, in (0, 1e4].
+    pub follow_radius: f32,
+    /// Weight of following, dimensionless, in [0, 1000].
+    pub follow_weight: f32,
 }
 
 impl Default for SpeciesParams {
@@ -107,6 +111,8 @@ impl Default for SpeciesParams {
             chase_weight: 2.0,
             eat_radius: 0.0,
             straggler_preference: 0.2,
+            follow_radius: 6.0,
+            follow_weight: 1.5,
         }
     }
 }
@@ -298,13 +304,26 @@ pub enum Relation {
     /// stragglers preferred by `straggler_preference`); eat it on contact when
     /// `eat_radius` > 0. No flocking rules with them.
     Chase,
+    /// Follow: steer toward the nearest boid of that species (a leader) within
+    /// this species' `follow_radius`, with weight `follow_weight`, and also flock
+    /// with it (all three rules).
+    Follow,
 }
 
 impl Relation {
     /// True for relations that take part in the neighbour rules (separation at least).
     #[inline]
     pub fn in_rules(self) -> bool {
-        matches!(self, Relation::Flock | Relation::Separate)
+        matches!(
+            self,
+            Relation::Flock | Relation::Separate | Relation::Follow
+        )
+    }
+
+    /// True for relations that need the per-step index of the other species.
+    #[inline]
+    pub fn indexes_target(self) -> bool {
+        matches!(self, Relation::Flee | Relation::Chase | Relation::Follow)
     }
 }
 

@@ -333,7 +333,7 @@ impl<V: Vector> Pipeline<V> {
                     }
                     let mut target = V::ZERO;
                     for t in ctx.attractors {
-                        target += t.arrive(me.pos, v, sp.max_speed, sp.max_force);
+                        target += t.arrive(species as u16, me.pos, v, sp.max_speed, sp.max_force);
                     }
                     for path in ctx.paths {
                         target += path.follow(me.pos, v, sp.max_speed, sp.max_force);

@@ -383,6 +383,7 @@ impl<V: Vector> World<V> {
     /// Adds an attractor (validated) and returns its index.
     pub fn add_attractor(&mut self, a: Attractor<V>) -> Result<usize, WorldError> {
         a.validate(&format!("attractors[{}]", self.attractors.len()))?;
+        self.check_species_filter(a.species)?;
         self.attractors.push(a);
         Ok(self.attractors.len() - 1)
     }
@@ -390,16 +391,16 @@ impl<V: Vector> World<V> {
     /// Replaces attractor `index` (e.g. a new goal for a moving target).
     pub fn set_attractor(&mut self, index: usize, a: Attractor<V>) -> Result<(), WorldError> {
         let count = self.attractors.len();
-        let slot = self
-            .attractors
-            .get_mut(index)
-            .ok_or(WorldError::UnknownEntity {
+        if index >= count {
+            return Err(WorldError::UnknownEntity {
                 what: "attractor",
                 index,
                 count,
-            })?;
+            });
+        }
         a.validate(&format!("attractors[{index}]"))?;
-        *slot = a;
+        self.check_species_filter(a.species)?;
+        self.attractors[index] = a;
         Ok(())
     }
 
@@ -414,6 +415,17 @@ impl<V: Vector> World<V> {
             });
         }
         Ok(self.attractors.remove(index))
+    }
+
+    /// A species filter must name an existing species.
+    fn check_species_filter(&self, species: Option<u16>) -> Result<(), WorldError> {
+        match species {
+            Some(s) if s as usize >= self.species.len() => Err(WorldError::UnknownSpecies {
+                index: s as usize,
+                count: self.species.len(),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Live pulses (expired ones are removed after each step).
