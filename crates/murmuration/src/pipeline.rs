@@ -315,7 +315,16 @@ impl<V: Vector> Pipeline<V> {
                     );
                     neighbours += sums.neighbours as u64;
                     let [sep, coh, ali] = rules::forces(&sums, v, sp);
-                    let avoid = if has_obstacles && sp.obstacle_weight > 0.0 {
+                    // One culled query decides whether any obstacle can matter to
+                    // this boid this step: within the look-ahead reach or the
+                    // step's travel. Far from all of them nothing else is asked.
+                    let near_obstacle = has_obstacles && {
+                        let reach = (sp.obstacle_margin + v.length() * sp.obstacle_lookahead)
+                            .max(sp.max_speed * dt)
+                            + skin;
+                        obstacles.nearest(me.pos, reach).is_some()
+                    };
+                    let avoid = if near_obstacle && sp.obstacle_weight > 0.0 {
                         obstacles.avoidance(
                             me.pos,
                             v,
@@ -377,17 +386,15 @@ impl<V: Vector> Pipeline<V> {
                     }
                     v2 = clamp_speed(v2, v, sp, cfg.seed, id, ctx.step);
                     let mut p2 = me.pos + v2 * dt;
-                    if has_obstacles {
-                        // Sweep the motion against the obstacles, then confine; a
-                        // wrap or reflection can land inside one, so project again.
+                    // Sweep the motion against the obstacles, then confine; a wrap
+                    // or reflection can land inside one, so project again.
+                    if near_obstacle {
                         p2 = obstacles.resolve(me.pos, p2, &mut v2, skin);
-                        let before = p2;
-                        confine(&mut p2, &mut v2, cfg);
-                        if p2 != before {
-                            p2 = obstacles.resolve(p2, p2, &mut v2, skin);
-                        }
-                    } else {
-                        confine(&mut p2, &mut v2, cfg);
+                    }
+                    let before = p2;
+                    confine(&mut p2, &mut v2, cfg);
+                    if has_obstacles && p2 != before {
+                        p2 = obstacles.resolve(p2, p2, &mut v2, skin);
                     }
                     out_p[k] = p2;
                     out_v[k] = v2;
