@@ -194,15 +194,8 @@ impl<V: GpuVector> GpuFlock<V> {
             contents: bytemuck::bytes_of(&sim),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
-        let species_data: Vec<SpeciesUniform> =
-            world.species().iter().map(SpeciesUniform::new).collect();
+        let (species_data, rel) = param_data(world);
         let species = init("species", bytemuck::cast_slice(&species_data));
-        let rel: Vec<u32> = world
-            .relations()
-            .table
-            .iter()
-            .map(|&r| relation_code(r))
-            .collect();
         let relations = init("relations", bytemuck::cast_slice(&rel));
         let state = [
             init("pos_a", bytemuck::cast_slice(&pack(b.positions()))),
@@ -328,14 +321,8 @@ impl<V: GpuVector> GpuFlock<V> {
         }
         let q = &self.gpu.queue;
         q.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&sim));
-        let sp: Vec<SpeciesUniform> = world.species().iter().map(SpeciesUniform::new).collect();
+        let (sp, rel) = param_data(world);
         q.write_buffer(&self.buffers.species, 0, bytemuck::cast_slice(&sp));
-        let rel: Vec<u32> = world
-            .relations()
-            .table
-            .iter()
-            .map(|&r| relation_code(r))
-            .collect();
         q.write_buffer(&self.buffers.relations, 0, bytemuck::cast_slice(&rel));
         Ok(())
     }
@@ -609,6 +596,18 @@ impl<V: GpuVector> GpuFlock<V> {
         world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
         Ok(())
     }
+}
+
+/// The species and relation buffers' contents for `world`.
+fn param_data<V: GpuVector>(world: &World<V>) -> (Vec<SpeciesUniform>, Vec<u32>) {
+    let species = world.species().iter().map(SpeciesUniform::new).collect();
+    let relations = world
+        .relations()
+        .table
+        .iter()
+        .map(|&r| relation_code(r))
+        .collect();
+    (species, relations)
 }
 
 /// The kernel variant (the shader's override constants) for `world`.
