@@ -203,7 +203,7 @@ fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
     let (mut neighbours, mut candidates) = (0u64, 0u64);
     for _ in 0..measured {
         let t = Instant::now();
-        let stats = world.step();
+        let stats = world.step().stats;
         times.push(t.elapsed().as_secs_f64() * 1e3);
         neighbours += stats.neighbours;
         candidates += stats.candidates;

@@ -196,7 +196,7 @@ fn stats_count_the_same_neighbours_as_the_cpu() {
     let mut f = GpuFlock::new(&gpu, &w).unwrap();
     f.step().unwrap();
     let g = f.last_stats().unwrap();
-    let c = w.step();
+    let c = w.step().stats;
     assert_eq!(g.neighbours, c.neighbours, "neighbours");
     assert!(g.candidates >= g.neighbours && g.candidates > 0);
 }

@@ -45,7 +45,7 @@ fn step<V: Vector>(c: &mut Criterion, name: &str) {
     for n in [10_000u64, 100_000] {
         let mut w = workload::<V>(n);
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| w.step())
+            b.iter(|| w.step().stats)
         });
     }
     g.finish();
@@ -60,7 +60,7 @@ fn steering_pass<V: Vector>(c: &mut Criterion, name: &str) {
         let mut w = workload::<V>(n);
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter_custom(|iters| {
-                let seconds: f64 = (0..iters).map(|_| w.step().steer_seconds).sum();
+                let seconds: f64 = (0..iters).map(|_| w.step().stats.steer_seconds).sum();
                 Duration::from_secs_f64(seconds)
             })
         });

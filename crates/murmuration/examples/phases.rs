@@ -8,7 +8,7 @@ fn run<V: Vector>(n: u64) {
     w.step_n(5);
     let (mut g, mut ga, mut s) = (vec![], vec![], vec![]);
     for _ in 0..20 {
-        let st = w.step();
+        let st = w.step().stats;
         g.push(st.grid_seconds * 1e3);
         ga.push(st.gather_seconds * 1e3);
         s.push(st.steer_seconds * 1e3);

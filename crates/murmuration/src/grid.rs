@@ -215,6 +215,17 @@ impl Grid {
         ((c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]) as usize
     }
 
+    /// Centre of the cell at coordinates `c` and half its diagonal, units.
+    pub fn cell_ball<V: Vector>(&self, c: [u32; 3]) -> (V, f32) {
+        let (mut centre, mut h2) = (V::ZERO, 0.0f32);
+        for (i, &ci) in c.iter().enumerate().take(V::DIM) {
+            let w = 1.0 / self.inv_cell[i];
+            centre.set(i, self.origin[i] + (ci as f32 + 0.5) * w);
+            h2 += 0.25 * w * w;
+        }
+        (centre, h2.sqrt())
+    }
+
     /// Narrowest cell edge over the used axes, units.
     pub fn min_cell_width(&self) -> f32 {
         (0..self.dim)
@@ -332,6 +343,70 @@ impl Grid {
                 }
                 if Some(slot) != exclude && d.length_squared() < r2 {
                     f(slot, d);
+                }
+            }
+        }
+    }
+
+    /// Calls `f(range, shift, wrap)` with ranges of sorted indices that together
+    /// hold, each once, every boid whose cell lies within `radius` of `p`'s cell
+    /// along each axis (any radius, many cells). The offset from `p` to a boid of
+    /// the range is `position - (p - shift)`, then the nearest periodic image when
+    /// `wrap` is set (the search covers a whole periodic axis). `p` must lie in the
+    /// grid's domain.
+    pub fn for_each_range_near<V: Vector>(
+        &self,
+        p: V,
+        radius: f32,
+        mut f: impl FnMut(std::ops::Range<usize>, V, bool),
+    ) {
+        let c = self.coords_of(p);
+        let mut wrap = false;
+        // Up to two coordinate intervals per axis, each with its periodic shift.
+        let mut span = |a: usize| -> ([(u32, u32, f32); 2], usize) {
+            if a >= self.dim {
+                return ([(0, 0, 0.0); 2], 1);
+            }
+            let n = self.dims[a] as i64;
+            let k = (radius * self.inv_cell[a]).ceil().clamp(1.0, 1e9) as i64;
+            let (lo, hi) = (c[a] as i64 - k, c[a] as i64 + k);
+            let Some(period) = self.period else {
+                return (
+                    [(lo.max(0) as u32, hi.min(n - 1) as u32, 0.0), (0, 0, 0.0)],
+                    1,
+                );
+            };
+            let l = period[a];
+            if hi - lo + 1 >= n {
+                wrap = true;
+                ([(0, n as u32 - 1, 0.0), (0, 0, 0.0)], 1)
+            } else if lo < 0 {
+                (
+                    [((lo + n) as u32, n as u32 - 1, -l), (0, hi as u32, 0.0)],
+                    2,
+                )
+            } else if hi >= n {
+                ([(lo as u32, n as u32 - 1, 0.0), (0, (hi - n) as u32, l)], 2)
+            } else {
+                ([(lo as u32, hi as u32, 0.0), (0, 0, 0.0)], 1)
+            }
+        };
+        let (xs, nx) = span(0);
+        let (ys, ny) = span(1);
+        let (zs, nz) = span(2);
+        for &(z0, z1, sz) in &zs[..nz] {
+            for z in z0..=z1 {
+                for &(y0, y1, sy) in &ys[..ny] {
+                    for y in y0..=y1 {
+                        let base = ((z * self.dims[1] + y) * self.dims[0]) as usize;
+                        for &(x0, x1, sx) in &xs[..nx] {
+                            let start = self.cell_start[base + x0 as usize] as usize;
+                            let end = self.cell_start[base + x1 as usize + 1] as usize;
+                            if start < end {
+                                f(start..end, V::from_array3([sx, sy, sz]), wrap);
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -1,14 +1,17 @@
-//! Species that flee from or chase others ([`Relation::Flee`], [`Relation::Chase`]),
-//! and predators eating on contact.
+//! Species that flee from, chase or follow others ([`Relation::Flee`],
+//! [`Relation::Chase`], [`Relation::Follow`]), and predators eating on contact.
 //!
-//! Each step, every species that some other species flees from or chases gets an
-//! index of its own: its boids' positions and velocities in a grid built with the
-//! largest radius anyone looks at it with. Fleeing and chasing query that index,
-//! so a school fleeing a few sharks costs a few distance checks per fish.
+//! Chasers search the step's main grid (any radius). A few threats fled by many
+//! boids push their flee into those boids (scatter); otherwise, and for leaders,
+//! the fled or followed species gets an index of its own each step: its boids in a
+//! grid built with the largest radius anyone looks at it with. Either way a school
+//! fleeing a few sharks costs a few distance checks per fish.
 
 use crate::boids::{BoidId, Boids};
 use crate::grid::{Extent, Grid};
+use crate::kernel::SortedSoa;
 use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
+use crate::rules::min_image;
 use crate::rules::seek;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
@@ -68,10 +71,9 @@ struct TargetIndex<V> {
     radius: f32,
     /// Cells as wide as the largest radius anyone looks at this species with.
     grid: Grid,
-    /// Cells as wide as the species' own perception radius (crowding queries).
-    fine: Grid,
     /// Per cell of `grid`: some target lies in it or a neighbouring cell. A query
-    /// from a cell without any is empty and skipped.
+    /// from a cell without any is empty and skipped. Empty (every query runs) when
+    /// the queriers are fewer than the targets: then marking costs more than it saves.
     near: Vec<bool>,
 }
 
@@ -120,15 +122,60 @@ impl<V: Vector> TargetIndex<V> {
     /// False when no target can be within the grid radius of `p`.
     #[inline]
     fn may_reach(&self, p: V) -> bool {
-        self.near[self.grid.cell_index(self.grid.coords_of(p))]
+        self.near.is_empty() || self.near[self.grid.cell_index(self.grid.coords_of(p))]
     }
 }
 
-/// Per-step indexes of fled-from and chased species (scratch, reused).
+/// The step's boids in cell order (the pipeline's grid and sorted copy), for
+/// queries of any radius.
+pub(crate) struct Sorted<'a> {
+    /// The grid the boids were sorted by.
+    pub grid: &'a Grid,
+    /// Positions, velocities and species in cell order.
+    pub data: &'a SortedSoa,
+    /// Ids in cell order.
+    pub ids: &'a [BoidId],
+}
+
+impl Sorted<'_> {
+    /// Calls `f(j, d)` for every sorted index `j` other than `exclude` strictly
+    /// within `r` of `q`, with `d` the offset from `q` (nearest periodic image).
+    #[inline]
+    fn within<V: Vector>(&self, q: V, r: f32, exclude: usize, mut f: impl FnMut(usize, V)) {
+        let period = self.grid.period::<V>().unwrap_or(V::ZERO);
+        self.grid.for_each_range_near(q, r, |range, shift, wrap| {
+            let origin = q - shift;
+            for j in range {
+                let mut d = self.data.position::<V>(j) - origin;
+                if wrap {
+                    d = min_image(d, period);
+                }
+                if j != exclude && d.length_squared() < r * r {
+                    f(j, d);
+                }
+            }
+        });
+    }
+}
+
+/// Per-step indexes and accumulators for flee, chase and follow (scratch, reused).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Interactions<V> {
-    /// Indexed by species; `None` when nobody flees from or chases it.
+    /// Indexed by species; `None` when no species follows it or flees it by index.
     targets: Vec<Option<TargetIndex<V>>>,
+    /// Per querying species: the indexed species it reacts to, and how.
+    plan: Vec<Vec<(usize, Relation)>>,
+    /// Per species: some species chases it.
+    chased: Vec<bool>,
+    /// Per querying species: it searches (chase, follow, or flee by index).
+    search: Vec<bool>,
+    /// Per species: its boids are few against those fleeing them, so they push
+    /// their flee away into the fleeing boids ([`Interactions::scatter_flee`]).
+    scatter: Vec<bool>,
+    /// Per sorted index: the summed away direction from scattering threats, and
+    /// whether any was in range.
+    away: Vec<V>,
+    seen: Vec<bool>,
 }
 
 fn extent<V: Vector>(cfg: &WorldConfig<V>) -> Extent<V> {
@@ -141,13 +188,17 @@ fn extent<V: Vector>(cfg: &WorldConfig<V>) -> Extent<V> {
     }
 }
 
-/// True when some relation is flee or chase.
+/// True when some relation is flee, chase or follow.
 pub(crate) fn any(relations: &Relations) -> bool {
     relations.table.iter().any(|r| r.indexes_target())
 }
 
+/// Threats scatter when at least this many boids flee each of them.
+const SCATTER_RATIO: usize = 16;
+
 impl<V: Vector> Interactions<V> {
-    /// Indexes every targeted species of `boids` (the state before the step).
+    /// Plans the step and indexes every species followed or fled from by index,
+    /// from `boids` (the state before the step).
     pub fn build(
         &mut self,
         boids: &Boids<V>,
@@ -156,20 +207,33 @@ impl<V: Vector> Interactions<V> {
         relations: &Relations,
     ) {
         let count = species.len();
+        let mut per_species = vec![0usize; count];
+        for &s in &boids.species {
+            per_species[s as usize] += 1;
+        }
+        let queriers = |b: usize, r: Relation| -> usize {
+            (0..count)
+                .filter(|&a| relations.get(a, b) == r)
+                .map(|a| per_species[a])
+                .sum()
+        };
+        self.chased = (0..count)
+            .map(|b| (0..count).any(|a| relations.get(a, b) == Relation::Chase))
+            .collect();
+        self.scatter = (0..count)
+            .map(|b| {
+                let fleeing = queriers(b, Relation::Flee);
+                fleeing > 0 && per_species[b] * SCATTER_RATIO <= fleeing
+            })
+            .collect();
         self.targets.resize_with(count, || None);
         for b in 0..count {
-            // The largest radius anyone looks at species b with.
+            // The largest radius anyone looks at species b with, by index.
             let mut radius = 0.0f32;
             for (a, sp) in species.iter().enumerate() {
                 match relations.get(a, b) {
-                    Relation::Flee => radius = radius.max(sp.flee_radius),
+                    Relation::Flee if !self.scatter[b] => radius = radius.max(sp.flee_radius),
                     Relation::Follow => radius = radius.max(sp.follow_radius),
-                    Relation::Chase => {
-                        radius = radius
-                            .max(sp.chase_radius)
-                            .max(sp.eat_radius)
-                            .max(species[b].perception_radius())
-                    }
                     _ => {}
                 }
             }
@@ -190,106 +254,149 @@ impl<V: Vector> Interactions<V> {
             }
             t.radius = radius;
             t.grid.build(&t.positions, radius, extent(cfg));
-            t.fine
-                .build(&t.positions, species[b].perception_radius(), extent(cfg));
-            t.build_near();
+            let q = queriers(b, Relation::Flee) + queriers(b, Relation::Follow);
+            if q >= t.positions.len() {
+                t.build_near();
+            } else {
+                t.near.clear();
+            }
+        }
+        self.plan.resize_with(count, Vec::new);
+        for (a, plan) in self.plan.iter_mut().enumerate() {
+            plan.clear();
+            plan.extend((0..count).filter_map(|b| {
+                let r = relations.get(a, b);
+                let by_index =
+                    matches!(r, Relation::Flee | Relation::Follow) && self.targets[b].is_some();
+                (by_index || r == Relation::Chase || (r == Relation::Flee && self.scatter[b]))
+                    .then_some((b, r))
+            }));
+        }
+        self.search = self
+            .plan
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .any(|&(b, r)| !(r == Relation::Flee && self.scatter[b]))
+            })
+            .collect();
+    }
+
+    /// True when no species flees, chases or follows another.
+    pub fn is_empty(&self) -> bool {
+        self.plan.iter().all(Vec::is_empty)
+    }
+
+    /// True when boids of species `a` search for others ([`Interactions::forces`]);
+    /// flee from scattering threats needs no search.
+    #[inline]
+    pub fn searches(&self, a: usize) -> bool {
+        self.search[a]
+    }
+
+    /// The away direction scattered into sorted index `si`, and whether any threat
+    /// was in reach.
+    #[inline]
+    pub fn scattered(&self, si: usize) -> (V, bool) {
+        if self.seen.is_empty() {
+            (V::ZERO, false)
+        } else {
+            (self.away[si], self.seen[si])
         }
     }
 
-    /// True when no species is targeted.
-    pub fn is_empty(&self) -> bool {
-        self.targets.iter().all(Option::is_none)
+    /// Few threats, many fleeing: each threat (in cell order) adds its push to the
+    /// fleeing boids in its reach, instead of every fleeing boid searching for
+    /// threats. Call after the pipeline's gather, before the pass.
+    pub fn scatter_flee(
+        &mut self,
+        view: &Sorted<'_>,
+        species: &[SpeciesParams],
+        relations: &Relations,
+    ) {
+        let n = view.ids.len();
+        self.away.clear();
+        self.seen.clear();
+        if !self.scatter.iter().any(|&s| s) {
+            return;
+        }
+        self.away.resize(n, V::ZERO);
+        self.seen.resize(n, false);
+        let count = species.len();
+        let reach: Vec<f32> = (0..count)
+            .map(|b| {
+                (0..count)
+                    .filter(|&a| relations.get(a, b) == Relation::Flee)
+                    .map(|a| species[a].flee_radius)
+                    .fold(0.0f32, f32::max)
+            })
+            .collect();
+        for j in 0..n {
+            let b = view.data.species[j] as usize;
+            if !self.scatter[b] {
+                continue;
+            }
+            let q = view.data.position::<V>(j);
+            let (away, seen) = (&mut self.away, &mut self.seen);
+            view.within(q, reach[b], j, |i, d| {
+                let a = view.data.species[i] as usize;
+                let r = species[a].flee_radius;
+                // d points from the threat to the fleeing boid: away from it.
+                if relations.get(a, b) == Relation::Flee && d.length_squared() < r * r {
+                    away[i] += d * (1.0 / d.length_squared().max(1e-12));
+                    seen[i] = true;
+                }
+            });
+        }
     }
 
-    /// The flee and the chase-or-follow accelerations (weighted) of a boid of
-    /// species `a` at `p` with velocity `v` and id `id`.
+    /// The chase-or-follow acceleration (weighted) of the boid at sorted index `si`
+    /// (species `a`, id `id`, at `p` with velocity `v`); adds the threats found by
+    /// search to `away` (setting `seen`).
+    ///
+    /// Flee steers along the sum over threats in reach of `-d / |d|²` (closer ones
+    /// weigh more), scattered or searched. Chase pursues the single best target among every species it
+    /// chases: the nearest, with distance scaled up by the target's flockmates
+    /// when stragglers are preferred; ties go to the lower id.
+    #[allow(clippy::too_many_arguments)]
     pub fn forces(
         &self,
         a: usize,
+        si: usize,
         id: BoidId,
         p: V,
         v: V,
         species: &[SpeciesParams],
         relations: &Relations,
-    ) -> (V, V) {
+        view: &Sorted<'_>,
+        away: &mut V,
+        seen: &mut bool,
+    ) -> V {
         let sp = &species[a];
-        let (mut flee, mut chase) = (V::ZERO, V::ZERO);
-        for (b, t) in self.targets.iter().enumerate() {
-            let Some(t) = t else { continue };
-            if !t.may_reach(p) {
-                continue;
-            }
-            match relations.get(a, b) {
+        let mut chase = V::ZERO;
+        let mut chases = false;
+        for &(b, relation) in &self.plan[a] {
+            match relation {
+                Relation::Chase => chases = true,
+                Relation::Flee if self.scatter[b] => {}
                 Relation::Flee => {
-                    let mut away = V::ZERO;
-                    let mut seen = false;
+                    let Some(t) = &self.targets[b] else { continue };
+                    if !t.may_reach(p) {
+                        continue;
+                    }
                     t.grid
                         .for_each_within(&t.positions, p, sp.flee_radius, None, |k, d| {
                             if t.ids[k] != id {
-                                // Closer threats weigh more: 1/distance.
-                                away -= d * (1.0 / d.length_squared().max(1e-12));
-                                seen = true;
+                                *away -= d * (1.0 / d.length_squared().max(1e-12));
+                                *seen = true;
                             }
                         });
-                    if seen {
-                        flee += seek(away, v, sp) * sp.flee_weight;
-                    }
-                }
-                Relation::Chase => {
-                    let pref = sp.straggler_preference;
-                    let crowd_r = species[b].perception_radius();
-                    // Flockmates within the target's perception radius.
-                    let crowd = |k: usize| {
-                        let mut c = 0u32;
-                        t.fine.for_each_within(
-                            &t.positions,
-                            t.positions[k],
-                            crowd_r,
-                            Some(k),
-                            |_, _| c += 1,
-                        );
-                        c as f32
-                    };
-                    // Ties go to the lower id, whatever the visiting order.
-                    let beats = |best: &Option<(f32, usize, V)>, score: f32, k: usize| {
-                        best.is_none_or(|(s, j, _)| {
-                            score < s || (score == s && t.ids[k] < t.ids[j])
-                        })
-                    };
-                    // Pass 1: the nearest target (with its crowding, when stragglers
-                    // are preferred) bounds every score worth computing.
-                    let mut best: Option<(f32, usize, V)> = None;
-                    t.grid
-                        .for_each_within(&t.positions, p, sp.chase_radius, None, |k, d| {
-                            if t.ids[k] != id && beats(&best, d.length(), k) {
-                                best = Some((d.length(), k, d));
-                            }
-                        });
-                    if pref > 0.0
-                        && let Some((dist, k, d)) = best
-                    {
-                        // Pass 2: a score is at least the distance, so only targets
-                        // nearer than the best score so far can win.
-                        best = Some((dist * (1.0 + pref * crowd(k)), k, d));
-                        t.grid
-                            .for_each_within(&t.positions, p, sp.chase_radius, None, |k, d| {
-                                let dist = d.length();
-                                if t.ids[k] == id || best.is_some_and(|(s, _, _)| dist > s) {
-                                    return;
-                                }
-                                let score = dist * (1.0 + pref * crowd(k));
-                                if beats(&best, score, k) {
-                                    best = Some((score, k, d));
-                                }
-                            });
-                    }
-                    if let Some((_, k, d)) = best {
-                        // Pursuit: aim where the target will be when we get there.
-                        let lead = d.length() / sp.max_speed.max(1e-6);
-                        chase += seek(d + t.velocities[k] * lead.min(2.0), v, sp) * sp.chase_weight;
-                    }
                 }
                 Relation::Follow => {
+                    let Some(t) = &self.targets[b] else { continue };
+                    if !t.may_reach(p) {
+                        continue;
+                    }
                     // The nearest leader in sight (ties to the lower id).
                     let mut best: Option<(f32, usize, V)> = None;
                     t.grid
@@ -310,7 +417,78 @@ impl<V: Vector> Interactions<V> {
                 _ => {}
             }
         }
-        (flee, chase)
+        if chases {
+            chase += self.chase(a, si, v, sp, species, relations, view);
+        }
+        chase
+    }
+
+    /// Pursuit of the best target in chase range (see [`Interactions::forces`]).
+    #[allow(clippy::too_many_arguments)]
+    fn chase(
+        &self,
+        a: usize,
+        si: usize,
+        v: V,
+        sp: &SpeciesParams,
+        species: &[SpeciesParams],
+        relations: &Relations,
+        view: &Sorted<'_>,
+    ) -> V {
+        let p = view.data.position::<V>(si);
+        let is_target =
+            |j: usize| relations.get(a, view.data.species[j] as usize) == Relation::Chase;
+        // Flockmates of target j within its own perception radius.
+        let crowd = |j: usize| {
+            let b = view.data.species[j] as usize;
+            let mut c = 0u32;
+            view.within(
+                view.data.position::<V>(j),
+                species[b].perception_radius(),
+                j,
+                |k, _| c += (view.data.species[k] as usize == b) as u32,
+            );
+            c as f32
+        };
+        let ids = view.ids;
+        let beats = |best: &Option<(f32, usize, V)>, score: f32, j: usize| {
+            best.is_none_or(|(s, k, _)| score < s || (score == s && ids[j] < ids[k]))
+        };
+        let mut best: Option<(f32, usize, V)> = None;
+        let pref = sp.straggler_preference;
+        if pref > 0.0 {
+            // A score is at least the distance: visit targets nearest first and
+            // stop once they are farther than the best score so far.
+            let mut near: Vec<(f32, usize, V)> = Vec::new();
+            view.within(p, sp.chase_radius, si, |j, d| {
+                if is_target(j) {
+                    near.push((d.length(), j, d));
+                }
+            });
+            // Nearest first, ties to the lower id.
+            near.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(ids[x.1].cmp(&ids[y.1])));
+            for (dist, j, d) in near {
+                if best.is_some_and(|(s, _, _)| dist > s) {
+                    break;
+                }
+                let score = dist * (1.0 + pref * crowd(j));
+                if beats(&best, score, j) {
+                    best = Some((score, j, d));
+                }
+            }
+        } else {
+            view.within(p, sp.chase_radius, si, |j, d| {
+                if is_target(j) && beats(&best, d.length(), j) {
+                    best = Some((d.length(), j, d));
+                }
+            });
+        }
+        let Some((_, j, d)) = best else {
+            return V::ZERO;
+        };
+        // Pursuit: aim where the target will be when we get there.
+        let lead = d.length() / sp.max_speed.max(1e-6);
+        seek(d + view.data.velocity::<V>(j) * lead.min(2.0), v, sp) * sp.chase_weight
     }
 }
 
@@ -318,8 +496,14 @@ impl<V: Vector> Interactions<V> {
 /// move: chasers in ascending id order, each at most one target per step, each
 /// target eaten once. Appends the events and returns, per slot, whether it was
 /// eaten (empty when there are no chasers with an eat radius).
+///
+/// `boids` must be in the cell order of `grid` (as [`crate::Pipeline::step`]
+/// leaves them), built on the positions before the move. When the eat radius
+/// plus twice the step's travel fits in a cell, that grid finds every
+/// candidate; otherwise a grid of the new positions is built.
 pub(crate) fn eat<V: Vector>(
     boids: &Boids<V>,
+    grid: &Grid,
     cfg: &WorldConfig<V>,
     species: &[SpeciesParams],
     relations: &Relations,
@@ -328,40 +512,88 @@ pub(crate) fn eat<V: Vector>(
 ) -> Vec<bool> {
     let n = boids.len();
     let count = species.len();
-    let mut chasers: Vec<usize> = (0..n)
-        .filter(|&i| {
-            let a = boids.species[i] as usize;
+    let eats: Vec<bool> = (0..count)
+        .map(|a| {
             species[a].eat_radius > 0.0
                 && (0..count).any(|b| relations.get(a, b) == Relation::Chase)
         })
         .collect();
+    if !eats.iter().any(|&e| e) {
+        return Vec::new();
+    }
+    let mut chasers: Vec<usize> = (0..n)
+        .filter(|&i| eats[boids.species[i] as usize])
+        .collect();
     if chasers.is_empty() {
         return Vec::new(); // nothing eaten, nothing allocated
     }
-    let mut eaten = vec![false; n];
     chasers.sort_unstable_by_key(|&i| boids.ids[i]);
     let radius = chasers
         .iter()
         .map(|&i| species[boids.species[i] as usize].eat_radius)
         .fold(0.0f32, f32::max);
-    let mut grid = Grid::new();
-    grid.build(&boids.positions, radius, extent(cfg));
+    let travel = species
+        .iter()
+        .map(|s| s.max_speed * cfg.dt)
+        .fold(0.0f32, f32::max);
+    // The main grid: storage index = sorted index; a chaser's cell is the one it
+    // was sorted into before the move.
+    let reuse = grid.keys().len() == n && radius + 2.5 * travel < grid.min_cell_width();
+    let own = (!reuse).then(|| {
+        let mut fresh = Grid::new();
+        fresh.build(&boids.positions, radius, extent(cfg));
+        fresh
+    });
+    let g = own.as_ref().unwrap_or(grid);
+    // A storage slot's cell, and a sorted index's storage slot.
+    let cell_of = |i: usize| {
+        if reuse {
+            g.keys()[g.order()[i] as usize]
+        } else {
+            g.keys()[i]
+        }
+    };
+    let slot_of = |j: u32| {
+        if reuse {
+            j as usize
+        } else {
+            g.order()[j as usize] as usize
+        }
+    };
+    let period = g.period::<V>();
+    let mut eaten = vec![false; n];
+    let mut runs = g.runs::<V>([0; 3]);
     for &c in &chasers {
+        if eaten[c] {
+            continue; // eaten by an earlier chaser
+        }
         let a = boids.species[c] as usize;
-        let r = species[a].eat_radius;
+        let r2 = species[a].eat_radius * species[a].eat_radius;
+        let pc = boids.positions[c];
         let mut best: Option<(f32, usize)> = None;
-        grid.for_each_within(&boids.positions, boids.positions[c], r, Some(c), |j, d| {
-            if eaten[j]
-                || eaten[c]
-                || relations.get(a, boids.species[j] as usize) != Relation::Chase
-            {
-                return;
+        g.runs_into::<V>(g.cell_coords(cell_of(c) as usize), &mut runs);
+        for run in runs.as_slice() {
+            for j in run.start..run.end {
+                let j = slot_of(j);
+                if j == c
+                    || eaten[j]
+                    || relations.get(a, boids.species[j] as usize) != Relation::Chase
+                {
+                    continue;
+                }
+                let mut d = boids.positions[j] - pc;
+                if let Some(l) = period {
+                    d = crate::rules::min_image(d, l);
+                }
+                let d2 = d.length_squared();
+                if d2 < r2
+                    && best
+                        .is_none_or(|(b2, k)| d2 < b2 || (d2 == b2 && boids.ids[j] < boids.ids[k]))
+                {
+                    best = Some((d2, j));
+                }
             }
-            let d2 = d.length_squared();
-            if best.is_none_or(|(b2, k)| d2 < b2 || (d2 == b2 && boids.ids[j] < boids.ids[k])) {
-                best = Some((d2, j));
-            }
-        });
+        }
         if let Some((_, j)) = best {
             eaten[j] = true;
             events.push(Event::Eaten {

@@ -32,6 +32,7 @@
 pub mod attractors;
 mod boids;
 mod boundary;
+mod clearance;
 mod error;
 pub mod grid;
 mod interactions;
@@ -61,7 +62,7 @@ pub use paths::Path;
 pub use pipeline::{Pipeline, StepContext, StepStats};
 pub use snapshot::{SNAPSHOT_VERSION, digest, write_atomic};
 pub use vector::Vector;
-pub use world::{MAX_BOIDS, MAX_SPECIES, World};
+pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};
 pub use zones::Zone;
 
 /// A 2D world.

@@ -7,6 +7,7 @@
 //! distance field (sphere tracing), stopped at first contact with the normal
 //! velocity removed, and any remaining penetration is projected out.
 
+use crate::clearance::Clearance;
 use crate::error::ParamError;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
@@ -268,6 +269,8 @@ pub struct ObstacleSet<V: Vector> {
     shapes: Vec<Obstacle<V>>,
     bounds: Vec<(V, f32)>,
     bins: Bins,
+    /// Built on first use after a change (adding many obstacles builds it once).
+    clearance: std::sync::OnceLock<Clearance>,
 }
 
 /// Obstacles per cell of a uniform grid over the obstacles' bounding box; a cell
@@ -369,7 +372,23 @@ impl<V: Vector> ObstacleSet<V> {
             bins: Bins::build(&bounds),
             bounds,
             shapes: shapes.to_vec(),
+            clearance: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Rebuilds the culling structures after a change of shapes.
+    fn rebuild(&mut self) {
+        self.bins = Bins::build(&self.bounds);
+        self.clearance = std::sync::OnceLock::new();
+    }
+
+    /// A distance `p` is at least from every obstacle: one lookup in a coarse
+    /// grid, for culling (0 when it may touch one).
+    #[inline]
+    pub fn clearance(&self, p: V) -> f32 {
+        self.clearance
+            .get_or_init(|| Clearance::build(self))
+            .lower_bound(p)
     }
 
     /// The shapes, in the order they were added.
@@ -390,19 +409,19 @@ impl<V: Vector> ObstacleSet<V> {
     pub(crate) fn push(&mut self, shape: Obstacle<V>) {
         self.bounds.push(shape.bounds());
         self.shapes.push(shape);
-        self.bins = Bins::build(&self.bounds);
+        self.rebuild();
     }
 
     pub(crate) fn set(&mut self, index: usize, shape: Obstacle<V>) {
         self.bounds[index] = shape.bounds();
         self.shapes[index] = shape;
-        self.bins = Bins::build(&self.bounds);
+        self.rebuild();
     }
 
     pub(crate) fn remove(&mut self, index: usize) -> Obstacle<V> {
         self.bounds.remove(index);
         let shape = self.shapes.remove(index);
-        self.bins = Bins::build(&self.bounds);
+        self.rebuild();
         shape
     }
 

@@ -14,7 +14,7 @@ use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
 use crate::boundary::{confine, soft_force};
 use crate::grid::{Extent, Grid};
-use crate::interactions::{self, Interactions};
+use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, Focal, RelationPattern, SortedSoa};
 use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
@@ -219,6 +219,18 @@ impl<V: Vector> Pipeline<V> {
         }) {
             flags |= kernel::SAME_RADII;
         }
+        if !ctx.obstacles.is_empty() {
+            ctx.obstacles.clearance(V::ZERO); // builds it here, not inside the pass
+        }
+        if !self.interactions.is_empty() {
+            let view = Sorted {
+                grid: &self.grid,
+                data: &self.sorted,
+                ids: &boids.ids,
+            };
+            self.interactions
+                .scatter_flee(&view, ctx.species, ctx.relations);
+        }
         let t2 = Instant::now();
         macro_rules! dispatch {
             ($($f:literal)*) => {
@@ -249,6 +261,7 @@ impl<V: Vector> Pipeline<V> {
         let obstacles = ctx.obstacles;
         let has_obstacles = !obstacles.is_empty();
         let has_interactions = !self.interactions.is_empty();
+        let view = Sorted { grid, data, ids };
         // Contact gap for obstacles: small against the model's length scale.
         let skin = 1e-3
             * ctx
@@ -268,13 +281,20 @@ impl<V: Vector> Pipeline<V> {
                 let mut cell = u32::MAX;
                 let mut runs = grid.runs::<V>([0; 3]);
                 let mut scanned = 0u64;
+                let mut cell_clear = f32::INFINITY;
                 let (mut neighbours, mut candidates) = (0u64, 0u64);
                 for k in 0..out_p.len() {
                     let si = base + k;
                     let c = keys[order[si] as usize];
                     if c != cell {
                         cell = c;
-                        grid.runs_into::<V>(grid.cell_coords(c as usize), &mut runs);
+                        let coords = grid.cell_coords(c as usize);
+                        grid.runs_into::<V>(coords, &mut runs);
+                        if has_obstacles {
+                            // No boid of the cell is nearer any obstacle than this.
+                            let (centre, half) = grid.cell_ball::<V>(coords);
+                            cell_clear = obstacles.clearance(centre) - half;
+                        }
                         scanned = runs
                             .as_slice()
                             .iter()
@@ -315,16 +335,16 @@ impl<V: Vector> Pipeline<V> {
                     );
                     neighbours += sums.neighbours as u64;
                     let [sep, coh, ali] = rules::forces(&sums, v, sp);
-                    // One culled query decides whether any obstacle can matter to
-                    // this boid this step: within the look-ahead reach or the
-                    // step's travel. Far from all of them nothing else is asked.
-                    let near_obstacle = has_obstacles && {
-                        let reach = (sp.obstacle_margin + v.length() * sp.obstacle_lookahead)
-                            .max(sp.max_speed * dt)
-                            + skin;
-                        obstacles.nearest(me.pos, reach).is_some()
-                    };
-                    let avoid = if near_obstacle && sp.obstacle_weight > 0.0 {
+                    // One lookup bounds the distance to every obstacle; far from
+                    // all of them (most boids) nothing else is asked. Near, the
+                    // avoidance and the sweep give what they would anyway.
+                    let avoid_reach = sp.obstacle_margin + v.length() * sp.obstacle_lookahead;
+                    let sweep_reach = sp.max_speed * dt;
+                    let mut clear = cell_clear;
+                    if clear <= avoid_reach.max(sweep_reach) + skin {
+                        clear = obstacles.clearance(me.pos);
+                    }
+                    let avoid = if sp.obstacle_weight > 0.0 && clear <= avoid_reach + skin {
                         obstacles.avoidance(
                             me.pos,
                             v,
@@ -336,6 +356,7 @@ impl<V: Vector> Pipeline<V> {
                     } else {
                         V::ZERO
                     };
+                    let near_obstacle = clear <= sweep_reach + skin;
                     let mut pulse = V::ZERO;
                     for q in ctx.pulses {
                         pulse += q.push(me.pos);
@@ -349,16 +370,24 @@ impl<V: Vector> Pipeline<V> {
                     }
                     let mut flee = V::ZERO;
                     if has_interactions {
-                        let (f, chase) = self.interactions.forces(
-                            species,
-                            id,
-                            me.pos,
-                            v,
-                            ctx.species,
-                            ctx.relations,
-                        );
-                        flee = f;
-                        target += chase;
+                        let (mut away, mut seen) = self.interactions.scattered(si);
+                        if self.interactions.searches(species) {
+                            target += self.interactions.forces(
+                                species,
+                                si,
+                                id,
+                                me.pos,
+                                v,
+                                ctx.species,
+                                ctx.relations,
+                                &view,
+                                &mut away,
+                                &mut seen,
+                            );
+                        }
+                        if seen {
+                            flee = rules::seek(away, v, sp) * sp.flee_weight;
+                        }
                     }
                     // Priority order: boundary, obstacle, pulse, flee, target (and
                     // chase), separation, cohesion, alignment.

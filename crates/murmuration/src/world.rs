@@ -83,6 +83,16 @@ impl<V: Vector> IdOrder<V> {
     }
 }
 
+/// What one [`World::step`] did.
+#[derive(Clone, Copy, Debug)]
+pub struct StepReport<'a, V: Vector> {
+    /// Counters and phase timings.
+    pub stats: StepStats,
+    /// Events in a deterministic order: meals (chasers in ascending id order), then
+    /// zone entries, exits and threshold crossings (zones in index order).
+    pub events: &'a [Event<V>],
+}
+
 impl<V: Vector> World<V> {
     /// An empty world with the given species (at least one). Each species flocks
     /// with itself and separates from the others; see [`World::set_relations`].
@@ -117,8 +127,9 @@ impl<V: Vector> World<V> {
         })
     }
 
-    /// Advances one fixed time step.
-    pub fn step(&mut self) -> StepStats {
+    /// Advances one fixed time step and reports its counters and events (meals,
+    /// zone crossings) in a deterministic order.
+    pub fn step(&mut self) -> StepReport<'_, V> {
         let ctx = StepContext {
             config: &self.config,
             species: &self.species,
@@ -135,6 +146,7 @@ impl<V: Vector> World<V> {
         if interactions::any(&self.relations) {
             let eaten = interactions::eat(
                 &self.boids,
+                self.pipeline.grid(),
                 &self.config,
                 &self.species,
                 &self.relations,
@@ -182,10 +194,14 @@ impl<V: Vector> World<V> {
                 });
             }
         }
-        self.last_stats
+        StepReport {
+            stats: self.last_stats,
+            events: &self.events,
+        }
     }
 
-    /// Advances `n` steps.
+    /// Advances `n` steps (events of all but the last are dropped: step one at a
+    /// time to see them all).
     pub fn step_n(&mut self, n: u64) {
         for _ in 0..n {
             self.step();

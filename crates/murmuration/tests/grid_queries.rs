@@ -121,3 +121,59 @@ fn tiny_periodic_worlds_count_each_neighbour_once() {
         .collect();
     check(&pts, 1.2, &cfg);
 }
+
+/// [`Grid::for_each_range_near`] (any radius, used by chasers and scattering
+/// threats) against brute force: every point within `far` found, each once.
+fn check_far<V: Vector>(points: &[V], radius: f32, far: f32, cfg: &WorldConfig<V>) {
+    let periodic = cfg.boundary == Boundary::Wrap;
+    let extent = if periodic {
+        Extent::Periodic {
+            min: cfg.min,
+            max: cfg.max,
+        }
+    } else {
+        Extent::Open
+    };
+    let mut grid = Grid::new();
+    grid.build(points, radius, extent);
+    let period = cfg.max - cfg.min;
+    for &p in points {
+        let mut got = Vec::new();
+        grid.for_each_range_near(p, far, |range, shift, wrap| {
+            for s in range {
+                let j = grid.order()[s] as usize;
+                let mut d = points[j] - (p - shift);
+                if wrap {
+                    for i in 0..V::DIM {
+                        let l = period.get(i);
+                        d.set(i, d.get(i) - l * (d.get(i) / l).round());
+                    }
+                }
+                if d.length_squared() < far * far {
+                    got.push(j);
+                }
+            }
+        });
+        got.sort_unstable();
+        let want: Vec<usize> = (0..points.len())
+            .filter(|&j| common::offset(p, points[j], cfg).length_squared() < far * far)
+            .collect();
+        assert_eq!(got, want, "from {p:?} within {far}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn far_queries_match_brute_force(raw in prop::collection::vec(unit3(), 1..200),
+                                     side in 3.0f32..20.0, radius in 0.3f32..1.5,
+                                     far_cells in 0.5f32..6.0, snap: bool) {
+        let far = (radius * far_cells).min(0.45 * side);
+        let pts2 = snapped::<Vec2>(&raw, side, snap);
+        check_far(&pts2, radius, far, &WorldConfig::new(Vec2::splat(side), Boundary::Wrap));
+        check_far(&pts2, radius, far, &WorldConfig::new(Vec2::splat(side), Boundary::Unbounded));
+        let pts3 = snapped::<Vec3>(&raw, side, snap);
+        check_far(&pts3, radius, far, &WorldConfig::new(Vec3::splat(side), Boundary::Wrap));
+    }
+}

@@ -200,8 +200,7 @@ fn chasers_take_stragglers_before_boids_inside_the_group() {
         let (mut w, stragglers) = build(preference);
         let mut eaten = Vec::new();
         for _ in 0..3000 {
-            w.step();
-            for e in w.events() {
+            for e in w.step().events {
                 let Event::Eaten { prey, .. } = e else {
                     unreachable!()
                 };
@@ -245,4 +244,139 @@ fn predator_runs_are_deterministic_across_threads_and_resume_from_snapshots() {
     back.step_n(150);
     assert_eq!(w.digest(), back.digest());
     assert_eq!((w.digest(), w.len()), one);
+}
+
+/// Positions from a fixed linear congruential sequence in `[lo, lo + side)²`.
+fn scatter_points(n: usize, lo: f32, side: f32, salt: u32) -> Vec<Vec2> {
+    let mut s = 0x9E37_79B9u32 ^ salt;
+    let mut next = || {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (s >> 8) as f32 / (1u32 << 24) as f32
+    };
+    (0..n)
+        .map(|_| Vec2::new(lo + next() * side, lo + next() * side))
+        .collect()
+}
+
+#[test]
+fn flee_steering_equals_brute_force_with_few_and_with_many_threats() {
+    // Few threats push their flee into the prey (scatter); many are searched from
+    // each prey (index). Both must give Reynolds seek along Σ (p − t) / |p − t|².
+    for (prey_n, threat_n) in [(400, 5), (120, 120)] {
+        let cfg = WorldConfig::new(Vec2::splat(60.0), Boundary::Unbounded);
+        let prey = SpeciesParams {
+            separation_weight: 0.0,
+            alignment_weight: 0.0,
+            cohesion_weight: 0.0,
+            flee_radius: 5.0,
+            flee_weight: 1.5,
+            max_force: 1e4,
+            ..SpeciesParams::default()
+        };
+        let threat = SpeciesParams {
+            separation_weight: 0.0,
+            alignment_weight: 0.0,
+            cohesion_weight: 0.0,
+            ..SpeciesParams::default()
+        };
+        let mut w = World::new(cfg, vec![prey, threat]).unwrap();
+        w.set_relation(PREY, SHARK, Relation::Flee).unwrap();
+        w.set_relation(SHARK, PREY, Relation::Ignore).unwrap();
+        for (k, p) in scatter_points(prey_n, 10.0, 40.0, 1)
+            .into_iter()
+            .enumerate()
+        {
+            let a = k as f32 * 0.7;
+            w.add_boid(PREY, p, Vec2::new(a.cos(), a.sin()) * 1.2)
+                .unwrap();
+        }
+        for p in scatter_points(threat_n, 10.0, 40.0, 2) {
+            w.add_boid(SHARK, p, Vec2::new(0.5, 0.0)).unwrap();
+        }
+        let (pos, vel, spc) = (
+            w.positions().to_vec(),
+            w.velocities().to_vec(),
+            w.boid_species().to_vec(),
+        );
+        w.step();
+        let mut fleeing = 0;
+        for i in 0..pos.len() {
+            if spc[i] as usize != PREY {
+                continue;
+            }
+            let mut away = Vec2::ZERO;
+            for j in 0..pos.len() {
+                let d = pos[i] - pos[j];
+                if spc[j] as usize == SHARK && d.length_squared() < 25.0 {
+                    away += d / d.length_squared().max(1e-12);
+                }
+            }
+            let want = if away == Vec2::ZERO {
+                Vec2::ZERO
+            } else {
+                fleeing += 1;
+                (away.normalize() * prey.max_speed - vel[i]) * prey.flee_weight
+            };
+            let got = w.steering()[i];
+            assert!(
+                (got - want).length() <= 1e-4 * want.length() + 1e-5,
+                "{prey_n} prey, {threat_n} threats, boid {i}: {got} vs {want}"
+            );
+        }
+        assert!(
+            fleeing > prey_n / 10,
+            "only {fleeing} prey had a threat in reach"
+        );
+    }
+}
+
+#[test]
+fn every_meal_is_within_reach_and_no_chaser_passes_one_by() {
+    // Eat radius below a grid cell (the step's grid finds the candidates) and above
+    // it (a grid of the new positions is built): the same rules hold.
+    for eat_radius in [0.4, 2.0] {
+        let mut w = scene(Relation::Flock, eat_radius, Vec2::new(92.0, 100.0));
+        for k in 0..3 {
+            w.add_boid(SHARK, Vec2::new(108.0, 92.0 + 8.0 * k as f32), Vec2::ZERO)
+                .unwrap();
+        }
+        let mut meals = 0;
+        for _ in 0..300 {
+            w.step();
+            let at = |id: u32| w.positions()[w.ids().binary_search(&id).unwrap()];
+            let mut ate = Vec::new();
+            for e in w.events() {
+                let Event::Eaten {
+                    predator,
+                    prey,
+                    position,
+                    ..
+                } = *e
+                else {
+                    continue;
+                };
+                assert!(
+                    w.ids().binary_search(&prey).is_err(),
+                    "prey {prey} still there"
+                );
+                let d = (at(predator) - position).length();
+                assert!(d < eat_radius, "eaten from {d} > {eat_radius}");
+                ate.push(predator);
+                meals += 1;
+            }
+            for (k, &s) in w.boid_species().iter().enumerate() {
+                if s as usize != SHARK || ate.contains(&w.ids()[k]) {
+                    continue;
+                }
+                let p = w.positions()[k];
+                for (q, &t) in w.positions().iter().zip(w.boid_species()) {
+                    if t as usize == PREY {
+                        assert!((*q - p).length() >= eat_radius, "a chaser passed a meal by");
+                    }
+                }
+            }
+        }
+        eprintln!("eat radius {eat_radius}: {meals} meals in 300 steps");
+        assert!(meals >= 5, "{meals} meals");
+    }
 }

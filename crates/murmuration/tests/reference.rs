@@ -112,7 +112,7 @@ fn benchmark_workload_matches_reference_and_counts_neighbours_exactly() {
             }
         }
     }
-    let stats = w.clone().step();
+    let stats = w.clone().step().stats;
     assert_eq!(stats.neighbours, want);
     compare(w, 2);
 }
