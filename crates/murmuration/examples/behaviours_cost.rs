@@ -57,6 +57,35 @@ fn loaded(n: u64, parts: &str) -> World2 {
         };
         w.add_obstacle(o).unwrap();
     }
+    if parts.contains('z') {
+        // A maze of thin walls on a 10-unit lattice (hundreds of shapes).
+        let cells = (l / 10.0) as i32;
+        for i in 0..cells {
+            for j in 0..cells {
+                let at = Vec2::new(i as f32 * 10.0 + 2.0, j as f32 * 10.0 + 2.0);
+                if (i + 2 * j) % 3 != 0 {
+                    let o = Obstacle::Capsule {
+                        a: at,
+                        b: at + Vec2::new(8.0, 0.0),
+                        radius: 0.05,
+                    };
+                    w.add_obstacle(o).unwrap();
+                }
+                if (2 * i + j) % 3 != 1 {
+                    let o = Obstacle::Capsule {
+                        a: at,
+                        b: at + Vec2::new(0.0, 8.0),
+                        radius: 0.05,
+                    };
+                    w.add_obstacle(o).unwrap();
+                }
+            }
+        }
+    }
+    if parts.contains('b') {
+        // The same obstacles baked into one distance field.
+        w.bake_obstacles(0.25).unwrap();
+    }
     for k in 0..3 {
         if !parts.contains('a') {
             break;
@@ -90,6 +119,8 @@ fn main() {
         .map_or(100_000, |s| s.parse().expect("N"));
     // Which behaviours: o(bstacles), a(ttractors), p(redators), or m (two more
     // species without boids: the multi-species kernel alone); oap by default.
+    // z adds a maze of hundreds of thin walls; b bakes the obstacles into one
+    // distance field.
     let parts = std::env::args().nth(2).unwrap_or_else(|| "oap".into());
     let (mut plain, mut busy) = (Vec::new(), Vec::new());
     for _ in 0..3 {

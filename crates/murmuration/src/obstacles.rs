@@ -9,6 +9,7 @@
 
 use crate::clearance::Clearance;
 use crate::error::ParamError;
+use crate::sdf_grid::SdfGrid;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,9 @@ pub enum Obstacle<V: Vector> {
         /// Vertices, units.
         points: Vec<V>,
     },
+    /// A baked layout: a signed distance field sampled on a grid (one lookup per
+    /// query however many shapes went into it). See [`SdfGrid`].
+    Field(SdfGrid<V>),
 }
 
 /// Signed distance and outward unit normal at a point.
@@ -130,6 +134,7 @@ impl<V: Vector> Obstacle<V> {
                     }
                 }
             }
+            Obstacle::Field(g) => g.surface(p),
             Obstacle::Polygon { points } => {
                 let (mut best2, mut best) = (f32::INFINITY, p);
                 let mut inside = false;
@@ -179,6 +184,7 @@ impl<V: Vector> Obstacle<V> {
             Obstacle::Capsule { a, b, radius } => {
                 ((*a + *b) * 0.5, (*b - *a).length() * 0.5 + radius)
             }
+            Obstacle::Field(g) => g.bounds(),
             Obstacle::Polygon { points } => {
                 let mut c = V::ZERO;
                 for &q in points {
@@ -238,6 +244,8 @@ impl<V: Vector> Obstacle<V> {
                 vec("b", *b)?;
                 size("radius", *radius)
             }
+            // Checked when built (from_samples, bake or deserialization).
+            Obstacle::Field(_) => Ok(()),
             Obstacle::Polygon { points } => {
                 if V::DIM != 2 {
                     return Err(ParamError::OutOfRange {

@@ -11,6 +11,7 @@ use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
 use crate::paths::Path;
 use crate::pipeline::{Pipeline, StepContext, StepStats};
 use crate::rng::{CounterRng, Stream};
+use crate::sdf_grid::SdfGrid;
 use crate::vector::Vector;
 use crate::zones::Zone;
 use std::sync::OnceLock;
@@ -377,6 +378,39 @@ impl<V: Vector> World<V> {
         }
         shape.validate(&format!("obstacles[{index}]"))?;
         self.obstacles.set(index, shape);
+        Ok(())
+    }
+
+    /// Replaces every obstacle by one baked distance field ([`Obstacle::Field`])
+    /// sampled every `cell` units over their bounds plus the widest avoidance
+    /// reach: for complex static layouts, a query then costs one lookup however
+    /// many shapes there were. The baked solid contains every shape (see
+    /// [`SdfGrid::bake`]); nothing happens without obstacles.
+    pub fn bake_obstacles(&mut self, cell: f32) -> Result<(), WorldError> {
+        let shapes = self.obstacles.shapes();
+        if shapes.is_empty() {
+            return Ok(());
+        }
+        let reach = self
+            .species
+            .iter()
+            .map(|s| {
+                s.obstacle_margin
+                    + s.obstacle_lookahead * s.max_speed
+                    + s.max_speed * self.config.dt
+            })
+            .fold(0.0f32, f32::max)
+            + 2.0 * cell;
+        let (mut lo, mut hi) = (V::splat(f32::INFINITY), V::splat(f32::NEG_INFINITY));
+        for s in shapes {
+            let (c, r) = s.bounds();
+            for i in 0..V::DIM {
+                lo.set(i, lo.get(i).min(c.get(i) - r - reach));
+                hi.set(i, hi.get(i).max(c.get(i) + r + reach));
+            }
+        }
+        let field = SdfGrid::bake(shapes, lo, hi, cell)?;
+        self.obstacles = ObstacleSet::new(&[Obstacle::Field(field)]);
         Ok(())
     }
 

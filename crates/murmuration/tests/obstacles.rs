@@ -89,6 +89,62 @@ fn ten_thousand_boids_five_thousand_steps_in_a_maze_of_thin_walls_never_inside()
 }
 
 #[test]
+fn a_baked_maze_is_never_entered_and_holds_every_original_wall() {
+    // The same maze baked into one distance field (one lookup per query): no boid
+    // ends a step inside the field's solid, nor inside any of the original walls.
+    let size = 80.0;
+    let mut cfg = WorldConfig::new(Vec2::splat(size), Boundary::Wrap);
+    cfg.seed = 12;
+    let p = SpeciesParams {
+        jitter: 0.02,
+        ..SpeciesParams::default()
+    };
+    let mut w = World::new(cfg, vec![p]).unwrap();
+    let walls = maze(size);
+    for o in walls.clone() {
+        w.add_obstacle(o).unwrap();
+    }
+    let t = std::time::Instant::now();
+    w.bake_obstacles(0.2).unwrap();
+    eprintln!("baked {} walls in {:.2?}", walls.len(), t.elapsed());
+    assert_eq!(w.obstacles().len(), 1);
+    assert!(matches!(w.obstacles()[0], Obstacle::Field(_)));
+    let original = ObstacleSet::new(&walls);
+    w.spawn(0, 5_000, None, 3.0).unwrap();
+    let mut worst = f32::INFINITY;
+    for step in 0..2_000 {
+        w.step();
+        worst = worst.min(assert_outside(&w, step));
+        for &q in w.boids().positions() {
+            let d = near_clearance(&original, q, 0.0);
+            assert!(d >= 0.0, "step {step}: {q} is {d} inside an original wall");
+        }
+    }
+    eprintln!("smallest clearance of the baked solid over 2,000 steps: {worst:.2e}");
+}
+
+#[test]
+fn baked_fields_survive_snapshots_and_bad_fields_are_named_errors() {
+    let cfg = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+    let mut w = World::new(cfg, vec![SpeciesParams::default()]).unwrap();
+    w.add_obstacle(Obstacle::Sphere {
+        center: Vec2::splat(10.0),
+        radius: 2.0,
+    })
+    .unwrap();
+    w.bake_obstacles(0.5).unwrap();
+    w.spawn(0, 200, None, 3.0).unwrap();
+    w.step_n(20);
+    let mut back = murmuration::World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
+    assert_eq!(back.obstacles(), w.obstacles());
+    w.step_n(20);
+    back.step_n(20);
+    assert_eq!(w.digest(), back.digest());
+    let e = w.bake_obstacles(1e-4).unwrap_err().to_string();
+    assert!(e.contains("bake.cell"), "{e}");
+}
+
+#[test]
 fn huge_steps_at_max_speed_do_not_tunnel_through_thin_walls_or_corners() {
     // dt = 0.5 s at 10 units/s: five units per step against walls 0.1 thick.
     let size = 60.0;
