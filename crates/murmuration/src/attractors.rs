@@ -71,10 +71,12 @@ impl<V: Vector> Attractor<V> {
             return V::ZERO;
         }
         let to = self.position - p;
-        let d = to.length();
-        if d > self.range || d <= 0.0 {
+        let d2 = to.length_squared();
+        // Out of range (most boids, most attractors) costs no square root.
+        if d2 > self.range * self.range || d2 <= 0.0 {
             return V::ZERO;
         }
+        let d = d2.sqrt();
         let speed = max_speed * (d / self.radius).min(1.0);
         ((to * (speed / d) - v).clamp_length_max(max_force)) * self.weight
     }
