@@ -8,17 +8,21 @@ use murmuration::grid::{Extent, Grid};
 use murmuration::{Boundary, Vector, WorldConfig};
 use proptest::prelude::*;
 
-fn check<V: Vector>(points: &[V], radius: f32, cfg: &WorldConfig<V>) {
-    let extent = if cfg.boundary == Boundary::Wrap {
+/// The grid extent of a world: periodic when it wraps.
+fn extent_of<V: Vector>(cfg: &WorldConfig<V>) -> Extent<V> {
+    if cfg.boundary == Boundary::Wrap {
         Extent::Periodic {
             min: cfg.min,
             max: cfg.max,
         }
     } else {
         Extent::Open
-    };
+    }
+}
+
+fn check<V: Vector>(points: &[V], radius: f32, cfg: &WorldConfig<V>) {
     let mut grid = Grid::new();
-    grid.build(points, radius, extent);
+    grid.build(points, radius, extent_of(cfg));
     for (i, &p) in points.iter().enumerate() {
         let mut got = Vec::new();
         grid.for_each_within(points, p, radius, Some(i), |j, _| got.push(j));
@@ -125,17 +129,8 @@ fn tiny_periodic_worlds_count_each_neighbour_once() {
 /// [`Grid::for_each_range_near`] (any radius, used by chasers and scattering
 /// threats) against brute force: every point within `far` found, each once.
 fn check_far<V: Vector>(points: &[V], radius: f32, far: f32, cfg: &WorldConfig<V>) {
-    let periodic = cfg.boundary == Boundary::Wrap;
-    let extent = if periodic {
-        Extent::Periodic {
-            min: cfg.min,
-            max: cfg.max,
-        }
-    } else {
-        Extent::Open
-    };
     let mut grid = Grid::new();
-    grid.build(points, radius, extent);
+    grid.build(points, radius, extent_of(cfg));
     let period = cfg.max - cfg.min;
     for &p in points {
         let mut got = Vec::new();

@@ -65,11 +65,11 @@ fn maze(size: f32) -> Vec<Obstacle<Vec2>> {
     walls
 }
 
-#[test]
-fn ten_thousand_boids_five_thousand_steps_in_a_maze_of_thin_walls_never_inside() {
+/// A periodic 80 × 80 world of jittery boids (none spawned yet) holding the maze.
+fn maze_world(seed: u64) -> World<Vec2> {
     let size = 80.0;
     let mut cfg = WorldConfig::new(Vec2::splat(size), Boundary::Wrap);
-    cfg.seed = 11;
+    cfg.seed = seed;
     let p = SpeciesParams {
         jitter: 0.02,
         ..SpeciesParams::default()
@@ -78,6 +78,12 @@ fn ten_thousand_boids_five_thousand_steps_in_a_maze_of_thin_walls_never_inside()
     for o in maze(size) {
         w.add_obstacle(o).unwrap();
     }
+    w
+}
+
+#[test]
+fn ten_thousand_boids_five_thousand_steps_in_a_maze_of_thin_walls_never_inside() {
+    let mut w = maze_world(11);
     w.spawn(0, 10_000, None, 3.0).unwrap();
     // Spawned boids may start inside: the first step pushes them out.
     let mut worst = f32::INFINITY;
@@ -92,18 +98,8 @@ fn ten_thousand_boids_five_thousand_steps_in_a_maze_of_thin_walls_never_inside()
 fn a_baked_maze_is_never_entered_and_holds_every_original_wall() {
     // The same maze baked into one distance field (one lookup per query): no boid
     // ends a step inside the field's solid, nor inside any of the original walls.
-    let size = 80.0;
-    let mut cfg = WorldConfig::new(Vec2::splat(size), Boundary::Wrap);
-    cfg.seed = 12;
-    let p = SpeciesParams {
-        jitter: 0.02,
-        ..SpeciesParams::default()
-    };
-    let mut w = World::new(cfg, vec![p]).unwrap();
-    let walls = maze(size);
-    for o in walls.clone() {
-        w.add_obstacle(o).unwrap();
-    }
+    let mut w = maze_world(12);
+    let walls = w.obstacles().to_vec();
     let t = std::time::Instant::now();
     w.bake_obstacles(0.2).unwrap();
     eprintln!("baked {} walls in {:.2?}", walls.len(), t.elapsed());
