@@ -235,7 +235,7 @@ impl<V: Vector> Pipeline<V> {
         macro_rules! dispatch {
             ($($f:literal)*) => {
                 match flags {
-                    $($f => self.pass::<$f>(boids, ctx),)*
+                    $($f => self.pass::<$f, { $f & !kernel::MULTI }>(boids, ctx),)*
                     _ => unreachable!("kernel flags are four bits"),
                 }
             };
@@ -247,7 +247,13 @@ impl<V: Vector> Pipeline<V> {
         stats
     }
 
-    fn pass<const FLAGS: u8>(&self, boids: &mut Boids<V>, ctx: &StepContext<'_, V>) -> StepStats {
+    /// The steering pass; `SINGLE` is `FLAGS` without [`kernel::MULTI`], used where
+    /// every neighbour is of the boid's own species (no relation to look up).
+    fn pass<const FLAGS: u8, const SINGLE: u8>(
+        &self,
+        boids: &mut Boids<V>,
+        ctx: &StepContext<'_, V>,
+    ) -> StepStats {
         let n = boids.len();
         let grid = &self.grid;
         let keys = grid.keys();
@@ -282,6 +288,8 @@ impl<V: Vector> Pipeline<V> {
                 let mut runs = grid.runs::<V>([0; 3]);
                 let mut scanned = 0u64;
                 let mut cell_clear = f32::INFINITY;
+                // The one species of every boid around this cell, if there is one.
+                let mut uniform: Option<u16> = None;
                 let (mut neighbours, mut candidates) = (0u64, 0u64);
                 for k in 0..out_p.len() {
                     let si = base + k;
@@ -290,6 +298,15 @@ impl<V: Vector> Pipeline<V> {
                         cell = c;
                         let coords = grid.cell_coords(c as usize);
                         grid.runs_into::<V>(coords, &mut runs);
+                        if FLAGS & kernel::MULTI != 0 {
+                            let first = data.species[si];
+                            let all = runs.as_slice().iter().all(|r| {
+                                data.species[r.start as usize..r.end as usize]
+                                    .iter()
+                                    .all(|&s| s == first)
+                            });
+                            uniform = all.then_some(first);
+                        }
                         if has_obstacles {
                             // No boid of the cell is nearer any obstacle than this.
                             let (centre, half) = grid.cell_ball::<V>(coords);
@@ -325,14 +342,31 @@ impl<V: Vector> Pipeline<V> {
                         species: species as f32,
                     };
                     let coincident = |j: usize| coincident_direction::<V>(cfg.seed, id, ids[j]);
-                    let sums = kernel::accumulate::<V, FLAGS>(
-                        &me,
-                        rc,
-                        runs.as_slice(),
-                        data,
-                        period,
-                        coincident,
-                    );
+                    // Among its own species only (and flocking with it), the
+                    // relation masks are all-on: the single-species kernel gives
+                    // the same sums without them.
+                    let single = FLAGS & kernel::MULTI != 0
+                        && uniform == Some(species as u16)
+                        && me.pattern != RelationPattern::General;
+                    let sums = if single {
+                        kernel::accumulate::<V, SINGLE>(
+                            &me,
+                            rc,
+                            runs.as_slice(),
+                            data,
+                            period,
+                            &coincident,
+                        )
+                    } else {
+                        kernel::accumulate::<V, FLAGS>(
+                            &me,
+                            rc,
+                            runs.as_slice(),
+                            data,
+                            period,
+                            &coincident,
+                        )
+                    };
                     neighbours += sums.neighbours as u64;
                     let [sep, coh, ali] = rules::forces(&sums, v, sp);
                     // One lookup bounds the distance to every obstacle; far from

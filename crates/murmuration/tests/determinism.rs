@@ -95,3 +95,22 @@ fn removing_boids_keeps_ids_and_the_rest_deterministic() {
     assert_eq!(a.digest(), b.digest());
     assert!(a.remove_boid(500).is_err());
 }
+
+/// Two species mixing in one flock (the larger flocks with itself and separates
+/// from the other; the other ignores it): where a boid sees only its own species
+/// the step skips the relation masks, and must give the very bits the
+/// multi-species kernel gave (digest recorded with the masks everywhere).
+#[test]
+fn skipping_relation_masks_among_one_species_changes_no_bit() {
+    let mut w = common::flock::<Vec2>(3_000, 20.0, Boundary::Wrap, 5);
+    let other = murmuration::SpeciesParams {
+        max_speed: 1.4,
+        ..murmuration::SpeciesParams::default()
+    };
+    let s = w.add_species(other).unwrap();
+    w.set_relation(s, 0, murmuration::Relation::Ignore).unwrap();
+    w.spawn(s, 60, None, 1.0).unwrap();
+    let (d, _) = run_on(2, w, 200);
+    assert_eq!(format!("{d:016x}"), MIXED_GOLDEN);
+}
+const MIXED_GOLDEN: &str = "4cbf56b005a9024e";
