@@ -66,9 +66,7 @@ pub enum Event<V: Vector> {
 #[derive(Clone, Debug, Default)]
 struct TargetIndex<V> {
     positions: Vec<V>,
-    velocities: Vec<V>,
     ids: Vec<BoidId>,
-    radius: f32,
     /// Cells as wide as the largest radius anyone looks at this species with.
     grid: Grid,
     /// Per cell of `grid`: some target lies in it or a neighbouring cell. A query
@@ -165,8 +163,6 @@ pub(crate) struct Interactions<V> {
     targets: Vec<Option<TargetIndex<V>>>,
     /// Per querying species: the indexed species it reacts to, and how.
     plan: Vec<Vec<(usize, Relation)>>,
-    /// Per species: some species chases it.
-    chased: Vec<bool>,
     /// Per querying species: it searches (chase, follow, or flee by index).
     search: Vec<bool>,
     /// Per species: its boids are few against those fleeing them, so they push
@@ -217,9 +213,6 @@ impl<V: Vector> Interactions<V> {
                 .map(|a| per_species[a])
                 .sum()
         };
-        self.chased = (0..count)
-            .map(|b| (0..count).any(|a| relations.get(a, b) == Relation::Chase))
-            .collect();
         self.scatter = (0..count)
             .map(|b| {
                 let fleeing = queriers(b, Relation::Flee);
@@ -243,16 +236,13 @@ impl<V: Vector> Interactions<V> {
             }
             let t = self.targets[b].get_or_insert_with(TargetIndex::default);
             t.positions.clear();
-            t.velocities.clear();
             t.ids.clear();
             for i in 0..boids.len() {
                 if boids.species[i] as usize == b {
                     t.positions.push(boids.positions[i]);
-                    t.velocities.push(boids.velocities[i]);
                     t.ids.push(boids.ids[i]);
                 }
             }
-            t.radius = radius;
             t.grid.build(&t.positions, radius, extent(cfg));
             let q = queriers(b, Relation::Flee) + queriers(b, Relation::Follow);
             if q >= t.positions.len() {
@@ -454,32 +444,28 @@ impl<V: Vector> Interactions<V> {
         let beats = |best: &Option<(f32, usize, V)>, score: f32, j: usize| {
             best.is_none_or(|(s, k, _)| score < s || (score == s && ids[j] < ids[k]))
         };
+        // Pass 1: the nearest target bounds every score worth computing (a score
+        // is at least the distance).
         let mut best: Option<(f32, usize, V)> = None;
+        view.within(p, sp.chase_radius, si, |j, d| {
+            if is_target(j) && beats(&best, d.length(), j) {
+                best = Some((d.length(), j, d));
+            }
+        });
         let pref = sp.straggler_preference;
-        if pref > 0.0 {
-            // A score is at least the distance: visit targets nearest first and
-            // stop once they are farther than the best score so far.
-            let mut near: Vec<(f32, usize, V)> = Vec::new();
+        if pref > 0.0
+            && let Some((dist, j, d)) = best
+        {
+            // Pass 2: straggler scores, only for targets nearer than the best so far.
+            best = Some((dist * (1.0 + pref * crowd(j)), j, d));
             view.within(p, sp.chase_radius, si, |j, d| {
-                if is_target(j) {
-                    near.push((d.length(), j, d));
-                }
-            });
-            // Nearest first, ties to the lower id.
-            near.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(ids[x.1].cmp(&ids[y.1])));
-            for (dist, j, d) in near {
-                if best.is_some_and(|(s, _, _)| dist > s) {
-                    break;
+                let dist = d.length();
+                if !is_target(j) || best.is_some_and(|(s, _, _)| dist > s) {
+                    return;
                 }
                 let score = dist * (1.0 + pref * crowd(j));
                 if beats(&best, score, j) {
                     best = Some((score, j, d));
-                }
-            }
-        } else {
-            view.within(p, sp.chase_radius, si, |j, d| {
-                if is_target(j) && beats(&best, d.length(), j) {
-                    best = Some((d.length(), j, d));
                 }
             });
         }

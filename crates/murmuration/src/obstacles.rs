@@ -390,6 +390,12 @@ impl<V: Vector> ObstacleSet<V> {
         self.clearance = std::sync::OnceLock::new();
     }
 
+    /// Builds the coarse distance bound now if a change dropped it (so it is not
+    /// first built inside a parallel pass).
+    pub(crate) fn prepare(&self) {
+        self.clearance.get_or_init(|| Clearance::build(self));
+    }
+
     /// A distance `p` is at least from every obstacle: one lookup in a coarse
     /// grid, for culling (0 when it may touch one).
     #[inline]

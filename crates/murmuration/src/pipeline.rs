@@ -219,9 +219,7 @@ impl<V: Vector> Pipeline<V> {
         }) {
             flags |= kernel::SAME_RADII;
         }
-        if !ctx.obstacles.is_empty() {
-            ctx.obstacles.clearance(V::ZERO); // builds it here, not inside the pass
-        }
+        ctx.obstacles.prepare();
         if !self.interactions.is_empty() {
             let view = Sorted {
                 grid: &self.grid,
