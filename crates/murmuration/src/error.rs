@@ -49,6 +49,35 @@ pub enum ParamError {
     },
 }
 
+impl ParamError {
+    /// The field path the error names.
+    pub fn field(&self) -> &str {
+        match self {
+            Self::NotFinite { field, .. }
+            | Self::OutOfRange { field, .. }
+            | Self::Exceeds { field, .. }
+            | Self::WrongShape { field, .. } => field,
+        }
+    }
+
+    /// The same error with every field path passed through `rename` (a scenario
+    /// file names `species[0]` by its name, `species.fish`).
+    pub fn rename_fields(mut self, rename: impl Fn(&str) -> String) -> Self {
+        match &mut self {
+            Self::NotFinite { field, .. }
+            | Self::OutOfRange { field, .. }
+            | Self::WrongShape { field, .. } => *field = rename(field),
+            Self::Exceeds {
+                field, limit_field, ..
+            } => {
+                *field = rename(field);
+                *limit_field = rename(limit_field);
+            }
+        }
+        self
+    }
+}
+
 /// Errors from building or changing a [`crate::World`].
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum WorldError {
@@ -172,4 +201,58 @@ pub enum SnapshotError {
     /// The parameters parse but fail validation.
     #[error("snapshot parameters are invalid")]
     World(#[from] WorldError),
+}
+
+/// Errors from reading or building a scenario file. Every message names where
+/// (file, line and column, or the `--set` override) and the field and value.
+#[derive(Debug, Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read scenario {path}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A problem at a place in the file: bad syntax, an unknown key, a value of the
+    /// wrong type or out of its range.
+    #[error("{origin}:{line}:{column}: {message}")]
+    Invalid {
+        /// The file (or `<embedded>` for text without a file).
+        origin: String,
+        /// Line, from 1.
+        line: usize,
+        /// Column in characters, from 1.
+        column: usize,
+        /// Dotted path of the field (`species.fish.max_speed`), empty for syntax errors.
+        field: String,
+        /// What is wrong, with the value.
+        message: String,
+    },
+    /// A problem with a value given by an override (`--set PATH=VALUE`).
+    #[error("{origin} (--set {setting}): {message}")]
+    Override {
+        /// The file the override applies to.
+        origin: String,
+        /// The override as given.
+        setting: String,
+        /// Dotted path of the field.
+        field: String,
+        /// What is wrong, with the value.
+        message: String,
+    },
+}
+
+impl ScenarioError {
+    /// The dotted path of the offending field, if the error concerns one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Self::Read { .. } => None,
+            Self::Invalid { field, .. } | Self::Override { field, .. } => {
+                Some(field).filter(|f| !f.is_empty()).map(|f| f.as_str())
+            }
+        }
+    }
 }

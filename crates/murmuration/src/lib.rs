@@ -44,6 +44,7 @@ pub mod paths;
 mod pipeline;
 pub mod rng;
 mod rules;
+pub mod scenario;
 pub mod sdf_grid;
 mod snapshot;
 mod vector;
@@ -53,7 +54,7 @@ pub mod zones;
 
 pub use attractors::{Attractor, Pulse};
 pub use boids::{BoidId, Boids};
-pub use error::{ParamError, SnapshotError, WorldError};
+pub use error::{ParamError, ScenarioError, SnapshotError, WorldError};
 pub use glam;
 pub use interactions::Event;
 pub use metrics::Metrics;

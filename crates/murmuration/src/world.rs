@@ -656,7 +656,31 @@ impl<V: Vector> World<V> {
         region: Option<(V, V)>,
         speed: f32,
     ) -> Result<(BoidId, BoidId), WorldError> {
+        self.spawn_heading(species, count, region, speed, None)
+    }
+
+    /// [`World::spawn`] with an optional common heading: `Some(direction)` starts
+    /// every new boid along `direction` (any non-zero length), `None` draws uniform
+    /// headings. Positions are the same as [`World::spawn`]'s for the same ids.
+    pub fn spawn_heading(
+        &mut self,
+        species: usize,
+        count: u64,
+        region: Option<(V, V)>,
+        speed: f32,
+        heading: Option<V>,
+    ) -> Result<(BoidId, BoidId), WorldError> {
         self.check_species(species)?;
+        let heading = match heading {
+            None => None,
+            Some(h) if h.is_finite() && h.length_squared() > 0.0 => Some(h.normalize_or_zero()),
+            Some(h) => {
+                return Err(WorldError::NotFinite {
+                    what: "spawn heading (zero or not finite)",
+                    value: h.to_array3(),
+                });
+            }
+        };
         self.check_room(count)?;
         let (lo, hi) = region.unwrap_or((self.config.min, self.config.max));
         if !(lo.is_finite() && hi.is_finite() && speed.is_finite() && speed >= 0.0) {
@@ -681,8 +705,13 @@ impl<V: Vector> World<V> {
             if config.boundary == Boundary::Wrap {
                 p = wrap(p, &config);
             }
-            let mut rh = CounterRng::new(seed, id, 0, Stream::SpawnHeading);
-            let v = V::unit_from_uniform(rh.next_f32(), rh.next_f32()) * speed;
+            let v = match heading {
+                Some(h) => h * speed,
+                None => {
+                    let mut rh = CounterRng::new(seed, id, 0, Stream::SpawnHeading);
+                    V::unit_from_uniform(rh.next_f32(), rh.next_f32()) * speed
+                }
+            };
             boids.push(species as u16, p, v);
         }
         Ok((first, boids.next_id()))

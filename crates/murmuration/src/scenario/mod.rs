@@ -1,0 +1,671 @@
+//! Scenario files: a TOML document that describes a whole world (box, boundary,
+//! seed, species with their spawn settings, relations, obstacles, attractors,
+//! pulses, paths, zones), loaded into a [`World`] with errors that name the file,
+//! line, column, field and value. `docs/SCENARIOS.md` documents every key.
+//!
+//! ```
+//! use murmuration::scenario::{AnyWorld, Scenario};
+//!
+//! let text = r#"
+//!     [world]
+//!     size = [40, 40]
+//!     boundary = "wrap"
+//!
+//!     [species.fish]
+//!     style = "fish"
+//!     count = 300
+//! "#;
+//! let scenario = Scenario::parse(text, "fish.toml").unwrap();
+//! let AnyWorld::D2(mut world) = scenario.build().unwrap() else { unreachable!() };
+//! world.step();
+//! assert_eq!(world.len(), 300);
+//!
+//! let bad = text.replace("count = 300", "count = 300\nseparation_radius = 2.0");
+//! let e = Scenario::parse(&bad, "fish.toml").unwrap_err().to_string();
+//! assert!(e.starts_with("fish.toml:9:21: species.fish.separation_radius = 2"), "{e}");
+//! ```
+
+mod lint;
+mod location;
+mod spec;
+pub mod styles;
+
+pub use lint::Lint;
+
+use crate::error::{ParamError, ScenarioError, WorldError};
+use crate::params::{Relations, SpeciesParams, WorldConfig};
+use crate::vector::Vector;
+use crate::world::{MAX_BOIDS, World};
+use glam::{Vec2, Vec3};
+use location::{Segment, join_path, span_of, split_path};
+use serde::de::DeserializeOwned;
+use spec::{Doc, SPAWN_KEYS, SpawnSpec};
+use std::fmt;
+use std::str::FromStr;
+
+/// Largest scenario file accepted, bytes.
+pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
+
+/// Estimated heap bytes per boid of a running world (state, grid and step
+/// scratch; measured at 73 B in 2D at 1,000,000 boids), for memory checks.
+pub fn estimated_bytes_per_boid(dimension: usize) -> u64 {
+    if dimension == 3 { 112 } else { 80 }
+}
+
+/// One `PATH=VALUE` override (`species.fish.max_speed=2.5`, `world.boundary=reflect`,
+/// `obstacles[0].radius=3`). The value is TOML (`[1, 2]`, `"wrap"`, `2.5`) or a bare
+/// word, read as a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Override {
+    /// Dotted path of the field.
+    pub path: String,
+    /// The value as written.
+    pub value: String,
+}
+
+impl FromStr for Override {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once('=') {
+            Some((p, v)) if !p.trim().is_empty() && !v.trim().is_empty() => Ok(Self {
+                path: p.trim().to_string(),
+                value: v.trim().to_string(),
+            }),
+            _ => Err(format!(
+                "{s:?} is not PATH=VALUE (e.g. species.fish.max_speed=2.5)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.path, self.value)
+    }
+}
+
+/// A world of either dimension, as a scenario file describes it.
+#[derive(Clone, Debug)]
+pub enum AnyWorld {
+    /// `dimension = 2`.
+    D2(World<Vec2>),
+    /// `dimension = 3`.
+    D3(World<Vec3>),
+}
+
+/// A parsed and validated scenario. Building it ([`Scenario::build`]) spawns the
+/// boids; everything that can be wrong was found by [`Scenario::parse`].
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    origin: String,
+    text: String,
+    table: toml::Table,
+    overrides: Vec<Override>,
+    dimension: usize,
+    name: String,
+    description: String,
+    steps: Option<u64>,
+    species: Vec<(String, u64)>,
+}
+
+/// A world with its entities but no boids yet, and what to spawn.
+pub(crate) struct Plan<V: Vector> {
+    pub world: World<V>,
+    pub spawns: Vec<SpawnPlan<V>>,
+}
+
+/// Boids of one species to spawn.
+pub(crate) struct SpawnPlan<V: Vector> {
+    pub name: String,
+    pub count: u64,
+    pub region: Option<(V, V)>,
+    pub speed: f32,
+    pub heading: Option<V>,
+}
+
+impl Scenario {
+    /// Parses and validates scenario text; `origin` names it in messages (a file
+    /// name, or `<embedded>`).
+    pub fn parse(text: &str, origin: &str) -> Result<Self, ScenarioError> {
+        Self::parse_with(text, origin, &[])
+    }
+
+    /// [`Scenario::parse`] with overrides applied in order before validation.
+    pub fn parse_with(
+        text: &str,
+        origin: &str,
+        overrides: &[Override],
+    ) -> Result<Self, ScenarioError> {
+        let mut s = Self {
+            origin: origin.to_string(),
+            text: text.to_string(),
+            table: toml::Table::new(),
+            overrides: Vec::new(),
+            dimension: 2,
+            name: String::new(),
+            description: String::new(),
+            steps: None,
+            species: Vec::new(),
+        };
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(s.error_at(
+                "",
+                format!(
+                    "the file has {} bytes, more than the {MAX_SCENARIO_BYTES} a scenario may have",
+                    text.len()
+                ),
+            ));
+        }
+        s.table = toml::from_str::<toml::Table>(text).map_err(|e| {
+            let (line, column) = location::line_column(text, e.span().map_or(0, |r| r.start));
+            ScenarioError::Invalid {
+                origin: origin.to_string(),
+                line,
+                column,
+                field: String::new(),
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        for o in overrides {
+            let path = split_path(&o.path);
+            let value = location::parse_override_value(&o.value);
+            location::set_path(&mut s.table, &path, value).map_err(|message| {
+                ScenarioError::Override {
+                    origin: origin.to_string(),
+                    setting: o.to_string(),
+                    field: o.path.clone(),
+                    message,
+                }
+            })?;
+            s.overrides.push(o.clone());
+        }
+        s.dimension = match s.table.get("dimension") {
+            None => 2,
+            Some(toml::Value::Integer(2)) => 2,
+            Some(toml::Value::Integer(3)) => 3,
+            Some(v) => {
+                return Err(s.error_at("dimension", format!("dimension = {v} must be 2 or 3")));
+            }
+        };
+        match s.dimension {
+            2 => s.validate::<Vec2>()?,
+            _ => s.validate::<Vec3>()?,
+        }
+        Ok(s)
+    }
+
+    /// Reads and parses a scenario file.
+    pub fn load(path: &std::path::Path) -> Result<Self, ScenarioError> {
+        Self::load_with(path, &[])
+    }
+
+    /// Reads a scenario file and applies overrides.
+    pub fn load_with(
+        path: &std::path::Path,
+        overrides: &[Override],
+    ) -> Result<Self, ScenarioError> {
+        let read_error = |source| ScenarioError::Read {
+            path: path.display().to_string(),
+            source,
+        };
+        let len = std::fs::metadata(path).map_err(read_error)?.len();
+        if len > MAX_SCENARIO_BYTES as u64 {
+            return Err(ScenarioError::Invalid {
+                origin: path.display().to_string(),
+                line: 1,
+                column: 1,
+                field: String::new(),
+                message: format!(
+                    "the file has {len} bytes, more than the {MAX_SCENARIO_BYTES} a scenario may have"
+                ),
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(read_error)?;
+        Self::parse_with(&text, &path.display().to_string(), overrides)
+    }
+
+    fn validate<V: Vector>(&mut self) -> Result<(), ScenarioError> {
+        let doc: Doc<V> = self.deserialize(toml::Value::Table(self.without_species()), "")?;
+        let plan = self.plan::<V>()?;
+        self.name = doc.name.unwrap_or_default();
+        self.description = doc.description.unwrap_or_default();
+        if let Some(steps) = doc.steps
+            && !(1..=1_000_000_000_000).contains(&steps)
+        {
+            return Err(self.error_at(
+                "steps",
+                format!("steps = {steps} is out of range: must be in [1, 10^12]"),
+            ));
+        }
+        self.steps = doc.steps;
+        self.species = plan.spawns.iter().map(|s| (s.name.clone(), s.count)).collect();
+        Ok(())
+    }
+
+    /// The scenario's `name` (empty when it has none).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The scenario's one-line `description` (empty when it has none).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Where it came from (the file name given to [`Scenario::parse`]).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// 2 or 3.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    /// The step count the scenario suggests (`steps`), if any.
+    pub fn steps(&self) -> Option<u64> {
+        self.steps
+    }
+
+    /// Species names in index order, with the boids each spawns.
+    pub fn species(&self) -> &[(String, u64)] {
+        &self.species
+    }
+
+    /// Boids spawned in all.
+    pub fn total_boids(&self) -> u64 {
+        self.species.iter().map(|(_, c)| c).sum()
+    }
+
+    /// The overrides applied.
+    pub fn overrides(&self) -> &[Override] {
+        &self.overrides
+    }
+
+    /// Builds the world and spawns its boids.
+    pub fn build(&self) -> Result<AnyWorld, ScenarioError> {
+        Ok(match self.dimension {
+            2 => AnyWorld::D2(self.build_world()?),
+            _ => AnyWorld::D3(self.build_world()?),
+        })
+    }
+
+    /// Builds the world in the dimension `V` (an error when the file says another).
+    pub fn build_world<V: Vector>(&self) -> Result<World<V>, ScenarioError> {
+        if V::DIM != self.dimension {
+            return Err(self.error_at(
+                "dimension",
+                format!(
+                    "the scenario is {}D but a {}D world was requested",
+                    self.dimension,
+                    V::DIM
+                ),
+            ));
+        }
+        let Plan { mut world, spawns } = self.plan::<V>()?;
+        for (i, s) in spawns.iter().enumerate() {
+            world
+                .spawn_heading(i, s.count, s.region, s.speed, s.heading)
+                .map_err(|e| self.world_error(e, &format!("species.{}", s.name), &[]))?;
+        }
+        Ok(world)
+    }
+
+    /// Warnings about settings that are valid but probably not what was meant.
+    pub fn lints(&self) -> Vec<Lint> {
+        match self.dimension {
+            2 => self.plan::<Vec2>().map(|p| lint::lints(self, &p)),
+            _ => self.plan::<Vec3>().map(|p| lint::lints(self, &p)),
+        }
+        .unwrap_or_default()
+    }
+
+    fn without_species(&self) -> toml::Table {
+        let mut t = self.table.clone();
+        t.remove("species");
+        t
+    }
+
+    /// Everything but spawning: parse the sections, build the world and its entities.
+    pub(crate) fn plan<V: Vector>(&self) -> Result<Plan<V>, ScenarioError> {
+        let doc: Doc<V> = self.deserialize(toml::Value::Table(self.without_species()), "")?;
+        let species_table = match self.table.get("species") {
+            Some(toml::Value::Table(t)) if !t.is_empty() => t,
+            Some(toml::Value::Table(_)) | None => {
+                return Err(self.error_at(
+                    "species",
+                    "the scenario has no species: add at least one table [species.<name>] with a count".into(),
+                ));
+            }
+            Some(_) => {
+                return Err(self.error_at(
+                    "species",
+                    "species must be tables, one per species: [species.<name>]".into(),
+                ));
+            }
+        };
+        let names: Vec<String> = species_table.keys().cloned().collect();
+        let mut params = Vec::with_capacity(names.len());
+        let mut spawns = Vec::with_capacity(names.len());
+        let mut total = 0u64;
+        for (name, value) in species_table {
+            let (p, s) = self.species_entry::<V>(name, value)?;
+            total = total.saturating_add(s.count);
+            if total > MAX_BOIDS {
+                return Err(self.error_at(
+                    &format!("species.{name}.count"),
+                    format!(
+                        "species.{name}.count = {} is out of range: the scenario would hold {total} boids, more than the limit {MAX_BOIDS}",
+                        s.count
+                    ),
+                ));
+            }
+            params.push(p);
+            spawns.push(s);
+        }
+        let config = self.world_config(&doc)?;
+        let mut relations = Relations::default_for(names.len());
+        for (a, row) in &doc.relations {
+            let ia = self.species_index(&names, a, &format!("relations.{a}"))?;
+            for (b, r) in row {
+                let ib = self.species_index(&names, b, &format!("relations.{a}.{b}"))?;
+                relations.set(ia, ib, *r);
+            }
+        }
+        let mut world = World::new(config, params).map_err(|e| self.world_error(e, "", &names))?;
+        world
+            .set_relations(relations)
+            .map_err(|e| self.world_error(e, "relations", &names))?;
+        for (i, o) in doc.obstacles.iter().enumerate() {
+            world
+                .add_obstacle(o.clone())
+                .map_err(|e| self.world_error(e, &format!("obstacles[{i}]"), &names))?;
+        }
+        if let Some(cell) = doc.world.bake_obstacles {
+            world
+                .bake_obstacles(cell)
+                .map_err(|e| self.world_error(e, "world.bake_obstacles", &names))?;
+        }
+        for (i, a) in doc.attractors.iter().enumerate() {
+            let field = format!("attractors[{i}]");
+            let s = self.optional_species(&names, a.species.as_deref(), &field)?;
+            world
+                .add_attractor(a.to_attractor(s))
+                .map_err(|e| self.world_error(e, &field, &names))?;
+        }
+        for (i, p) in doc.pulses.iter().enumerate() {
+            world
+                .add_pulse(p.to_pulse())
+                .map_err(|e| self.world_error(e, &format!("pulses[{i}]"), &names))?;
+        }
+        for (i, p) in doc.paths.iter().enumerate() {
+            world
+                .add_path(p.to_path())
+                .map_err(|e| self.world_error(e, &format!("paths[{i}]"), &names))?;
+        }
+        for (i, z) in doc.zones.iter().enumerate() {
+            let field = format!("zones[{i}]");
+            let s = self.optional_species(&names, z.species.as_deref(), &field)?;
+            world
+                .add_zone(z.to_zone(s))
+                .map_err(|e| self.world_error(e, &field, &names))?;
+        }
+        Ok(Plan { world, spawns })
+    }
+
+    fn world_config<V: Vector>(&self, doc: &Doc<V>) -> Result<WorldConfig<V>, ScenarioError> {
+        let w = &doc.world;
+        let min = w.min.unwrap_or(V::ZERO);
+        let max = match (w.max, w.size) {
+            (Some(max), None) => max,
+            (None, Some(size)) => {
+                for i in 0..V::DIM {
+                    let s = size.get(i);
+                    if s.is_nan() || s <= 0.0 {
+                        let axis = ["x", "y", "z"][i];
+                        return Err(self.error_at(
+                            &format!("world.size.{axis}"),
+                            format!("world.size.{axis} = {s} is out of range: must be positive"),
+                        ));
+                    }
+                }
+                min + size
+            }
+            (None, None) => {
+                return Err(self.error_at(
+                    "world",
+                    "world needs its size (size = [w, h]) or its upper corner (max = [x, y])"
+                        .into(),
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(self.error_at(
+                    "world.max",
+                    "world has both size and max: give one of them".into(),
+                ));
+            }
+        };
+        Ok(WorldConfig {
+            min,
+            max,
+            boundary: w.boundary,
+            dt: w.dt,
+            seed: w.seed,
+        })
+    }
+
+    fn species_entry<V: Vector>(
+        &self,
+        name: &str,
+        value: &toml::Value,
+    ) -> Result<(SpeciesParams, SpawnPlan<V>), ScenarioError> {
+        let prefix = format!("species.{name}");
+        let toml::Value::Table(t) = value else {
+            return Err(self.error_at(
+                &prefix,
+                format!("{prefix} must be a table of parameters ([{prefix}])"),
+            ));
+        };
+        if name.is_empty() || name.contains(['.', '[', ']']) {
+            return Err(self.error_at(
+                &prefix,
+                format!("species name {name:?} must be non-empty, without '.', '[' or ']'"),
+            ));
+        }
+        let (mut spawn_t, mut param_t) = (toml::Table::new(), toml::Table::new());
+        for (k, v) in t {
+            if SPAWN_KEYS.contains(&k.as_str()) {
+                spawn_t.insert(k.clone(), v.clone());
+            } else {
+                param_t.insert(k.clone(), v.clone());
+            }
+        }
+        let spawn: SpawnSpec<V> = self.deserialize(toml::Value::Table(spawn_t), &prefix)?;
+        let base = match spawn.style.as_deref() {
+            None => SpeciesParams::default(),
+            Some(s) => styles::style(s).ok_or_else(|| {
+                self.error_at(
+                    &format!("{prefix}.style"),
+                    format!(
+                        "{prefix}.style = {s:?} is not a style (one of: {})",
+                        styles::STYLES.join(", ")
+                    ),
+                )
+            })?,
+        };
+        let mut merged = toml::Table::try_from(base).expect("species parameters serialize");
+        merged.extend(param_t);
+        let params: SpeciesParams = self.deserialize(toml::Value::Table(merged), &prefix)?;
+        params
+            .validate(&prefix)
+            .map_err(|e| self.error_at(e.field(), e.to_string()))?;
+        let region = match &spawn.spawn {
+            None => None,
+            Some(r) => {
+                for i in 0..V::DIM {
+                    let (lo, hi) = (r.min.get(i), r.max.get(i));
+                    if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+                        let axis = ["x", "y", "z"][i];
+                        return Err(self.error_at(
+                            &format!("{prefix}.spawn.max"),
+                            format!(
+                                "{prefix}.spawn.min.{axis} = {lo} and max.{axis} = {hi} must be finite with min <= max"
+                            ),
+                        ));
+                    }
+                }
+                Some((r.min, r.max))
+            }
+        };
+        let speed = spawn.speed.unwrap_or(params.max_speed);
+        if !(speed.is_finite() && speed >= 0.0) {
+            return Err(self.error_at(
+                &format!("{prefix}.speed"),
+                format!("{prefix}.speed = {speed} is out of range: must be finite and >= 0"),
+            ));
+        }
+        if let Some(h) = spawn.heading
+            && !(h.is_finite() && h.length_squared() > 0.0)
+        {
+            return Err(self.error_at(
+                &format!("{prefix}.heading"),
+                format!(
+                    "{prefix}.heading = {:?} must be a finite, non-zero direction",
+                    &h.to_array3()[..V::DIM]
+                ),
+            ));
+        }
+        Ok((
+            params,
+            SpawnPlan {
+                name: name.to_string(),
+                count: spawn.count,
+                region,
+                speed,
+                heading: spawn.heading,
+            },
+        ))
+    }
+
+    fn species_index(
+        &self,
+        names: &[String],
+        name: &str,
+        field: &str,
+    ) -> Result<usize, ScenarioError> {
+        names.iter().position(|n| n == name).ok_or_else(|| {
+            self.error_at(
+                field,
+                format!(
+                    "{field}: {name:?} is not a species of this scenario (species: {})",
+                    names.join(", ")
+                ),
+            )
+        })
+    }
+
+    fn optional_species(
+        &self,
+        names: &[String],
+        name: Option<&str>,
+        field: &str,
+    ) -> Result<Option<u16>, ScenarioError> {
+        name.map(|n| {
+            self.species_index(names, n, &format!("{field}.species"))
+                .map(|i| i as u16)
+        })
+        .transpose()
+    }
+
+    /// Deserializes `value` (found at `prefix`) with the path of any error.
+    fn deserialize<T: DeserializeOwned>(
+        &self,
+        value: toml::Value,
+        prefix: &str,
+    ) -> Result<T, ScenarioError> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let mut path = split_path(prefix);
+            for seg in e.path().iter() {
+                match seg {
+                    serde_path_to_error::Segment::Seq { index } => {
+                        path.push(Segment::Index(*index))
+                    }
+                    serde_path_to_error::Segment::Map { key } => {
+                        path.push(Segment::Key(key.clone()))
+                    }
+                    serde_path_to_error::Segment::Enum { .. }
+                    | serde_path_to_error::Segment::Unknown => {}
+                }
+            }
+            let message = e.inner().message().trim().to_string();
+            // An unknown key is reported at its parent: point at the key itself.
+            if let Some(rest) = message.strip_prefix("unknown field `")
+                && let Some(key) = rest.split('`').next()
+                && path.last() != Some(&Segment::Key(key.to_string()))
+            {
+                path.push(Segment::Key(key.to_string()));
+            }
+            let field = join_path(&path);
+            let message = if field.is_empty() {
+                message
+            } else {
+                format!("{field}: {message}")
+            };
+            self.error_at(&field, message)
+        })
+    }
+
+    fn world_error(&self, e: WorldError, context: &str, names: &[String]) -> ScenarioError {
+        let rename = |f: &str| rename_species(f, names);
+        match e {
+            WorldError::Param(p) => {
+                let p: ParamError = p.rename_fields(rename);
+                self.error_at(p.field(), p.to_string())
+            }
+            other => self.error_at(context, format!("{context}: {other}")),
+        }
+    }
+
+    /// An error about `field`: attributed to the override that set it, or located
+    /// in the file.
+    fn error_at(&self, field: &str, message: String) -> ScenarioError {
+        let fpath = split_path(field);
+        if let Some(o) = self.overrides.iter().rev().find(|o| {
+            let opath = split_path(&o.path);
+            !fpath.is_empty() && (fpath.starts_with(&opath) || opath.starts_with(&fpath))
+        }) {
+            return ScenarioError::Override {
+                origin: self.origin.clone(),
+                setting: o.to_string(),
+                field: field.to_string(),
+                message,
+            };
+        }
+        let at = span_of(&self.text, &fpath).map_or(0, |s| s.start);
+        let (line, column) = location::line_column(&self.text, at);
+        ScenarioError::Invalid {
+            origin: self.origin.clone(),
+            line,
+            column,
+            field: field.to_string(),
+            message,
+        }
+    }
+
+    /// The source text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// `species[3].x` → `species.<name of 3>.x`.
+fn rename_species(field: &str, names: &[String]) -> String {
+    if let Some(rest) = field.strip_prefix("species[")
+        && let Some((index, tail)) = rest.split_once(']')
+        && let Ok(i) = index.parse::<usize>()
+        && let Some(name) = names.get(i)
+    {
+        return format!("species.{name}{tail}");
+    }
+    field.to_string()
+}

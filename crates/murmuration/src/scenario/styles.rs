@@ -1,0 +1,79 @@
+//! Named starting points for species parameters (seed 000's three styles and the
+//! benchmark's species): a scenario's `style = "birds"` starts from one and its
+//! own keys override it; the sandbox offers them one click away.
+
+use crate::params::SpeciesParams;
+
+/// Every style name, in the order a menu shows them.
+pub const STYLES: [&str; 5] = ["default", "fish", "birds", "crowd", "benchmark"];
+
+/// One line on each style, for menus and `--help`.
+pub fn describe(style: &str) -> Option<&'static str> {
+    Some(match style {
+        "default" => "seed 000's published starting point: perception 1.5, separation 0.8, weights 1.5/1.0/0.8, max speed 3",
+        "fish" => "a slow fish school: max speed 2, gentle turns, a small perception radius",
+        "birds" => "hurried birds: max speed 5.5, never slower than 3, strong alignment",
+        "crowd" => "an idle crowd: slow, weak cohesion and alignment, keeps personal space",
+        "benchmark" => "the standard benchmark's species: perception 1, separation 0.4, max speed 1",
+        _ => return None,
+    })
+}
+
+/// The parameters of a named style, or `None` for an unknown name.
+pub fn style(name: &str) -> Option<SpeciesParams> {
+    let d = SpeciesParams::default();
+    Some(match name {
+        "default" => d,
+        // Seed 000: "for fish, max speed around 2 and a smaller neighbour radius:
+        // slow, leisurely swimming".
+        "fish" => SpeciesParams {
+            max_speed: 2.0,
+            max_force: 0.4,
+            alignment_radius: 1.2,
+            cohesion_radius: 1.2,
+            separation_radius: 0.7,
+            ..d
+        },
+        // "Hurried birds: max speed above 5, alignment raised, movement decisive."
+        "birds" => SpeciesParams {
+            max_speed: 5.5,
+            min_speed: 3.0,
+            max_force: 1.5,
+            alignment_radius: 2.0,
+            cohesion_radius: 2.0,
+            separation_radius: 0.8,
+            alignment_weight: 1.6,
+            ..d
+        },
+        // "An idle crowd does not need much cohesion, or everyone gathers as if
+        // for a meeting."
+        "crowd" => SpeciesParams {
+            max_speed: 1.2,
+            max_force: 0.6,
+            alignment_radius: 1.5,
+            cohesion_radius: 1.5,
+            separation_radius: 0.9,
+            separation_weight: 1.8,
+            alignment_weight: 0.4,
+            cohesion_weight: 0.2,
+            jitter: 0.02,
+            ..d
+        },
+        "benchmark" => SpeciesParams::benchmark(),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_style_is_valid_and_described() {
+        for s in STYLES {
+            style(s).unwrap().validate(s).unwrap();
+            assert!(describe(s).is_some(), "{s}");
+        }
+        assert!(style("whales").is_none());
+    }
+}

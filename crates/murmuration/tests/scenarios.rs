@@ -1,0 +1,346 @@
+//! Scenario files: every shipped preset loads; bad input gives an error naming the
+//! file, line, column, field and value; overrides; the parser never panics.
+
+use murmuration::glam::{Vec2, Vec3};
+use murmuration::scenario::{AnyWorld, Override, Scenario};
+use murmuration::{Relation, ScenarioError, World2, World3, workload};
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+fn presets_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
+const FISH: &str = r#"name = "test"
+dimension = 2
+
+[world]
+size = [40, 30]
+boundary = "wrap"
+seed = 7
+
+[species.fish]
+count = 100
+perception = 1
+"#;
+
+const GOOD: &str = r#"name = "good"
+description = "two species"
+steps = 50
+
+[world]
+size = [40, 30]
+boundary = { kind = "soft", margin = 2.0, strength = 5.0 }
+seed = 7
+
+[species.fish]
+style = "fish"
+count = 100
+max_speed = 2.5
+spawn = { min = [0, 0], max = [20, 30] }
+
+[species.shark]
+count = 1
+chase_radius = 8.0
+heading = [1, 0]
+speed = 1.0
+
+[relations.fish]
+shark = "flee"
+
+[relations.shark]
+fish = "chase"
+
+[[obstacles]]
+shape = "sphere"
+center = [30, 15]
+radius = 2.0
+
+[[attractors]]
+position = [10, 10]
+species = "fish"
+
+[[zones]]
+shape = { shape = "box", center = [35, 25], half_extents = [3, 3] }
+species = "fish"
+threshold = 5
+"#;
+
+fn err(text: &str) -> ScenarioError {
+    Scenario::parse(text, "s.toml").expect_err("this scenario must be rejected")
+}
+
+/// Asserts the error's text starts with `s.toml:LINE:COL: ` and contains `needle`.
+fn assert_err(text: &str, line: usize, col: usize, needle: &str) {
+    let e = err(text);
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("s.toml:{line}:{col}: ")),
+        "expected s.toml:{line}:{col}: in {msg:?}"
+    );
+    assert!(msg.contains(needle), "expected {needle:?} in {msg:?}");
+}
+
+#[test]
+fn a_full_scenario_builds_every_section() {
+    let s = Scenario::parse(GOOD, "s.toml").unwrap();
+    assert_eq!(s.name(), "good");
+    assert_eq!(s.steps(), Some(50));
+    assert_eq!(s.dimension(), 2);
+    assert_eq!(
+        s.species(),
+        &[("fish".to_string(), 100), ("shark".to_string(), 1)]
+    );
+    let w: World2 = s.build_world().unwrap();
+    assert_eq!(w.len(), 101);
+    assert_eq!(w.species()[0].max_speed, 2.5);
+    assert_eq!(w.species()[0].alignment_radius, 1.2, "fish style applied");
+    assert_eq!(w.species()[1].chase_radius, 8.0);
+    assert_eq!(w.relations().get(0, 1), Relation::Flee);
+    assert_eq!(w.relations().get(1, 0), Relation::Chase);
+    assert_eq!(w.relations().get(0, 0), Relation::Flock);
+    assert_eq!(w.obstacles().len(), 1);
+    assert_eq!(w.attractors()[0].species, Some(0));
+    assert_eq!(w.attractors()[0].goal, Vec2::new(10.0, 10.0));
+    assert_eq!(w.zones()[0].threshold, 5);
+    // Spawn regions, speeds and headings.
+    let sp = w.boid_species();
+    for ((p, v), s) in w.positions().iter().zip(w.velocities()).zip(sp) {
+        if *s == 0 {
+            assert!(p.x <= 20.0, "fish spawned outside their region: {p}");
+            assert!((v.length() - 2.5).abs() < 1e-4);
+        } else {
+            assert_eq!(*v, Vec2::new(1.0, 0.0));
+        }
+    }
+    assert!(s.lints().is_empty(), "{:?}", s.lints());
+}
+
+#[test]
+fn building_twice_gives_the_same_world() {
+    let s = Scenario::parse(GOOD, "s.toml").unwrap();
+    let mut a: World2 = s.build_world().unwrap();
+    let mut b: World2 = s.build_world().unwrap();
+    a.step_n(20);
+    b.step_n(20);
+    assert_eq!(a.digest(), b.digest());
+}
+
+#[test]
+fn every_shipped_preset_parses_and_steps() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(presets_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let s = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!s.name().is_empty() && !s.description().is_empty());
+        assert!(s.lints().is_empty(), "{}: {:?}", path.display(), s.lints());
+        // Stepping is left to the CLI test (100 steps each); build a small copy.
+        let small: Vec<Override> = s
+            .species()
+            .iter()
+            .map(|(n, c)| format!("species.{n}.count={}", c.min(&500)).parse().unwrap())
+            .collect();
+        let s = Scenario::load_with(&path, &small).unwrap();
+        match s.build().unwrap() {
+            AnyWorld::D2(mut w) => w.step_n(3),
+            AnyWorld::D3(mut w) => w.step_n(3),
+        }
+        seen += 1;
+    }
+    assert!(seen >= 9, "expected the shipped presets, found {seen}");
+}
+
+#[test]
+fn benchmark_presets_are_the_benchmark_worlds() {
+    let s = Scenario::load(&presets_dir().join("bench-2d.toml")).unwrap();
+    let w: World2 = s.build_world().unwrap();
+    let b = workload::benchmark::<Vec2>(100_000).unwrap();
+    assert_eq!(w.config(), b.config());
+    assert_eq!(w.digest(), b.digest());
+    let s = Scenario::load(&presets_dir().join("bench-3d.toml")).unwrap();
+    let w: World3 = s.build_world().unwrap();
+    let b = workload::benchmark::<Vec3>(100_000).unwrap();
+    let (ws, bs) = (w.config().size(), b.config().size());
+    assert!((ws - bs).abs().max_element() < 1e-4, "{ws} vs {bs}");
+    assert_eq!(w.len(), b.len());
+}
+
+#[test]
+fn exceeding_perception_names_file_line_column_field_and_both_values() {
+    let text = GOOD.replace("max_speed = 2.5", "separation_radius = 2.0");
+    assert_err(
+        &text,
+        13,
+        21,
+        "species.fish.separation_radius = 2 must not exceed species.fish.perception_radius = 1.2",
+    );
+}
+
+#[test]
+fn unknown_keys_are_rejected_where_they_are() {
+    assert_err(FISH, 11, 14, "species.fish.perception: unknown field `perception`");
+    let t = GOOD.replace("seed = 7", "seed = 7\ncolour = \"red\"");
+    assert_err(&t, 9, 10, "world.colour: unknown field `colour`");
+    let t = GOOD.replace("steps = 50", "steps = 50\nspeeed = 3");
+    assert_err(&t, 4, 10, "unknown field `speeed`");
+    let t = GOOD.replace("radius = 2.0", "radius = 2.0\nheight = 1");
+    assert_err(&t, 32, 10, "obstacles[0].height: unknown field `height`");
+}
+
+#[test]
+fn nan_negative_and_wrong_types_are_errors_at_the_value() {
+    let t = GOOD.replace("max_speed = 2.5", "max_speed = nan");
+    assert_err(&t, 13, 13, "species.fish.max_speed = NaN is not a finite number");
+    let t = GOOD.replace("chase_radius = 8.0", "chase_radius = -1.0");
+    assert_err(&t, 18, 16, "species.shark.chase_radius = -1 is out of range");
+    let t = GOOD.replace("max_speed = 2.5", "max_speed = \"fast\"");
+    assert_err(&t, 13, 13, "species.fish.max_speed: invalid type: string \"fast\"");
+    let t = GOOD.replace("radius = 2.0", "radius = -2.0");
+    assert_err(&t, 31, 10, "obstacles[0].radius = -2 is out of range");
+    let t = GOOD.replace("size = [40, 30]", "size = [40, -30]");
+    assert_err(&t, 6, 13, "world.size.y = -30 is out of range");
+    let t = GOOD.replace("size = [40, 30]", "size = [40, 30, 5]");
+    assert_err(&t, 6, 8, "world.size: invalid length 3");
+}
+
+#[test]
+fn counts_species_and_names_are_checked() {
+    let t = GOOD.replace("count = 100", "count = 1000000000");
+    assert_err(&t, 12, 9, "more than the limit");
+    let t = GOOD.replace("count = 100", "count = -5");
+    assert_err(&t, 12, 9, "species.fish.count: invalid value: integer `-5`");
+    let no_species = "[world]\nsize = [10, 10]\n";
+    assert!(err(no_species).to_string().contains("no species"));
+    let t = GOOD.replace("count = 1\n", "");
+    assert_err(&t, 16, 1, "species.shark: missing field `count`");
+    let t = GOOD.replace("shark = \"flee\"", "tuna = \"flee\"");
+    assert_err(&t, 23, 8, "relations.fish.tuna: \"tuna\" is not a species of this scenario (species: fish, shark)");
+    let t = GOOD.replace("shark = \"flee\"", "shark = \"eat\"");
+    assert_err(&t, 23, 9, "unknown variant `eat`");
+    let t = GOOD.replace("species = \"fish\"\nthreshold", "species = \"cod\"\nthreshold");
+    assert_err(&t, 39, 11, "zones[0].species: \"cod\"");
+    let t = GOOD.replace("style = \"fish\"", "style = \"whale\"");
+    assert_err(&t, 11, 9, "not a style (one of: default, fish, birds, crowd, benchmark)");
+}
+
+#[test]
+fn world_and_dimension_errors() {
+    let t = GOOD.replace("dimension", "x").replace("steps = 50", "dimension = 4");
+    assert_err(&t, 3, 13, "dimension = 4 must be 2 or 3");
+    let t = GOOD.replace("size = [40, 30]", "max = [40, 30]\nsize = [1, 1]");
+    assert!(err(&t).to_string().contains("both size and max"));
+    let t = GOOD.replace("size = [40, 30]", "");
+    assert!(err(&t).to_string().contains("world needs its size"));
+    let t = GOOD.replace("margin = 2.0", "margin = 50.0");
+    assert_err(&t, 7, 38, "world.boundary.margin = 50 is out of range");
+    let t = GOOD.replace("boundary = { kind = \"soft\", margin = 2.0, strength = 5.0 }", "boundary = \"bouncy\"");
+    assert_err(&t, 7, 12, "unknown variant `bouncy`");
+    // A 3D world asked of a 2D scenario.
+    let s = Scenario::parse(GOOD, "s.toml").unwrap();
+    assert!(s.build_world::<Vec3>().unwrap_err().to_string().contains("2D"));
+}
+
+#[test]
+fn syntax_errors_name_the_line() {
+    let t = GOOD.replace("seed = 7", "seed = = 7");
+    let e = err(&t).to_string();
+    assert!(e.starts_with("s.toml:8:8: "), "{e}");
+}
+
+#[test]
+fn overrides_change_values_and_are_named_in_errors() {
+    let o: Vec<Override> = vec![
+        "species.fish.count=10".parse().unwrap(),
+        "world.boundary=reflect".parse().unwrap(),
+        "obstacles[0].radius=3".parse().unwrap(),
+    ];
+    let s = Scenario::parse_with(GOOD, "s.toml", &o).unwrap();
+    let w: World2 = s.build_world().unwrap();
+    assert_eq!(w.len(), 11);
+    assert_eq!(w.config().boundary, murmuration::Boundary::Reflect);
+    // A bad value names the override, not a line.
+    let o: Vec<Override> = vec!["species.fish.max_speed=-1".parse().unwrap()];
+    let e = Scenario::parse_with(GOOD, "s.toml", &o).unwrap_err().to_string();
+    assert!(
+        e.starts_with("s.toml (--set species.fish.max_speed=-1): species.fish.max_speed = -1"),
+        "{e}"
+    );
+    // A typo in the path cannot create a species.
+    let o: Vec<Override> = vec!["species.fsh.count=10".parse().unwrap()];
+    let e = Scenario::parse_with(GOOD, "s.toml", &o).unwrap_err().to_string();
+    assert!(e.contains("species.fsh does not exist"), "{e}");
+    // An unknown leaf is rejected like one in the file.
+    let o: Vec<Override> = vec!["species.fish.speeed=10".parse().unwrap()];
+    let e = Scenario::parse_with(GOOD, "s.toml", &o).unwrap_err().to_string();
+    assert!(e.contains("unknown field `speeed`"), "{e}");
+    assert!("nonsense".parse::<Override>().is_err());
+}
+
+#[test]
+fn lints_warn_about_likely_mistakes() {
+    let t = GOOD
+        .replace("max_speed = 2.5", "max_speed = 300.0\nseparation_radius = 1.2")
+        .replace("chase_radius = 8.0", "chase_radius = 8.0\nalignment_radius = 6.0\ncohesion_radius = 6.0")
+        .replace("center = [35, 25]", "center = [95, 25]");
+    let s = Scenario::parse(&t, "s.toml").unwrap();
+    let lints = s.lints();
+    let text: Vec<String> = lints.iter().map(|l| l.message.clone()).collect();
+    let has = |n: &str| text.iter().any(|m| m.contains(n));
+    assert!(has("neighbour grid cell is 6"), "{text:?}");
+    assert!(has("as wide as its perception radius"), "{text:?}");
+    assert!(has("more than obstacles[0] is thick"), "{text:?}");
+    assert!(has("zones[0] lies wholly outside the world box"), "{text:?}");
+    assert!(lints.iter().all(|l| l.line > 1), "{lints:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Any edit of a valid scenario parses or gives an error: never a panic.
+    #[test]
+    fn mutated_scenarios_never_panic(
+        at in 0usize..GOOD.len(),
+        cut in 0usize..12,
+        insert in "[ -~\n]{0,12}",
+    ) {
+        let mut t = GOOD.as_bytes()[..at].to_vec();
+        t.extend_from_slice(insert.as_bytes());
+        t.extend_from_slice(&GOOD.as_bytes()[(at + cut).min(GOOD.len())..]);
+        if let Ok(text) = String::from_utf8(t)
+            && let Ok(s) = Scenario::parse(&text, "m.toml")
+        {
+            let small: Vec<Override> = s
+                .species()
+                .iter()
+                .map(|(n, c)| format!("species.{n}.count={}", c.min(&50)).parse().unwrap())
+                .collect();
+            if let Ok(s) = Scenario::parse_with(&text, "m.toml", &small) {
+                let _ = s.lints();
+                if let Ok(AnyWorld::D2(mut w)) = s.build() {
+                    w.step_n(2);
+                }
+            }
+        }
+    }
+
+    /// Numbers anywhere in a parameter: a clear error or a valid world.
+    #[test]
+    fn any_number_in_any_parameter_is_handled(
+        key in prop::sample::select(vec![
+            "max_speed", "min_speed", "max_force", "separation_radius", "alignment_radius",
+            "jitter", "smoothing", "fov_degrees", "eat_radius", "obstacle_margin",
+        ]),
+        value in prop::sample::select(vec![
+            "nan", "inf", "-inf", "-1.0", "0", "1e30", "0.5", "1e-30", "360", "2",
+        ]),
+    ) {
+        let t = GOOD.replace("max_speed = 2.5", &format!("{key} = {value}"));
+        match Scenario::parse(&t, "s.toml") {
+            Ok(s) => { s.build().unwrap(); }
+            Err(e) => prop_assert!(e.to_string().contains(&format!("species.fish.{key}")), "{}", e),
+        }
+    }
+}
