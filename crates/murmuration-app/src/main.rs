@@ -2,16 +2,25 @@
 
 mod backend;
 mod bench;
-mod default_run;
+mod check;
+mod failure;
 mod memory;
 mod out;
+mod outputs;
+mod presets;
+mod progress;
+mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Murmuration: exact, deterministic flocking in 2D and 3D.
+///
+/// Exit codes: 0 success, 1 failure while running, 2 bad input (scenario,
+/// snapshot, option or output path), 130 stopped by Ctrl-C (outputs kept valid).
 #[derive(Parser)]
-#[command(name = "murmuration", version, about, long_about = None)]
+#[command(name = "murmuration", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -19,8 +28,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the embedded default scenario headless and print a summary (the default).
-    Run(default_run::RunArgs),
+    /// Run a scenario headless (the embedded default when no FILE) and print a
+    /// summary ending in the state digest.
+    Run(run::RunArgs),
+    /// Validate a scenario and warn about likely mistakes.
+    Check(check::CheckArgs),
+    /// Run a grid of parameter values x seeds in parallel; one CSV row per run.
+    Sweep(sweep::SweepArgs),
+    /// List the shipped scenarios (or print one with --show NAME).
+    Presets(presets::PresetsArgs),
     /// The standard flock benchmark (shared/BENCHMARK.md).
     Bench(bench::BenchArgs),
 }
@@ -28,19 +44,23 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => default_run::run(&default_run::RunArgs::default()),
-        Some(Command::Run(args)) => default_run::run(&args),
+        None => run::run(&run::RunArgs::default()),
+        Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Sweep(args)) => sweep::run(&args),
+        Some(Command::Presets(args)) => presets::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if out::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if e.is::<failure::Interrupted>() => ExitCode::from(failure::EXIT_INTERRUPTED),
         Err(e) => {
             eprintln!("error: {e}");
             for cause in e.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(1)
+            ExitCode::from(failure::exit_code(&e))
         }
     }
 }

@@ -14,7 +14,7 @@ fn stdout(c: &mut Command) -> String {
 #[test]
 fn no_arguments_runs_the_default_scenario_and_prints_a_digest() {
     let out = stdout(&mut bin());
-    assert!(out.contains("default scenario: 2000 boids"), "{out}");
+    assert!(out.contains("scenario: default (2D, 2000 boids"), "{out}");
     for key in [
         "steps: 1000",
         "polarization: ",

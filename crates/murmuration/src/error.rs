@@ -6,7 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ParamError {
     /// NaN or infinity where a finite number is needed.
-    #[error("{field} = {value} is not a finite number")]
+    #[error("{field} = {} is not a finite number", num(*value))]
     NotFinite {
         /// Field path.
         field: String,
@@ -14,7 +14,7 @@ pub enum ParamError {
         value: f64,
     },
     /// A number outside its documented range.
-    #[error("{field} = {value} is out of range: must be {range}")]
+    #[error("{field} = {} is out of range: must be {range}", num(*value))]
     OutOfRange {
         /// Field path.
         field: String,
@@ -24,7 +24,7 @@ pub enum ParamError {
         range: String,
     },
     /// A value that must not exceed another field's value.
-    #[error("{field} = {value} must not exceed {limit_field} = {limit}")]
+    #[error("{field} = {} must not exceed {limit_field} = {}", num(*value), num(*limit))]
     Exceeds {
         /// Field path.
         field: String,
@@ -47,6 +47,17 @@ pub enum ParamError {
         /// Number of species.
         species: usize,
     },
+}
+
+/// A value as written: parameters are `f32`, so one that is exactly an `f32`
+/// prints as that `f32` (`1.2`, not `1.2000000476837158`).
+fn num(v: f64) -> String {
+    let f = v as f32;
+    if f as f64 == v || v.is_nan() {
+        f.to_string()
+    } else {
+        v.to_string()
+    }
 }
 
 impl ParamError {

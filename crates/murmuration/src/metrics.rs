@@ -39,19 +39,32 @@ pub struct Metrics<V: Vector> {
     pub extent: V,
 }
 
+/// Names of the scalar metrics, in the order [`Metrics::scalars`] gives them.
+pub const SCALAR_NAMES: [&str; 8] = [
+    "count",
+    "polarization",
+    "milling",
+    "mean_nn_distance",
+    "median_nn_distance",
+    "min_pair_distance",
+    "mean_speed",
+    "speed_variance",
+];
+
 impl<V: Vector> Metrics<V> {
     /// `(name, value)` pairs of the scalar metrics, in a fixed order (for CSV and summaries).
     pub fn scalars(&self) -> [(&'static str, f64); 8] {
-        [
-            ("count", self.count as f64),
-            ("polarization", self.polarization),
-            ("milling", self.milling),
-            ("mean_nn_distance", self.mean_nn_distance),
-            ("median_nn_distance", self.median_nn_distance),
-            ("min_pair_distance", self.min_pair_distance),
-            ("mean_speed", self.mean_speed),
-            ("speed_variance", self.speed_variance),
-        ]
+        let values = [
+            self.count as f64,
+            self.polarization,
+            self.milling,
+            self.mean_nn_distance,
+            self.median_nn_distance,
+            self.min_pair_distance,
+            self.mean_speed,
+            self.speed_variance,
+        ];
+        std::array::from_fn(|i| (SCALAR_NAMES[i], values[i]))
     }
 }
 

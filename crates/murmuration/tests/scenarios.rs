@@ -141,7 +141,11 @@ fn every_shipped_preset_parses_and_steps() {
         let small: Vec<Override> = s
             .species()
             .iter()
-            .map(|(n, c)| format!("species.{n}.count={}", c.min(&500)).parse().unwrap())
+            .map(|(n, c)| {
+                format!("species.{n}.count={}", c.min(&500))
+                    .parse()
+                    .unwrap()
+            })
             .collect();
         let s = Scenario::load_with(&path, &small).unwrap();
         match s.build().unwrap() {
@@ -181,7 +185,12 @@ fn exceeding_perception_names_file_line_column_field_and_both_values() {
 
 #[test]
 fn unknown_keys_are_rejected_where_they_are() {
-    assert_err(FISH, 11, 14, "species.fish.perception: unknown field `perception`");
+    assert_err(
+        FISH,
+        11,
+        14,
+        "species.fish.perception: unknown field `perception`",
+    );
     let t = GOOD.replace("seed = 7", "seed = 7\ncolour = \"red\"");
     assert_err(&t, 9, 10, "world.colour: unknown field `colour`");
     let t = GOOD.replace("steps = 50", "steps = 50\nspeeed = 3");
@@ -193,11 +202,26 @@ fn unknown_keys_are_rejected_where_they_are() {
 #[test]
 fn nan_negative_and_wrong_types_are_errors_at_the_value() {
     let t = GOOD.replace("max_speed = 2.5", "max_speed = nan");
-    assert_err(&t, 13, 13, "species.fish.max_speed = NaN is not a finite number");
+    assert_err(
+        &t,
+        13,
+        13,
+        "species.fish.max_speed = NaN is not a finite number",
+    );
     let t = GOOD.replace("chase_radius = 8.0", "chase_radius = -1.0");
-    assert_err(&t, 18, 16, "species.shark.chase_radius = -1 is out of range");
+    assert_err(
+        &t,
+        18,
+        16,
+        "species.shark.chase_radius = -1 is out of range",
+    );
     let t = GOOD.replace("max_speed = 2.5", "max_speed = \"fast\"");
-    assert_err(&t, 13, 13, "species.fish.max_speed: invalid type: string \"fast\"");
+    assert_err(
+        &t,
+        13,
+        13,
+        "species.fish.max_speed: invalid type: string \"fast\"",
+    );
     let t = GOOD.replace("radius = 2.0", "radius = -2.0");
     assert_err(&t, 31, 10, "obstacles[0].radius = -2 is out of range");
     let t = GOOD.replace("size = [40, 30]", "size = [40, -30]");
@@ -217,18 +241,33 @@ fn counts_species_and_names_are_checked() {
     let t = GOOD.replace("count = 1\n", "");
     assert_err(&t, 16, 1, "species.shark: missing field `count`");
     let t = GOOD.replace("shark = \"flee\"", "tuna = \"flee\"");
-    assert_err(&t, 23, 8, "relations.fish.tuna: \"tuna\" is not a species of this scenario (species: fish, shark)");
+    assert_err(
+        &t,
+        23,
+        8,
+        "relations.fish.tuna: \"tuna\" is not a species of this scenario (species: fish, shark)",
+    );
     let t = GOOD.replace("shark = \"flee\"", "shark = \"eat\"");
     assert_err(&t, 23, 9, "unknown variant `eat`");
-    let t = GOOD.replace("species = \"fish\"\nthreshold", "species = \"cod\"\nthreshold");
+    let t = GOOD.replace(
+        "species = \"fish\"\nthreshold",
+        "species = \"cod\"\nthreshold",
+    );
     assert_err(&t, 39, 11, "zones[0].species: \"cod\"");
     let t = GOOD.replace("style = \"fish\"", "style = \"whale\"");
-    assert_err(&t, 11, 9, "not a style (one of: default, fish, birds, crowd, benchmark)");
+    assert_err(
+        &t,
+        11,
+        9,
+        "not a style (one of: default, fish, birds, crowd, benchmark)",
+    );
 }
 
 #[test]
 fn world_and_dimension_errors() {
-    let t = GOOD.replace("dimension", "x").replace("steps = 50", "dimension = 4");
+    let t = GOOD
+        .replace("dimension", "x")
+        .replace("steps = 50", "dimension = 4");
     assert_err(&t, 3, 13, "dimension = 4 must be 2 or 3");
     let t = GOOD.replace("size = [40, 30]", "max = [40, 30]\nsize = [1, 1]");
     assert!(err(&t).to_string().contains("both size and max"));
@@ -236,11 +275,19 @@ fn world_and_dimension_errors() {
     assert!(err(&t).to_string().contains("world needs its size"));
     let t = GOOD.replace("margin = 2.0", "margin = 50.0");
     assert_err(&t, 7, 38, "world.boundary.margin = 50 is out of range");
-    let t = GOOD.replace("boundary = { kind = \"soft\", margin = 2.0, strength = 5.0 }", "boundary = \"bouncy\"");
+    let t = GOOD.replace(
+        "boundary = { kind = \"soft\", margin = 2.0, strength = 5.0 }",
+        "boundary = \"bouncy\"",
+    );
     assert_err(&t, 7, 12, "unknown variant `bouncy`");
     // A 3D world asked of a 2D scenario.
     let s = Scenario::parse(GOOD, "s.toml").unwrap();
-    assert!(s.build_world::<Vec3>().unwrap_err().to_string().contains("2D"));
+    assert!(
+        s.build_world::<Vec3>()
+            .unwrap_err()
+            .to_string()
+            .contains("2D")
+    );
 }
 
 #[test]
@@ -263,18 +310,24 @@ fn overrides_change_values_and_are_named_in_errors() {
     assert_eq!(w.config().boundary, murmuration::Boundary::Reflect);
     // A bad value names the override, not a line.
     let o: Vec<Override> = vec!["species.fish.max_speed=-1".parse().unwrap()];
-    let e = Scenario::parse_with(GOOD, "s.toml", &o).unwrap_err().to_string();
+    let e = Scenario::parse_with(GOOD, "s.toml", &o)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("s.toml (--set species.fish.max_speed=-1): species.fish.max_speed = -1"),
         "{e}"
     );
     // A typo in the path cannot create a species.
     let o: Vec<Override> = vec!["species.fsh.count=10".parse().unwrap()];
-    let e = Scenario::parse_with(GOOD, "s.toml", &o).unwrap_err().to_string();
+    let e = Scenario::parse_with(GOOD, "s.toml", &o)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("species.fsh does not exist"), "{e}");
     // An unknown leaf is rejected like one in the file.
     let o: Vec<Override> = vec!["species.fish.speeed=10".parse().unwrap()];
-    let e = Scenario::parse_with(GOOD, "s.toml", &o).unwrap_err().to_string();
+    let e = Scenario::parse_with(GOOD, "s.toml", &o)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("unknown field `speeed`"), "{e}");
     assert!("nonsense".parse::<Override>().is_err());
 }
@@ -282,8 +335,14 @@ fn overrides_change_values_and_are_named_in_errors() {
 #[test]
 fn lints_warn_about_likely_mistakes() {
     let t = GOOD
-        .replace("max_speed = 2.5", "max_speed = 300.0\nseparation_radius = 1.2")
-        .replace("chase_radius = 8.0", "chase_radius = 8.0\nalignment_radius = 6.0\ncohesion_radius = 6.0")
+        .replace(
+            "max_speed = 2.5",
+            "max_speed = 300.0\nseparation_radius = 1.2",
+        )
+        .replace(
+            "chase_radius = 8.0",
+            "chase_radius = 8.0\nalignment_radius = 6.0\ncohesion_radius = 6.0",
+        )
         .replace("center = [35, 25]", "center = [95, 25]");
     let s = Scenario::parse(&t, "s.toml").unwrap();
     let lints = s.lints();
@@ -292,7 +351,10 @@ fn lints_warn_about_likely_mistakes() {
     assert!(has("neighbour grid cell is 6"), "{text:?}");
     assert!(has("as wide as its perception radius"), "{text:?}");
     assert!(has("more than obstacles[0] is thick"), "{text:?}");
-    assert!(has("zones[0] lies wholly outside the world box"), "{text:?}");
+    assert!(
+        has("zones[0] lies wholly outside the world box"),
+        "{text:?}"
+    );
     assert!(lints.iter().all(|l| l.line > 1), "{lints:?}");
 }
 

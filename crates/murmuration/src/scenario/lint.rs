@@ -23,7 +23,11 @@ pub struct Lint {
 
 impl fmt::Display for Lint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: warning: {}", self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}: warning: {}",
+            self.line, self.column, self.message
+        )
     }
 }
 

@@ -83,7 +83,10 @@ pub(crate) fn span_of(text: &str, path: &[Segment]) -> Option<std::ops::Range<us
 /// 1-based line and column (in characters) of byte offset `at`.
 pub(crate) fn line_column(text: &str, at: usize) -> (usize, usize) {
     let at = at.min(text.len());
-    let at = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let at = (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -105,6 +105,7 @@ pub struct Scenario {
     name: String,
     description: String,
     steps: Option<u64>,
+    seed: u64,
     species: Vec<(String, u64)>,
 }
 
@@ -145,6 +146,7 @@ impl Scenario {
             name: String::new(),
             description: String::new(),
             steps: None,
+            seed: 1,
             species: Vec::new(),
         };
         if text.len() > MAX_SCENARIO_BYTES {
@@ -238,7 +240,12 @@ impl Scenario {
             ));
         }
         self.steps = doc.steps;
-        self.species = plan.spawns.iter().map(|s| (s.name.clone(), s.count)).collect();
+        self.seed = plan.world.config().seed;
+        self.species = plan
+            .spawns
+            .iter()
+            .map(|s| (s.name.clone(), s.count))
+            .collect();
         Ok(())
     }
 
@@ -265,6 +272,11 @@ impl Scenario {
     /// The step count the scenario suggests (`steps`), if any.
     pub fn steps(&self) -> Option<u64> {
         self.steps
+    }
+
+    /// The world's seed (`world.seed`, after overrides).
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     /// Species names in index order, with the boids each spawns.

@@ -10,11 +10,15 @@ pub const STYLES: [&str; 5] = ["default", "fish", "birds", "crowd", "benchmark"]
 /// One line on each style, for menus and `--help`.
 pub fn describe(style: &str) -> Option<&'static str> {
     Some(match style {
-        "default" => "seed 000's published starting point: perception 1.5, separation 0.8, weights 1.5/1.0/0.8, max speed 3",
+        "default" => {
+            "seed 000's published starting point: perception 1.5, separation 0.8, weights 1.5/1.0/0.8, max speed 3"
+        }
         "fish" => "a slow fish school: max speed 2, gentle turns, a small perception radius",
         "birds" => "hurried birds: max speed 5.5, never slower than 3, strong alignment",
         "crowd" => "an idle crowd: slow, weak cohesion and alignment, keeps personal space",
-        "benchmark" => "the standard benchmark's species: perception 1, separation 0.4, max speed 1",
+        "benchmark" => {
+            "the standard benchmark's species: perception 1, separation 0.4, max speed 1"
+        }
         _ => return None,
     })
 }

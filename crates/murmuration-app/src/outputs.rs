@@ -1,0 +1,301 @@
+//! Output files written atomically: data goes to a temporary file beside the
+//! destination, which is renamed over it only when complete. After an error the
+//! destination is untouched; after Ctrl-C it holds everything up to the stop.
+//!
+//! - metrics: CSV, one row per sampled step;
+//! - trajectories: NPY (`float32`, shape `[frames, boids, dim]`, numpy's
+//!   `np.load` reads it; a boid removed during the run is NaN from then on) or
+//!   CSV (`step,id,species,x,y[,z],vx,vy[,vz]`, living boids only).
+
+use crate::failure::invalid;
+use anyhow::{Context, Result};
+use murmuration::{Vector, World};
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// A file that appears at its destination only when [`AtomicFile::finish`] runs.
+pub struct AtomicFile {
+    out: BufWriter<NamedTempFile>,
+    dest: PathBuf,
+}
+
+/// Checks that `dest` can be written (its folder exists and takes new files) by
+/// creating a temporary file there: a bad output path fails before any work.
+pub fn probe(dest: &Path, what: &str) -> Result<()> {
+    AtomicFile::create(dest, what).map(drop)
+}
+
+impl AtomicFile {
+    /// Starts writing `dest` (`what` names the option in messages).
+    pub fn create(dest: &Path, what: &str) -> Result<Self> {
+        if dest.is_dir() {
+            return Err(invalid(format!(
+                "{what} {} is a folder, not a file",
+                dest.display()
+            )));
+        }
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let name = dest
+            .file_name()
+            .ok_or_else(|| invalid(format!("{what} {} has no file name", dest.display())))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{}.", name.to_string_lossy()))
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| invalid(format!("{what} {} cannot be written: {e}", dest.display())))?;
+        Ok(Self {
+            out: BufWriter::with_capacity(1 << 20, tmp),
+            dest: dest.to_path_buf(),
+        })
+    }
+
+    /// The buffered writer.
+    pub fn writer(&mut self) -> &mut BufWriter<NamedTempFile> {
+        &mut self.out
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn finish(self) -> Result<()> {
+        let dest = self.dest;
+        let tmp = self
+            .out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("writing {} failed", dest.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = tmp
+                .as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644));
+        }
+        tmp.as_file()
+            .sync_all()
+            .with_context(|| format!("writing {} failed", dest.display()))?;
+        tmp.persist(&dest)
+            .map_err(|e| e.error)
+            .with_context(|| format!("cannot move the finished file to {}", dest.display()))?;
+        Ok(())
+    }
+}
+
+/// The metrics CSV: `step,time,count,polarization,…,zone_0,…`.
+pub struct MetricsCsv {
+    file: AtomicFile,
+}
+
+impl MetricsCsv {
+    /// Starts the file and writes the header.
+    pub fn create(dest: &Path, zones: usize) -> Result<Self> {
+        let mut file = AtomicFile::create(dest, "--metrics")?;
+        let w = file.writer();
+        write!(w, "step,time")?;
+        for name in murmuration::metrics::SCALAR_NAMES {
+            write!(w, ",{name}")?;
+        }
+        for z in 0..zones {
+            write!(w, ",zone_{z}")?;
+        }
+        writeln!(w)?;
+        Ok(Self { file })
+    }
+
+    /// One row for the world's current state.
+    pub fn row<V: Vector>(&mut self, world: &World<V>) -> Result<()> {
+        let m = world.metrics();
+        let w = self.file.writer();
+        write!(w, "{},{}", world.step_index(), world.time())?;
+        for (_, v) in m.scalars() {
+            write!(w, ",{v}")?;
+        }
+        for z in world.zones() {
+            write!(w, ",{}", z.count())?;
+        }
+        writeln!(w)?;
+        Ok(())
+    }
+
+    /// Renames the finished file into place.
+    pub fn finish(self) -> Result<()> {
+        self.file.finish()
+    }
+}
+
+/// Format of a trajectory file, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrajectoryFormat {
+    /// NumPy `.npy`.
+    Npy,
+    /// `.csv`.
+    Csv,
+}
+
+impl TrajectoryFormat {
+    /// From the destination's extension (`.npy` or `.csv`).
+    pub fn of(path: &Path) -> Result<Self> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("npy") => Ok(Self::Npy),
+            Some("csv") => Ok(Self::Csv),
+            _ => Err(invalid(format!(
+                "--trajectory {}: the file name must end in .npy or .csv",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// Length of the NPY header (magic to newline), a multiple of 64 with room for
+/// any frame count.
+const NPY_HEADER: usize = 128;
+
+/// A trajectory being written.
+pub struct Trajectory {
+    file: AtomicFile,
+    format: TrajectoryFormat,
+    frames: u64,
+    /// Boid-id slots per frame (NPY): ids below this.
+    width: usize,
+    dim: usize,
+    buf: Vec<f32>,
+}
+
+impl Trajectory {
+    /// Starts the file; `width` is the number of boid-id slots (NPY columns).
+    pub fn create(dest: &Path, width: usize, dim: usize) -> Result<Self> {
+        let format = TrajectoryFormat::of(dest)?;
+        let mut file = AtomicFile::create(dest, "--trajectory")?;
+        match format {
+            TrajectoryFormat::Npy => file.writer().write_all(&npy_header(0, width, dim))?,
+            TrajectoryFormat::Csv => {
+                let axes = &["x", "y", "z"][..dim];
+                let v: Vec<String> = axes.iter().map(|a| format!("v{a}")).collect();
+                writeln!(
+                    file.writer(),
+                    "step,id,species,{},{}",
+                    axes.join(","),
+                    v.join(",")
+                )?;
+            }
+        }
+        Ok(Self {
+            file,
+            format,
+            frames: 0,
+            width,
+            dim,
+            buf: Vec::new(),
+        })
+    }
+
+    /// Appends the world's current state as one frame.
+    pub fn frame<V: Vector>(&mut self, world: &World<V>) -> Result<()> {
+        let (ids, pos) = (world.ids(), world.positions());
+        match self.format {
+            TrajectoryFormat::Npy => {
+                self.buf.clear();
+                self.buf.resize(self.width * self.dim, f32::NAN);
+                for (&id, p) in ids.iter().zip(pos) {
+                    let id = id as usize;
+                    if id < self.width {
+                        let a = p.to_array3();
+                        self.buf[id * self.dim..(id + 1) * self.dim]
+                            .copy_from_slice(&a[..self.dim]);
+                    }
+                }
+                let w = self.file.writer();
+                for x in &self.buf {
+                    w.write_all(&x.to_le_bytes())?;
+                }
+            }
+            TrajectoryFormat::Csv => {
+                let step = world.step_index();
+                let (vel, sp) = (world.velocities(), world.boid_species());
+                let w = self.file.writer();
+                for i in 0..ids.len() {
+                    write!(w, "{step},{},{}", ids[i], sp[i])?;
+                    for x in &pos[i].to_array3()[..self.dim] {
+                        write!(w, ",{x}")?;
+                    }
+                    for x in &vel[i].to_array3()[..self.dim] {
+                        write!(w, ",{x}")?;
+                    }
+                    writeln!(w)?;
+                }
+            }
+        }
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Completes the header (NPY: the frame count) and renames the file into place.
+    pub fn finish(mut self) -> Result<()> {
+        if self.format == TrajectoryFormat::Npy {
+            let w = self.file.writer();
+            w.flush()?;
+            let f: &mut File = w.get_mut().as_file_mut();
+            f.seek(SeekFrom::Start(0))?;
+            f.write_all(&npy_header(self.frames, self.width, self.dim))?;
+            f.seek(SeekFrom::End(0))?;
+        }
+        self.file.finish()
+    }
+}
+
+/// An NPY version 1.0 header for little-endian `float32` data of shape
+/// `[frames, width, dim]`, padded to [`NPY_HEADER`] bytes.
+pub fn npy_header(frames: u64, width: usize, dim: usize) -> Vec<u8> {
+    let dict = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({frames}, {width}, {dim}), }}"
+    );
+    let mut h = b"\x93NUMPY\x01\x00".to_vec();
+    let len = NPY_HEADER - 10;
+    h.extend_from_slice(&(len as u16).to_le_bytes());
+    h.extend_from_slice(dict.as_bytes());
+    h.resize(NPY_HEADER - 1, b' ');
+    h.push(b'\n');
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_header_is_aligned_and_fits_any_count() {
+        for frames in [0, 7, u64::MAX] {
+            let h = npy_header(frames, u32::MAX as usize, 3);
+            assert_eq!(h.len(), NPY_HEADER);
+            assert_eq!(h.len() % 64, 0);
+            assert_eq!(*h.last().unwrap(), b'\n');
+            let text = String::from_utf8_lossy(&h[10..]);
+            assert!(text.contains(&format!("'shape': ({frames}, ")), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_unfinished_file_never_reaches_its_destination() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.csv");
+        std::fs::write(&dest, "old").unwrap();
+        {
+            let mut f = AtomicFile::create(&dest, "--metrics").unwrap();
+            f.writer().write_all(b"new, half written").unwrap();
+            // Dropped without finish: an error path.
+        }
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "temp file left"
+        );
+        let mut f = AtomicFile::create(&dest, "--metrics").unwrap();
+        f.writer().write_all(b"new").unwrap();
+        f.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new");
+    }
+}

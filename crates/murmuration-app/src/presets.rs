@@ -1,0 +1,178 @@
+//! The shipped scenarios (`scenarios/*.toml`, embedded in the binary) and how a
+//! FILE argument is resolved: a path when one exists, else a preset's name.
+
+use crate::failure::invalid;
+use crate::out::outln;
+use anyhow::Result;
+use clap::Args;
+use murmuration::scenario::{Override, Scenario, estimated_bytes_per_boid};
+use std::path::Path;
+
+/// Name and text of every shipped scenario, `default` first.
+pub const PRESETS: [(&str, &str); 9] = [
+    ("default", include_str!("../../../scenarios/default.toml")),
+    (
+        "fish-school",
+        include_str!("../../../scenarios/fish-school.toml"),
+    ),
+    (
+        "hurried-birds",
+        include_str!("../../../scenarios/hurried-birds.toml"),
+    ),
+    (
+        "idle-crowd",
+        include_str!("../../../scenarios/idle-crowd.toml"),
+    ),
+    (
+        "sharks-and-schools",
+        include_str!("../../../scenarios/sharks-and-schools.toml"),
+    ),
+    (
+        "starlings-3d",
+        include_str!("../../../scenarios/starlings-3d.toml"),
+    ),
+    (
+        "phaser-canvas",
+        include_str!("../../../scenarios/phaser-canvas.toml"),
+    ),
+    ("bench-2d", include_str!("../../../scenarios/bench-2d.toml")),
+    ("bench-3d", include_str!("../../../scenarios/bench-3d.toml")),
+];
+
+/// The text of a preset by name.
+pub fn preset(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Loads FILE (a path, or a preset's name; the default scenario when `None`)
+/// with overrides, and checks that its boids fit in memory.
+pub fn load(file: Option<&str>, overrides: &[Override]) -> Result<Scenario> {
+    let scenario = match file {
+        None => Scenario::parse_with(PRESETS[0].1, "<default>", overrides)?,
+        Some(f) if Path::new(f).exists() => Scenario::load_with(Path::new(f), overrides)?,
+        Some(f) => match preset(f) {
+            Some(text) => Scenario::parse_with(text, &format!("<preset {f}>"), overrides)?,
+            None => {
+                return Err(invalid(format!(
+                    "{f}: no such file, and no preset of that name (see `murmuration presets`)"
+                )));
+            }
+        },
+    };
+    check_memory(&scenario)?;
+    Ok(scenario)
+}
+
+/// Memory this machine has available, bytes (Linux's MemAvailable).
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// An error when the scenario's boids would not fit in the available memory.
+pub fn check_memory(s: &Scenario) -> Result<()> {
+    check_memory_within(s, available_memory())
+}
+
+fn check_memory_within(s: &Scenario, available: Option<u64>) -> Result<()> {
+    let n = s.total_boids();
+    let need = n.saturating_mul(estimated_bytes_per_boid(s.dimension()));
+    if let Some(have) = available
+        && need > have
+    {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        return Err(invalid(format!(
+            "{}: its species hold {n} boids in all ({}), which need about {:.1} GiB, but only {:.1} GiB of memory is available",
+            s.origin(),
+            s.species()
+                .iter()
+                .map(|(name, c)| format!("species.{name}.count = {c}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            gib(need),
+            gib(have)
+        )));
+    }
+    Ok(())
+}
+
+/// Options of `murmuration presets`.
+#[derive(Args, Debug)]
+pub struct PresetsArgs {
+    /// Print this preset's scenario file (to copy and edit).
+    #[arg(long, value_name = "NAME")]
+    pub show: Option<String>,
+}
+
+/// Lists the presets, one line each, or prints one.
+pub fn run(args: &PresetsArgs) -> Result<()> {
+    if let Some(name) = &args.show {
+        let text = preset(name).ok_or_else(|| {
+            invalid(format!(
+                "no preset named {name:?} (see `murmuration presets`)"
+            ))
+        })?;
+        outln!("{}", text.trim_end())?;
+        return Ok(());
+    }
+    for (name, text) in PRESETS {
+        let s = Scenario::parse(text, name)?;
+        outln!(
+            "{name:<20} {}D {:>7} boids  {}",
+            s.dimension(),
+            s.total_boids(),
+            s.description()
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use murmuration::World2;
+    use murmuration::glam::Vec2;
+    use murmuration::{Boundary, SpeciesParams, WorldConfig};
+
+    #[test]
+    fn every_preset_parses() {
+        for (name, text) in PRESETS {
+            let s = Scenario::parse(text, name).unwrap();
+            assert_eq!(s.name(), name);
+        }
+    }
+
+    #[test]
+    fn the_default_preset_is_the_documented_default_world() {
+        // The default before scenario files existed, built by hand.
+        let mut config = WorldConfig::new(Vec2::splat(60.0), Boundary::Wrap);
+        config.seed = 1;
+        let species = SpeciesParams {
+            jitter: 0.01,
+            ..SpeciesParams::default()
+        };
+        let mut by_hand = World2::new(config, vec![species]).unwrap();
+        by_hand.spawn(0, 2_000, None, species.max_speed).unwrap();
+        let s = load(None, &[]).unwrap();
+        let mut from_file: World2 = s.build_world().unwrap();
+        assert_eq!(from_file.config(), by_hand.config());
+        assert_eq!(from_file.species(), by_hand.species());
+        by_hand.step_n(50);
+        from_file.step_n(50);
+        assert_eq!(from_file.digest(), by_hand.digest());
+    }
+
+    #[test]
+    fn boids_beyond_the_available_memory_are_bad_input() {
+        let s = Scenario::parse(PRESETS[0].1, "d.toml").unwrap();
+        assert!(check_memory_within(&s, Some(1 << 30)).is_ok());
+        assert!(check_memory_within(&s, None).is_ok());
+        let e = check_memory_within(&s, Some(100_000)).unwrap_err();
+        assert_eq!(crate::failure::exit_code(&e), 2);
+        let msg = e.to_string();
+        assert!(msg.contains("species.boids.count = 2000"), "{msg}");
+        assert!(msg.contains("GiB of memory is available"), "{msg}");
+    }
+}

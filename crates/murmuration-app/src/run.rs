@@ -1,0 +1,285 @@
+//! `murmuration run [FILE]`: a headless run of a scenario (the embedded default
+//! when none is given) with a progress bar, metrics and trajectory files,
+//! snapshots and a summary ending in the state digest.
+
+use crate::backend::{self, Backend};
+use crate::failure::{Interrupted, invalid};
+use crate::out::outln;
+use crate::outputs::{self, MetricsCsv, Trajectory};
+use crate::{presets, progress};
+use anyhow::{Context, Result};
+use clap::Args;
+use murmuration::scenario::{AnyWorld, Override};
+use murmuration::{SnapshotError, World, World2, World3};
+use murmuration_gpu::{GpuVector, Simulation};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Options of `murmuration run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Scenario file, or the name of a shipped preset (`murmuration presets`).
+    /// Without one, the embedded default scenario runs.
+    #[arg(conflicts_with = "resume")]
+    pub file: Option<String>,
+    /// Steps to run (default: the scenario's `steps`, else 1000).
+    #[arg(long)]
+    pub steps: Option<u64>,
+    /// Random seed (overrides the scenario's world.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Change a scenario value: `--set species.fish.max_speed=2.5` (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<Override>,
+    /// Worker threads (default: all cores). Results are the same on any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Engine: cpu, gpu, or auto (the GPU when one opens). GPU results agree with
+    /// the CPU within float rounding, so the digest differs between backends.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+    /// Write metrics per step to this CSV file.
+    #[arg(long, value_name = "FILE.csv")]
+    pub metrics: Option<PathBuf>,
+    /// Write a metrics row every K steps.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub metrics_every: u64,
+    /// Write positions to this file: .npy ([frames, boids, dim] float32) or .csv.
+    #[arg(long, value_name = "FILE.npy|FILE.csv")]
+    pub trajectory: Option<PathBuf>,
+    /// Write a trajectory frame every K steps (the first frame is the start).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub every: u64,
+    /// Save the final state to this snapshot file.
+    #[arg(long, value_name = "FILE.snap")]
+    pub snapshot: Option<PathBuf>,
+    /// Continue from this snapshot for --steps more steps (instead of a scenario).
+    #[arg(long, value_name = "FILE.snap")]
+    pub resume: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl Default for RunArgs {
+    fn default() -> Self {
+        Self {
+            file: None,
+            steps: None,
+            seed: None,
+            set: Vec::new(),
+            threads: None,
+            backend: Backend::Cpu,
+            metrics: None,
+            metrics_every: 1,
+            trajectory: None,
+            every: 1,
+            snapshot: None,
+            resume: None,
+            quiet: false,
+        }
+    }
+}
+
+/// Builds the thread pool `--threads` asks for.
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        return Err(invalid("--threads 0 is out of range: must be at least 1"));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .context("could not start the worker threads")
+}
+
+/// Reads a snapshot of either dimension.
+pub fn load_snapshot(path: &Path) -> Result<AnyWorld> {
+    match World2::load_snapshot(path) {
+        Ok(w) => Ok(AnyWorld::D2(w)),
+        Err(SnapshotError::DimensionMismatch { .. }) => {
+            Ok(AnyWorld::D3(World3::load_snapshot(path)?))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Runs `murmuration run`.
+pub fn run(args: &RunArgs) -> Result<()> {
+    for (name, k) in [
+        ("--every", args.every),
+        ("--metrics-every", args.metrics_every),
+    ] {
+        if k == 0 {
+            return Err(invalid(format!(
+                "{name} 0 is out of range: must be at least 1"
+            )));
+        }
+    }
+    if args.resume.is_some() && (args.seed.is_some() || !args.set.is_empty()) {
+        return Err(invalid(
+            "--seed and --set change a scenario; a resumed snapshot keeps its own parameters",
+        ));
+    }
+    let pool = thread_pool(args.threads)?;
+    if let Some(p) = &args.trajectory {
+        outputs::TrajectoryFormat::of(p)?;
+    }
+    for (p, what) in [
+        (&args.metrics, "--metrics"),
+        (&args.trajectory, "--trajectory"),
+        (&args.snapshot, "--snapshot"),
+    ] {
+        if let Some(p) = p {
+            outputs::probe(p, what)?;
+        }
+    }
+    let (world, label, steps) = match &args.resume {
+        Some(snap) => {
+            let world = load_snapshot(snap)
+                .with_context(|| format!("cannot resume from {}", snap.display()))?;
+            let step = match &world {
+                AnyWorld::D2(w) => w.step_index(),
+                AnyWorld::D3(w) => w.step_index(),
+            };
+            let label = format!("snapshot {} at step {step}", snap.display());
+            (world, label, args.steps.unwrap_or(1000))
+        }
+        None => {
+            let mut overrides = Vec::new();
+            if let Some(seed) = args.seed {
+                overrides.push(Override {
+                    path: "world.seed".into(),
+                    value: seed.to_string(),
+                });
+            }
+            overrides.extend(args.set.iter().cloned());
+            let s = presets::load(args.file.as_deref(), &overrides)?;
+            let label = if s.name().is_empty() {
+                s.origin().to_string()
+            } else {
+                s.name().to_string()
+            };
+            let steps = args.steps.or(s.steps()).unwrap_or(1000);
+            (pool.install(|| s.build())?, label, steps)
+        }
+    };
+    match world {
+        AnyWorld::D2(w) => run_world(w, args, &label, steps, &pool),
+        AnyWorld::D3(w) => run_world(w, args, &label, steps, &pool),
+    }
+}
+
+fn run_world<V: GpuVector>(
+    world: World<V>,
+    args: &RunArgs,
+    label: &str,
+    steps: u64,
+    pool: &rayon::ThreadPool,
+) -> Result<()> {
+    let gpu = backend::open(args.backend)?;
+    let engine = match &gpu {
+        Some(g) => format!("GPU {}", g.name()),
+        None => format!("{} threads", pool.current_num_threads()),
+    };
+    outln!(
+        "scenario: {label} ({}D, {} boids, {} species, {:?} boundary, seed {}), {steps} steps on {engine}",
+        V::DIM,
+        world.len(),
+        world.species().len(),
+        world.config().boundary,
+        world.config().seed,
+    )?;
+    let mut metrics = match &args.metrics {
+        Some(p) => Some(MetricsCsv::create(p, world.zones().len())?),
+        None => None,
+    };
+    let mut trajectory = match &args.trajectory {
+        Some(p) => Some(Trajectory::create(
+            p,
+            world.boids().next_id() as usize,
+            V::DIM,
+        )?),
+        None => None,
+    };
+    pool.install(|| -> Result<()> {
+        if let Some(m) = &mut metrics {
+            m.row(&world)?;
+        }
+        if let Some(t) = &mut trajectory {
+            t.frame(&world)?;
+        }
+        Ok(())
+    })?;
+    let mut sim = Simulation::with_gpu(world, gpu, None)?;
+    progress::catch_ctrl_c();
+    let bar = progress::bar(steps, "steps", args.quiet);
+    let start = Instant::now();
+    let mut done = 0u64;
+    let mut interrupted = false;
+    // On the GPU, steps run in batches between outputs; on the CPU one at a time,
+    // so Ctrl-C is answered within a step.
+    let batch = if sim.on_gpu() { 64 } else { 1 };
+    while done < steps {
+        if progress::stop_requested() {
+            interrupted = true;
+            break;
+        }
+        let mut k = (steps - done).min(batch);
+        for every in [
+            metrics.as_ref().map(|_| args.metrics_every),
+            trajectory.as_ref().map(|_| args.every),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            k = k.min(every - done % every);
+        }
+        pool.install(|| sim.step_n(k))?;
+        done += k;
+        bar.inc(k);
+        if let Some(m) = &mut metrics
+            && done.is_multiple_of(args.metrics_every)
+        {
+            let w = sim.world()?;
+            pool.install(|| m.row(w))?;
+        }
+        if let Some(t) = &mut trajectory
+            && done.is_multiple_of(args.every)
+        {
+            t.frame(sim.world()?)?;
+        }
+    }
+    bar.finish_and_clear();
+    let world = sim.into_world()?;
+    let wall = start.elapsed().as_secs_f64();
+    if let Some(m) = metrics {
+        m.finish()?;
+    }
+    if let Some(t) = trajectory {
+        t.finish()?;
+    }
+    if let Some(p) = &args.snapshot {
+        world
+            .save_snapshot(p)
+            .with_context(|| format!("cannot write --snapshot {}", p.display()))?;
+    }
+    let m = pool.install(|| world.metrics());
+    outln!("steps: {done}")?;
+    outln!("wall_s: {wall:.3}")?;
+    outln!("steps_per_s: {:.1}", done as f64 / wall.max(1e-9))?;
+    for (name, value) in m.scalars() {
+        outln!("{name}: {value:.6}")?;
+    }
+    for (i, z) in world.zones().iter().enumerate() {
+        outln!("zone_{i}: {}", z.count())?;
+    }
+    outln!("digest: {:016x}", world.digest())?;
+    if interrupted {
+        eprintln!(
+            "interrupted after {done} of {steps} steps: the outputs hold everything up to step {}",
+            world.step_index()
+        );
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
