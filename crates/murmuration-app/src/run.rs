@@ -10,7 +10,7 @@ use crate::{presets, progress};
 use anyhow::{Context, Result};
 use clap::Args;
 use murmuration::scenario::{AnyWorld, Override};
-use murmuration::{SnapshotError, World, World2, World3};
+use murmuration::{Boundary, SnapshotError, World, World2, World3};
 use murmuration_gpu::{GpuVector, Simulation};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -176,17 +176,32 @@ fn run_world<V: GpuVector>(
     steps: u64,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
-    let gpu = backend::open(args.backend)?;
+    let mut gpu = backend::open(args.backend)?;
+    if args.backend == Backend::Auto
+        && gpu.is_some()
+        && let Err(e @ murmuration_gpu::GpuError::Unsupported(_)) =
+            murmuration_gpu::GpuFlock::check_supported(&world)
+    {
+        eprintln!("backend auto: using the CPU because {e}");
+        gpu = None;
+    }
     let engine = match &gpu {
         Some(g) => format!("GPU {}", g.name()),
         None => format!("{} threads", pool.current_num_threads()),
     };
+    let boundary = match world.config().boundary {
+        Boundary::Wrap => "periodic".to_string(),
+        Boundary::Reflect => "reflecting".to_string(),
+        Boundary::Unbounded => "unbounded".to_string(),
+        Boundary::Soft { margin, strength } => {
+            format!("soft (margin {margin}, strength {strength})")
+        }
+    };
     outln!(
-        "scenario: {label} ({}D, {} boids, {} species, {:?} boundary, seed {}), {steps} steps on {engine}",
+        "scenario: {label} ({}D, {} boids, {} species, {boundary} boundary, seed {}), {steps} steps on {engine}",
         V::DIM,
         world.len(),
         world.species().len(),
-        world.config().boundary,
         world.config().seed,
     )?;
     let mut metrics = match &args.metrics {

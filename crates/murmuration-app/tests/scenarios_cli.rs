@@ -443,3 +443,25 @@ fn ctrl_c_stops_cleanly_and_keeps_every_output_valid() {
     let resumed = ok(bin().args(["run", "--steps", "1", "--resume"]).arg(&s));
     assert!(resumed.contains(&format!("at step {steps}")), "{resumed}");
 }
+
+#[test]
+fn backend_auto_runs_worlds_the_gpu_lacks_features_for_on_the_cpu() {
+    let out = bin()
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .args(["run", "idle-crowd", "--backend", "auto", "--steps", "5"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stderr.contains("backend auto: using the CPU because"),
+        "{stderr}"
+    );
+    assert!(stdout.contains(" threads"), "{stdout}");
+    assert!(
+        stdout.contains("soft (margin 2, strength 1.5) boundary"),
+        "{stdout}"
+    );
+}

@@ -298,6 +298,12 @@ impl<V: GpuVector> GpuFlock<V> {
         self.sim.cells
     }
 
+    /// `Ok` when the GPU backend can run `world`; otherwise
+    /// [`GpuError::Unsupported`] naming the first feature it lacks.
+    pub fn check_supported(world: &World<V>) -> Result<(), GpuError> {
+        check_supported(world)
+    }
+
     /// Re-uploads configuration, species parameters and relations from `world`
     /// (changed between steps). The boid count and species count must be unchanged.
     pub fn update_params(&mut self, world: &World<V>) -> Result<(), GpuError> {

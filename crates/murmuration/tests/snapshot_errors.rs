@@ -6,6 +6,16 @@ use murmuration::glam::{Vec2, Vec3};
 use murmuration::{SnapshotError, World2, World3};
 use proptest::prelude::*;
 
+/// The snapshot checksum (FNV-1a 64), recomputed after deliberate corruption.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 fn small() -> World2 {
     let mut w = common::busy2(3);
     w.remove_boids(&(0..990).collect::<Vec<_>>()).unwrap();
@@ -122,6 +132,28 @@ proptest! {
         bytes.extend_from_slice(&2u32.to_le_bytes());
         bytes.extend_from_slice(&tail);
         let _ = World2::from_snapshot_bytes(&bytes);
+    }
+
+    /// Corruption behind a valid checksum (what the fuzz target explores): the
+    /// parameter text and the state are parsed and checked, never trusted.
+    #[test]
+    fn corruption_with_a_recomputed_checksum_never_panics(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+    ) {
+        let mut bytes = small().to_snapshot_bytes();
+        let end = bytes.len() - 8;
+        for (at, b) in edits {
+            // Mostly the parameter text and the header, where parsing happens.
+            let i = 8 + at.index((end - 8).min(600));
+            bytes[i] = b;
+        }
+        let sum = fnv1a(&bytes[..end]);
+        bytes[end..].copy_from_slice(&sum.to_le_bytes());
+        if let Ok(mut w) = World2::from_snapshot_bytes(&bytes)
+            && w.len() <= 4096
+        {
+            w.step_n(1);
+        }
     }
 
     #[test]
