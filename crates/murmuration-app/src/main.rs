@@ -9,6 +9,7 @@ mod out;
 mod outputs;
 mod presets;
 mod progress;
+mod render;
 mod run;
 mod sweep;
 
@@ -35,6 +36,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a grid of parameter values x seeds in parallel; one CSV row per run.
     Sweep(sweep::SweepArgs),
+    /// Draw a run offscreen to a PNG, an animated GIF, a folder of PNGs or an MP4.
+    Render(render::RenderArgs),
     /// List the shipped scenarios (or print one with --show NAME).
     Presets(presets::PresetsArgs),
     /// The standard flock benchmark (shared/BENCHMARK.md).
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Presets(args)) => presets::run(&args),
+        Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
     };
     match result {

@@ -94,6 +94,21 @@ impl Gpu {
         self.timestamps
     }
 
+    /// The wgpu device (for renderers that share it with the flock).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The wgpu queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// Waits until the queue is idle; an error when the device reported one.
+    pub fn wait_idle(&self) -> Result<(), GpuError> {
+        self.wait()
+    }
+
     /// Largest storage buffer binding the device allows, bytes.
     pub fn max_binding_bytes(&self) -> u64 {
         self.device.limits().max_storage_buffer_binding_size

@@ -277,6 +277,42 @@ fn for_each_ring_cell<V: Vector>(
     }
 }
 
+/// For each boid, how many others lie strictly within `radii[species[i]]` of it
+/// (nearest periodic image; vision cones and relations ignored): the "colour by
+/// neighbour count" view. Counts are in the order of `positions`.
+pub fn neighbour_counts<V: Vector>(
+    positions: &[V],
+    species: &[u16],
+    radii: &[f32],
+    config: &WorldConfig<V>,
+) -> Vec<u32> {
+    let n = positions.len();
+    let widest = radii.iter().copied().fold(0.0f32, f32::max);
+    if n == 0 || widest <= 0.0 {
+        return vec![0; n];
+    }
+    let extent = if config.boundary == Boundary::Wrap {
+        Extent::Periodic {
+            min: config.min,
+            max: config.max,
+        }
+    } else {
+        Extent::Open
+    };
+    let mut grid = Grid::new();
+    grid.build(positions, widest, extent);
+    (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|i| {
+            let r = radii[species[i] as usize];
+            let mut count = 0u32;
+            grid.for_each_within(positions, positions[i], r, Some(i), |_, _| count += 1);
+            count
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,5 +349,25 @@ mod tests {
         let m = compute(&pos, &[Vec3::X, Vec3::X], &w);
         assert!((m.min_pair_distance - 1.0).abs() < 1e-5);
         assert!((m.extent.x - 1.0).abs() < 1e-4, "{}", m.extent);
+    }
+
+    #[test]
+    fn neighbour_counts_equal_brute_force_across_the_seam() {
+        let config = WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap);
+        let mut rng = crate::rng::CounterRng::new(9, 0, 0, crate::rng::Stream::SpawnPosition);
+        let pos: Vec<Vec2> = (0..400)
+            .map(|_| Vec2::new(10.0 * rng.next_f32(), 10.0 * rng.next_f32()))
+            .collect();
+        let species: Vec<u16> = (0..400).map(|i| (i % 2) as u16).collect();
+        let radii = [1.0, 1.7];
+        let got = neighbour_counts(&pos, &species, &radii, &config);
+        for i in 0..pos.len() {
+            let r = radii[species[i] as usize];
+            let want = (0..pos.len())
+                .filter(|&j| j != i)
+                .filter(|&j| min_image(pos[j] - pos[i], config.size()).length() < r)
+                .count() as u32;
+            assert_eq!(got[i], want, "boid {i}");
+        }
     }
 }

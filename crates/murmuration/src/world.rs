@@ -756,6 +756,22 @@ impl<V: Vector> World<V> {
         )
     }
 
+    /// For each boid in storage order ([`World::boids`]), how many others lie within
+    /// its species' perception radius (vision cones and relations ignored).
+    pub fn neighbour_counts(&self) -> Vec<u32> {
+        let radii: Vec<f32> = self
+            .species
+            .iter()
+            .map(SpeciesParams::perception_radius)
+            .collect();
+        metrics::neighbour_counts(
+            self.boids.positions(),
+            self.boids.species(),
+            &radii,
+            &self.config,
+        )
+    }
+
     /// 64-bit FNV-1a digest of positions then velocities (little-endian f32
     /// components) in boid-id order: equal digests mean bit-identical states.
     pub fn digest(&self) -> u64 {

@@ -1,0 +1,362 @@
+//! `murmuration render [FILE] --frames N --out flock.gif|flock.png|frames/|flock.mp4`:
+//! headless pictures of a run, rendered offscreen (no window; lavapipe on a
+//! machine without a GPU).
+
+use crate::failure::{Interrupted, invalid};
+use crate::out::outln;
+use crate::outputs::AtomicFile;
+use crate::run::thread_pool;
+use crate::{presets, progress};
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use image::codecs::gif::{GifEncoder, Repeat};
+use image::{Delay, Frame, ImageEncoder, RgbaImage};
+use murmuration::scenario::{AnyWorld, Override};
+use murmuration::{Vector, World};
+use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
+use std::path::{Path, PathBuf};
+
+/// Boid colouring on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Colour {
+    /// One colour per species.
+    Species,
+    /// By speed (blue slow, red at max speed).
+    Speed,
+    /// By neighbours within perception.
+    Neighbours,
+}
+
+/// Options of `murmuration render`.
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// Scenario file or preset name (default: the embedded default scenario).
+    pub file: Option<String>,
+    /// Frames to draw.
+    #[arg(long, default_value_t = 60)]
+    pub frames: u32,
+    /// Output: a .png (the last frame), a .gif (animated), a folder (a PNG per
+    /// frame; a trailing / or an existing folder) or an .mp4 (needs ffmpeg).
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+    /// Picture size, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Simulation steps between two frames.
+    #[arg(long, default_value_t = 2)]
+    pub stride: u64,
+    /// Steps run before the first frame (let the flock form).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u64,
+    /// Frames per second of a GIF or MP4.
+    #[arg(long, default_value_t = 30)]
+    pub fps: u32,
+    /// Boid colouring.
+    #[arg(long, value_enum, default_value_t = Colour::Species)]
+    pub colour: Colour,
+    /// No glow.
+    #[arg(long)]
+    pub no_bloom: bool,
+    /// Trail length in frames (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub trails: u32,
+    /// Keep the flock's centroid in the middle of the picture.
+    #[arg(long)]
+    pub follow: bool,
+    /// Zoom factor (2 shows half the width).
+    #[arg(long, default_value_t = 1.0)]
+    pub zoom: f32,
+    /// 3D camera angles in degrees: YAW,PITCH.
+    #[arg(long, value_name = "YAW,PITCH", value_parser = parse_angles)]
+    pub orbit: Option<(f32, f32)>,
+    /// Random seed (overrides world.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Change a scenario value (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<Override>,
+    /// Worker threads for the simulation.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT (e.g. 960x540)"))?;
+    let p = |v: &str| v.trim().parse::<u32>().map_err(|e| format!("{v:?}: {e}"));
+    let (w, h) = (p(w)?, p(h)?);
+    if !(16..=8192).contains(&w) || !(16..=8192).contains(&h) {
+        return Err(format!("{w}x{h} is out of range: each side in [16, 8192]"));
+    }
+    Ok((w, h))
+}
+
+fn parse_angles(s: &str) -> Result<(f32, f32), String> {
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("{s:?} is not YAW,PITCH in degrees"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("{v:?} is not a number of degrees"))
+    };
+    let (yaw, pitch) = (p(a)?, p(b)?);
+    if pitch.abs() >= 89.0 {
+        return Err(format!("pitch {pitch} is out of range: (-89, 89) degrees"));
+    }
+    Ok((yaw, pitch))
+}
+
+/// What kind of output the path asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Png,
+    Gif,
+    Folder,
+    Mp4,
+}
+
+fn kind(out: &Path) -> Result<Kind> {
+    let s = out.to_string_lossy();
+    if out.is_dir() || s.ends_with('/') {
+        return Ok(Kind::Folder);
+    }
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("png") => Ok(Kind::Png),
+        Some("gif") => Ok(Kind::Gif),
+        Some("mp4") => Ok(Kind::Mp4),
+        _ => Err(invalid(format!(
+            "--out {}: use a .png, .gif or .mp4 file, or a folder ending in /",
+            out.display()
+        ))),
+    }
+}
+
+fn ffmpeg_available() -> bool {
+    std::process::Command::new("ffmpeg")
+        .arg("-version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `murmuration render`.
+pub fn run(args: &RenderArgs) -> Result<()> {
+    if args.frames == 0 || args.stride == 0 || args.fps == 0 || args.fps > 100 {
+        return Err(invalid(
+            "--frames and --stride must be at least 1, --fps in [1, 100]",
+        ));
+    }
+    if !(args.zoom.is_finite() && args.zoom > 0.0) {
+        return Err(invalid(format!("--zoom {} must be positive", args.zoom)));
+    }
+    let kind = kind(&args.out)?;
+    if kind == Kind::Mp4 && !ffmpeg_available() {
+        return Err(invalid(
+            "--out .mp4 needs ffmpeg on the PATH; write a .gif or a folder of PNGs instead",
+        ));
+    }
+    match kind {
+        Kind::Folder => {
+            std::fs::create_dir_all(&args.out).map_err(|e| {
+                invalid(format!(
+                    "--out {} cannot be created: {e}",
+                    args.out.display()
+                ))
+            })?;
+            crate::outputs::probe(&args.out.join("frame_00000.png"), "--out")?;
+        }
+        _ => crate::outputs::probe(&args.out, "--out")?,
+    }
+    let pool = thread_pool(args.threads)?;
+    let mut overrides = Vec::new();
+    if let Some(seed) = args.seed {
+        overrides.push(Override {
+            path: "world.seed".into(),
+            value: seed.to_string(),
+        });
+    }
+    overrides.extend(args.set.iter().cloned());
+    let scenario = presets::load(args.file.as_deref(), &overrides)?;
+    let settings = RenderSettings {
+        colour: match args.colour {
+            Colour::Species => ColourMode::Species,
+            Colour::Speed => ColourMode::Speed,
+            Colour::Neighbours => ColourMode::Neighbours,
+        },
+        bloom: !args.no_bloom,
+        trails: args.trails.min(64),
+        ..RenderSettings::default()
+    };
+    let mut offscreen = Offscreen::new(args.size.0, args.size.1)
+        .context("offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)")?;
+    let name = if scenario.name().is_empty() {
+        scenario.origin().to_string()
+    } else {
+        scenario.name().to_string()
+    };
+    outln!(
+        "render: {name} ({}D, {} boids), {} frames every {} steps at {}x{} on {}",
+        scenario.dimension(),
+        scenario.total_boids(),
+        args.frames,
+        args.stride,
+        args.size.0,
+        args.size.1,
+        offscreen.adapter()
+    )?;
+    let world = pool.install(|| scenario.build())?;
+    let frames = pool.install(|| match world {
+        AnyWorld::D2(w) => draw(w, args, &settings, &mut offscreen, kind),
+        AnyWorld::D3(w) => draw(w, args, &settings, &mut offscreen, kind),
+    })?;
+    outln!("wrote {} ({frames} frames)", args.out.display())?;
+    Ok(())
+}
+
+/// Steps and draws every frame, writing them as they come; returns the count.
+fn draw<V: Vector>(
+    mut world: World<V>,
+    args: &RenderArgs,
+    settings: &RenderSettings,
+    out: &mut Offscreen,
+    kind: Kind,
+) -> Result<u32> {
+    let (w, h) = out.size();
+    world.step_n(args.warmup);
+    let mut scene = Scene::new();
+    let mut trails = Trails::default();
+    scene.update(&world, settings, &mut trails);
+    let (lo, hi) = scene.bounds;
+    let mut camera = Camera::fit(V::DIM, lo, hi, w as f32 / h as f32);
+    camera.zoom(1.0 / args.zoom);
+    if let (
+        Some((yaw, pitch)),
+        Camera::Orbit {
+            yaw: y, pitch: p, ..
+        },
+    ) = (args.orbit, &mut camera)
+    {
+        *y = yaw.to_radians();
+        *p = pitch.to_radians();
+    }
+    let tmp_frames = match kind {
+        Kind::Mp4 => {
+            Some(tempfile::tempdir().context("cannot make a folder for the MP4's frames")?)
+        }
+        _ => None,
+    };
+    // A GIF is encoded frame by frame as it is drawn (never all frames in memory).
+    let mut gif_file = match kind {
+        Kind::Gif => Some(AtomicFile::create(&args.out, "--out")?),
+        _ => None,
+    };
+    let mut gif = match gif_file.as_mut() {
+        Some(f) => {
+            let mut e = GifEncoder::new_with_speed(f.writer(), 10);
+            e.set_repeat(Repeat::Infinite)?;
+            Some(e)
+        }
+        None => None,
+    };
+    let delay = Delay::from_numer_denom_ms(1000, args.fps);
+    progress::catch_ctrl_c();
+    let bar = progress::bar(args.frames as u64, "frames", args.quiet);
+    let mut last = Vec::new();
+    let mut drawn = 0;
+    for f in 0..args.frames {
+        if progress::stop_requested() {
+            break;
+        }
+        if f > 0 {
+            world.step_n(args.stride);
+            scene.update(&world, settings, &mut trails);
+        }
+        if args.follow {
+            camera.set_target(scene.centroid);
+        }
+        last = out.render(&scene, &camera, settings)?;
+        match kind {
+            Kind::Folder => write_png(&args.out.join(format!("frame_{f:05}.png")), &last, w, h)?,
+            Kind::Mp4 => write_png(
+                &tmp_frames
+                    .as_ref()
+                    .expect("made for mp4")
+                    .path()
+                    .join(format!("frame_{f:05}.png")),
+                &last,
+                w,
+                h,
+            )?,
+            Kind::Gif => {
+                let img = RgbaImage::from_raw(w, h, last.clone()).expect("w*h pixels");
+                if let Some(e) = gif.as_mut() {
+                    e.encode_frame(Frame::from_parts(img, 0, 0, delay))
+                        .with_context(|| format!("encoding {} failed", args.out.display()))?;
+                }
+            }
+            Kind::Png => {}
+        }
+        drawn += 1;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    match kind {
+        Kind::Png => write_png(&args.out, &last, w, h)?,
+        Kind::Gif => {
+            drop(gif);
+            gif_file.expect("made for gif").finish()?;
+        }
+        Kind::Mp4 => {
+            let dir = tmp_frames.expect("made for mp4");
+            let tmp_out = dir.path().join("out.mp4");
+            let status = std::process::Command::new("ffmpeg")
+                .args(["-loglevel", "error", "-y", "-framerate"])
+                .arg(args.fps.to_string())
+                .arg("-i")
+                .arg(dir.path().join("frame_%05d.png"))
+                .args([
+                    "-c:v",
+                    "libx264",
+                    "-pix_fmt",
+                    "yuv420p",
+                    "-vf",
+                    "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                ])
+                .arg(&tmp_out)
+                .status()
+                .context("ffmpeg did not start")?;
+            if !status.success() {
+                anyhow::bail!("ffmpeg failed ({status}) encoding {}", args.out.display());
+            }
+            let mut file = AtomicFile::create(&args.out, "--out")?;
+            std::io::copy(&mut std::fs::File::open(&tmp_out)?, file.writer())?;
+            file.finish()?;
+        }
+        Kind::Folder => {}
+    }
+    if progress::stop_requested() {
+        eprintln!(
+            "interrupted after {drawn} frames: {} holds them",
+            args.out.display()
+        );
+        return Err(Interrupted.into());
+    }
+    Ok(drawn)
+}
+
+/// Writes RGBA pixels as a PNG, atomically.
+fn write_png(path: &Path, rgba: &[u8], w: u32, h: u32) -> Result<()> {
+    let mut file = AtomicFile::create(path, "--out")?;
+    image::codecs::png::PngEncoder::new(file.writer())
+        .write_image(rgba, w, h, image::ExtendedColorType::Rgba8)
+        .with_context(|| format!("encoding {} failed", path.display()))?;
+    file.finish()
+}

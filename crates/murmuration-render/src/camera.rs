@@ -1,0 +1,192 @@
+//! Cameras: a 2D view (centre and zoom) and a 3D orbit (target, yaw, pitch,
+//! distance), each giving the view-projection matrix for an aspect ratio.
+
+use glam::camera::rh::{proj::directx, view};
+use glam::{Mat4, Vec2, Vec3};
+use serde::{Deserialize, Serialize};
+
+/// A camera for either dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Camera {
+    /// Orthographic, looking down on the plane.
+    TopDown {
+        /// World point at the centre of the picture, units.
+        center: Vec2,
+        /// Half the picture's height in world units (smaller zooms in), > 0.
+        half_height: f32,
+    },
+    /// Perspective, orbiting a target.
+    Orbit {
+        /// The point looked at, units.
+        target: Vec3,
+        /// Angle around the vertical (y) axis, radians.
+        yaw: f32,
+        /// Angle above the horizontal, radians, in (−π/2, π/2).
+        pitch: f32,
+        /// Distance from the target, units, > 0.
+        distance: f32,
+        /// Vertical field of view, radians, in (0, π).
+        fov: f32,
+    },
+}
+
+impl Camera {
+    /// A camera showing the whole box `[min, max]` (2D when `dim` is 2).
+    pub fn fit(dim: usize, min: Vec3, max: Vec3, aspect: f32) -> Self {
+        let centre = 0.5 * (min + max);
+        let size = max - min;
+        if dim == 2 {
+            let half_h = 0.5 * size.y.max(size.x / aspect.max(1e-6));
+            Camera::TopDown {
+                center: centre.truncate(),
+                half_height: 1.04 * half_h.max(1e-6),
+            }
+        } else {
+            let fov = 45f32.to_radians();
+            let radius = 0.5 * size.length();
+            Camera::Orbit {
+                target: centre,
+                yaw: 0.6,
+                pitch: 0.45,
+                distance: (radius / (0.5 * fov).sin()).max(1e-3) * 0.95,
+                fov,
+            }
+        }
+    }
+
+    /// World-to-clip matrix for a picture of the given aspect (width / height).
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        match *self {
+            Camera::TopDown {
+                center,
+                half_height,
+            } => {
+                let hw = half_height * aspect;
+                directx::orthographic(
+                    center.x - hw,
+                    center.x + hw,
+                    center.y - half_height,
+                    center.y + half_height,
+                    -1e6,
+                    1e6,
+                )
+            }
+            Camera::Orbit {
+                target,
+                distance,
+                fov,
+                ..
+            } => {
+                let eye = self.eye().unwrap_or(target + Vec3::Z);
+                let near = (distance * 1e-3).max(1e-3);
+                directx::perspective(fov, aspect, near, distance * 20.0 + 1.0)
+                    * view::look_at_mat4(eye, target, Vec3::Y)
+            }
+        }
+    }
+
+    /// The eye position of an orbit camera.
+    pub fn eye(&self) -> Option<Vec3> {
+        match *self {
+            Camera::Orbit {
+                target,
+                yaw,
+                pitch,
+                distance,
+                ..
+            } => Some(
+                target
+                    + distance
+                        * Vec3::new(
+                            pitch.cos() * yaw.sin(),
+                            pitch.sin(),
+                            pitch.cos() * yaw.cos(),
+                        ),
+            ),
+            Camera::TopDown { .. } => None,
+        }
+    }
+
+    /// Moves the point looked at (following the flock's centroid).
+    pub fn set_target(&mut self, p: Vec3) {
+        match self {
+            Camera::TopDown { center, .. } => *center = p.truncate(),
+            Camera::Orbit { target, .. } => *target = p,
+        }
+    }
+
+    /// Zooms by `factor` (> 1 zooms out).
+    pub fn zoom(&mut self, factor: f32) {
+        match self {
+            Camera::TopDown { half_height, .. } => *half_height = (*half_height * factor).max(1e-6),
+            Camera::Orbit { distance, .. } => *distance = (*distance * factor).max(1e-3),
+        }
+    }
+
+    /// Pans a 2D camera by a world offset, or orbits a 3D one by angles (radians).
+    pub fn drag(&mut self, d: Vec2) {
+        match self {
+            Camera::TopDown { center, .. } => *center += d,
+            Camera::Orbit { yaw, pitch, .. } => {
+                *yaw += d.x;
+                *pitch = (*pitch + d.y).clamp(-1.5, 1.5);
+            }
+        }
+    }
+
+    /// The world point under a pixel of a 2D view (`None` in 3D).
+    pub fn unproject_2d(&self, pixel: Vec2, size: Vec2) -> Option<Vec2> {
+        match *self {
+            Camera::TopDown {
+                center,
+                half_height,
+            } => {
+                let aspect = size.x / size.y.max(1.0);
+                let ndc = Vec2::new(2.0 * pixel.x / size.x - 1.0, 1.0 - 2.0 * pixel.y / size.y);
+                Some(center + ndc * Vec2::new(half_height * aspect, half_height))
+            }
+            Camera::Orbit { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fitted_2d_camera_maps_the_box_inside_the_picture() {
+        let cam = Camera::fit(2, Vec3::ZERO, Vec3::new(60.0, 30.0, 0.0), 16.0 / 9.0);
+        let m = cam.view_proj(16.0 / 9.0);
+        for corner in [Vec3::ZERO, Vec3::new(60.0, 30.0, 0.0)] {
+            let c = m.project_point3(corner);
+            assert!(c.x.abs() <= 1.0 && c.y.abs() <= 1.0, "{corner} -> {c}");
+        }
+        let c = m.project_point3(Vec3::new(30.0, 15.0, 0.0));
+        assert!(c.truncate().length() < 1e-5);
+        let p = cam
+            .unproject_2d(Vec2::new(800.0, 450.0), Vec2::new(1600.0, 900.0))
+            .unwrap();
+        assert!((p - Vec2::new(30.0, 15.0)).length() < 1e-3);
+    }
+
+    #[test]
+    fn a_fitted_orbit_camera_sees_the_whole_box() {
+        let (lo, hi) = (Vec3::ZERO, Vec3::new(90.0, 40.0, 90.0));
+        let cam = Camera::fit(3, lo, hi, 1.5);
+        let m = cam.view_proj(1.5);
+        for i in 0..8 {
+            let corner = Vec3::new(
+                if i & 1 == 0 { lo.x } else { hi.x },
+                if i & 2 == 0 { lo.y } else { hi.y },
+                if i & 4 == 0 { lo.z } else { hi.z },
+            );
+            let c = m.project_point3(corner);
+            assert!(
+                c.x.abs() <= 1.2 && c.y.abs() <= 1.2 && (0.0..1.0).contains(&c.z),
+                "{corner} -> {c}"
+            );
+        }
+    }
+}

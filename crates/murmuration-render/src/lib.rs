@@ -1,0 +1,36 @@
+//! # Murmuration render — drawing the flock with wgpu
+//!
+//! Every boid in one instanced draw (a dart in 2D, a lit cone in 3D), coloured by
+//! species, speed or neighbour count, with optional trails and a glow (bloom)
+//! pass; obstacles, attractors, pulses, paths and zones (with their live counts)
+//! drawn over them. The same [`Renderer`] draws into a window's surface (the
+//! sandbox) or an offscreen texture ([`Offscreen`]: PNG, GIF, frame sequences).
+//!
+//! ```no_run
+//! use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
+//! # let world: murmuration::World2 = todo!();
+//! let mut scene = Scene::new();
+//! let settings = RenderSettings::default();
+//! scene.update(&world, &settings, &mut Trails::default());
+//! let (lo, hi) = scene.bounds;
+//! let camera = Camera::fit(2, lo, hi, 16.0 / 9.0);
+//! let mut out = Offscreen::new(1280, 720)?;
+//! let rgba: Vec<u8> = out.render(&scene, &camera, &settings)?;
+//! # Ok::<(), murmuration_render::RenderError>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod camera;
+mod offscreen;
+mod overlay;
+mod renderer;
+mod scene;
+mod settings;
+
+pub use camera::Camera;
+pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RenderError};
+pub use renderer::Renderer;
+pub use scene::{BoidInstance, ColourVertex, PALETTE, Scene, Trails, heat};
+pub use settings::{ColourMode, RenderSettings};
+pub use wgpu;

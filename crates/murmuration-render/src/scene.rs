@@ -1,0 +1,284 @@
+//! A frame's drawable content, built from a [`World`]: one instance per boid
+//! (position, heading, colour), overlay lines and 2D fills for the behaviour
+//! entities, and trails.
+
+use crate::overlay;
+use crate::settings::{ColourMode, RenderSettings};
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+use murmuration::{Vector, World};
+
+/// One boid as the GPU draws it (28 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BoidInstance {
+    /// Position, units (z = 0 in 2D).
+    pub position: [f32; 3],
+    /// Unit heading (zero when the boid is still).
+    pub heading: [f32; 3],
+    /// Colour, linear RGBA, 8 bits each.
+    pub colour: [u8; 4],
+}
+
+/// A vertex of an overlay line or fill (28 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ColourVertex {
+    /// Position, units.
+    pub position: [f32; 3],
+    /// Linear RGBA (values above 1 glow).
+    pub colour: [f32; 4],
+}
+
+/// Glowing species colours (linear RGB), cycled when there are more species.
+pub const PALETTE: [[f32; 3]; 8] = [
+    [0.25, 0.85, 1.0],
+    [1.0, 0.55, 0.12],
+    [1.0, 0.28, 0.78],
+    [0.55, 1.0, 0.3],
+    [1.0, 0.85, 0.3],
+    [0.6, 0.45, 1.0],
+    [1.0, 0.3, 0.3],
+    [0.85, 0.92, 1.0],
+];
+
+/// Blue → cyan → yellow → red for `t` in [0, 1].
+pub fn heat(t: f32) -> [f32; 3] {
+    let stops = [
+        [0.08, 0.2, 1.0],
+        [0.1, 0.9, 1.0],
+        [1.0, 0.9, 0.2],
+        [1.0, 0.18, 0.1],
+    ];
+    let t = t.clamp(0.0, 1.0) * 3.0;
+    let i = (t as usize).min(2);
+    let f = t - i as f32;
+    std::array::from_fn(|c| stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f)
+}
+
+fn rgba8(c: [f32; 3]) -> [u8; 4] {
+    let q = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+    [q(c[0]), q(c[1]), q(c[2]), 255]
+}
+
+/// The last positions of every boid, by id, for trails.
+#[derive(Clone, Debug, Default)]
+pub struct Trails {
+    len: usize,
+    /// `history[id * len + k]`: position `k` frames ago (NaN: none).
+    history: Vec<Vec3>,
+    frames: usize,
+}
+
+impl Trails {
+    /// Forgets every trail.
+    pub fn clear(&mut self) {
+        self.history.clear();
+        self.frames = 0;
+    }
+}
+
+/// What one frame draws.
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    /// 2 or 3.
+    pub dim: usize,
+    /// One instance per boid, in the world's storage order.
+    pub boids: Vec<BoidInstance>,
+    /// Length of a boid's body, units.
+    pub boid_size: f32,
+    /// Overlay line segments (pairs of vertices).
+    pub lines: Vec<ColourVertex>,
+    /// Overlay triangles (2D fills: obstacles, zones).
+    pub fills: Vec<ColourVertex>,
+    /// The world box.
+    pub bounds: (Vec3, Vec3),
+    /// The flock's centroid (for a following camera).
+    pub centroid: Vec3,
+}
+
+impl Scene {
+    /// An empty scene.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Rebuilds the scene from `world` (reusing its memory).
+    pub fn update<V: Vector>(
+        &mut self,
+        world: &World<V>,
+        settings: &RenderSettings,
+        trails: &mut Trails,
+    ) {
+        let b = world.boids();
+        let (pos, vel, sp) = (b.positions(), b.velocities(), b.species());
+        let species = world.species();
+        self.dim = V::DIM;
+        let cfg = world.config();
+        self.bounds = (to3(cfg.min), to3(cfg.max));
+        self.boid_size = if settings.boid_size > 0.0 {
+            settings.boid_size
+        } else {
+            let sep = species
+                .iter()
+                .map(|s| s.separation_radius)
+                .fold(f32::INFINITY, f32::min);
+            let extent = (self.bounds.1 - self.bounds.0).max_element();
+            // Visible at any zoom that shows the whole box, never larger than the
+            // spacing the flock keeps.
+            (1.2 * sep).min(extent / 60.0).max(extent / 900.0)
+        };
+        let counts = match settings.colour {
+            ColourMode::Neighbours => world.neighbour_counts(),
+            _ => Vec::new(),
+        };
+        self.boids.clear();
+        self.boids.reserve(pos.len());
+        for i in 0..pos.len() {
+            let p = to3(pos[i]);
+            let v = to3(vel[i]);
+            let speed = v.length();
+            let s = sp[i] as usize;
+            let colour = match settings.colour {
+                ColourMode::Species => PALETTE[s % PALETTE.len()],
+                ColourMode::Speed => heat(speed / species[s].max_speed),
+                ColourMode::Neighbours => {
+                    let t = (counts[i] as f32 / 20.0).min(1.0);
+                    [0.1 + 0.9 * t, 0.2 + 0.8 * t, 0.6 + 0.4 * t]
+                }
+            };
+            self.boids.push(BoidInstance {
+                position: p.to_array(),
+                heading: if speed > 0.0 {
+                    (v / speed).to_array()
+                } else {
+                    [1.0, 0.0, 0.0]
+                },
+                colour: rgba8(colour),
+            });
+        }
+        self.centroid = if pos.is_empty() {
+            0.5 * (self.bounds.0 + self.bounds.1)
+        } else {
+            let m = world.metrics();
+            to3(m.centroid)
+        };
+        self.lines.clear();
+        self.fills.clear();
+        if settings.overlays {
+            overlay::entities(world, &mut self.lines, &mut self.fills);
+        }
+        if settings.trails > 0 {
+            self.trails(world, settings, trails);
+        } else {
+            trails.clear();
+        }
+    }
+
+    fn trails<V: Vector>(&mut self, world: &World<V>, settings: &RenderSettings, t: &mut Trails) {
+        let len = settings.trails.min(64) as usize;
+        let b = world.boids();
+        let ids = b.ids();
+        let width = b.next_id() as usize;
+        // Trails hold len positions per id slot: cap the memory at ~64 MB.
+        if width.saturating_mul(len) > 4 << 20 {
+            return;
+        }
+        if t.len != len || t.history.len() != width * len {
+            let mut h = vec![Vec3::NAN; width * len];
+            if t.len == len {
+                let keep = t.history.len().min(h.len());
+                h[..keep].copy_from_slice(&t.history[..keep]);
+            }
+            t.history = h;
+            t.len = len;
+        }
+        let size = self.bounds.1 - self.bounds.0;
+        let wrap = world.config().boundary == murmuration::Boundary::Wrap;
+        for (i, &id) in ids.iter().enumerate() {
+            let h = &mut t.history[id as usize * len..(id as usize + 1) * len];
+            h.rotate_right(1);
+            h[0] = Vec3::from_array(self.boids[i].position);
+            let c = self.boids[i].colour;
+            let base = [
+                c[0] as f32 / 255.0,
+                c[1] as f32 / 255.0,
+                c[2] as f32 / 255.0,
+            ];
+            for k in 0..len - 1 {
+                let (a, b) = (h[k], h[k + 1]);
+                if !(a.is_finite() && b.is_finite()) {
+                    break;
+                }
+                let d = (a - b).abs();
+                if wrap && (d.x > 0.5 * size.x || d.y > 0.5 * size.y || d.z > 0.5 * size.z) {
+                    continue;
+                }
+                let fade = 0.6 * (1.0 - k as f32 / len as f32);
+                let colour = [base[0] * fade, base[1] * fade, base[2] * fade, 1.0];
+                self.lines.push(ColourVertex {
+                    position: a.to_array(),
+                    colour,
+                });
+                self.lines.push(ColourVertex {
+                    position: b.to_array(),
+                    colour,
+                });
+            }
+        }
+        t.frames += 1;
+    }
+}
+
+/// A vector of either dimension as a `Vec3` (z = 0 in 2D).
+pub fn to3<V: Vector>(v: V) -> Vec3 {
+    Vec3::from_array(v.to_array3())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+    use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
+
+    #[test]
+    fn every_boid_becomes_one_instance_with_its_species_colour() {
+        let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+        let mut w = World2::new(config, vec![SpeciesParams::default(); 2]).unwrap();
+        w.spawn(0, 50, None, 1.0).unwrap();
+        w.spawn(1, 30, None, 1.0).unwrap();
+        w.step();
+        let mut scene = Scene::new();
+        let mut trails = Trails::default();
+        let settings = RenderSettings {
+            trails: 4,
+            ..RenderSettings::default()
+        };
+        scene.update(&w, &settings, &mut trails);
+        assert_eq!(scene.boids.len(), 80);
+        let cyan = rgba8(PALETTE[0]);
+        let orange = rgba8(PALETTE[1]);
+        assert_eq!(scene.boids.iter().filter(|b| b.colour == cyan).count(), 50);
+        assert_eq!(
+            scene.boids.iter().filter(|b| b.colour == orange).count(),
+            30
+        );
+        for b in &scene.boids {
+            let h = Vec3::from_array(b.heading);
+            assert!((h.length() - 1.0).abs() < 1e-4);
+        }
+        w.step();
+        scene.update(&w, &settings, &mut trails);
+        assert_eq!(
+            scene.lines.len(),
+            2 * 80,
+            "one trail segment per boid after two frames"
+        );
+    }
+
+    #[test]
+    fn heat_runs_from_blue_to_red() {
+        assert!(heat(0.0)[2] > 0.9 && heat(0.0)[0] < 0.2);
+        assert!(heat(1.0)[0] > 0.9 && heat(1.0)[2] < 0.2);
+    }
+}

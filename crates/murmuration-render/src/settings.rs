@@ -1,0 +1,54 @@
+//! What a picture shows and how: plain data a tuning panel binds to directly.
+
+use serde::{Deserialize, Serialize};
+
+/// How boids are coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColourMode {
+    /// One glowing colour per species.
+    #[default]
+    Species,
+    /// Blue (slow) through cyan and yellow to red (at the species' max speed).
+    Speed,
+    /// Dark blue (alone) to white (20 or more neighbours within perception).
+    Neighbours,
+}
+
+/// Drawing settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RenderSettings {
+    /// Boid colouring.
+    pub colour: ColourMode,
+    /// Glow around bright things (a bloom pass); off draws crisp shapes only.
+    pub bloom: bool,
+    /// Strength of the glow, in [0, 4].
+    pub bloom_strength: f32,
+    /// Length of a boid's body, units, in (0, 1e4]; 0 picks one from the species'
+    /// separation radius.
+    pub boid_size: f32,
+    /// Trail length in frames, in [0, 64]; 0 draws none.
+    pub trails: u32,
+    /// Draw obstacles, attractors, pulses, paths and zones (with their counts).
+    pub overlays: bool,
+    /// Brightness before tone mapping, in (0, 16].
+    pub exposure: f32,
+    /// Background colour, linear RGB.
+    pub background: [f32; 3],
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        Self {
+            colour: ColourMode::Species,
+            bloom: true,
+            bloom_strength: 1.0,
+            boid_size: 0.0,
+            trails: 0,
+            overlays: true,
+            exposure: 1.0,
+            background: [0.0012, 0.0018, 0.0055],
+        }
+    }
+}
