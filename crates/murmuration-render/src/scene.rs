@@ -252,6 +252,7 @@ mod tests {
         let mut trails = Trails::default();
         let settings = RenderSettings {
             trails: 4,
+            overlays: false,
             ..RenderSettings::default()
         };
         scene.update(&w, &settings, &mut trails);
