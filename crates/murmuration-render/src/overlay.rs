@@ -301,13 +301,9 @@ pub fn entities<V: Vector>(
     for z in world.zones() {
         out.shape(&z.shape, ZONE_EDGE, ZONE_FILL);
         let (c, r) = z.shape.bounds();
+        // The live count, in the middle of the zone.
         let h = (0.25 * r).clamp(extent / 80.0, extent / 25.0);
-        out.number(
-            z.count(),
-            to3(c) + Vec3::new(0.0, r + 0.9 * h, 0.0),
-            h,
-            ZONE_EDGE,
-        );
+        out.number(z.count(), to3(c), h, ZONE_EDGE);
     }
     for o in world.obstacles() {
         out.shape(o, OBSTACLE_EDGE, OBSTACLE_FILL);
