@@ -7,6 +7,7 @@ mod failure;
 mod memory;
 mod out;
 mod outputs;
+mod play;
 mod presets;
 mod progress;
 mod render;
@@ -29,6 +30,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The sandbox: the live flock in a window with a tuning panel.
+    Play(play::PlayArgs),
     /// Run a scenario headless (the embedded default when no FILE) and print a
     /// summary ending in the state digest.
     Run(run::RunArgs),
@@ -47,7 +50,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        // With a display the sandbox opens; without one the main job runs headless.
+        None if play::display_available() => play::run(&play::PlayArgs {
+            size: (1280, 800),
+            ..Default::default()
+        }),
         None => run::run(&run::RunArgs::default()),
+        Some(Command::Play(args)) => play::run(&args),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),

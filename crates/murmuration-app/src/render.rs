@@ -83,7 +83,7 @@ pub struct RenderArgs {
     pub quiet: bool,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT (e.g. 960x540)"))?;
@@ -353,7 +353,7 @@ fn draw<V: Vector>(
 }
 
 /// Writes RGBA pixels as a PNG, atomically.
-fn write_png(path: &Path, rgba: &[u8], w: u32, h: u32) -> Result<()> {
+pub(crate) fn write_png(path: &Path, rgba: &[u8], w: u32, h: u32) -> Result<()> {
     let mut file = AtomicFile::create(path, "--out")?;
     image::codecs::png::PngEncoder::new(file.writer())
         .write_image(rgba, w, h, image::ExtendedColorType::Rgba8)

@@ -13,7 +13,8 @@ fn stdout(c: &mut Command) -> String {
 
 #[test]
 fn no_arguments_runs_the_default_scenario_and_prints_a_digest() {
-    let out = stdout(&mut bin());
+    // Without a display `murmuration` runs the main job headless.
+    let out = stdout(bin().env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY"));
     assert!(out.contains("scenario: default (2D, 2000 boids"), "{out}");
     for key in [
         "steps: 1000",

@@ -1,0 +1,66 @@
+//! `murmuration play [FILE]`: the sandbox — a window (winit + wgpu) drawing the
+//! live flock with the renderer, and an egui panel bound to every parameter.
+
+mod panel;
+mod sim;
+mod window;
+
+use crate::failure::invalid;
+use anyhow::Result;
+use clap::Args;
+use murmuration::scenario::Override;
+use std::path::PathBuf;
+
+/// Options of `murmuration play`.
+#[derive(Args, Debug, Default)]
+pub struct PlayArgs {
+    /// Scenario file or preset name (default: the embedded default scenario).
+    pub file: Option<String>,
+    /// Window size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = crate::render::parse_size)]
+    pub size: (u32, u32),
+    /// Close after this many frames (for scripted runs and tests).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Save the window's last frame to this PNG (with --frames).
+    #[arg(long, value_name = "FILE.png")]
+    pub screenshot: Option<PathBuf>,
+    /// Random seed (overrides world.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Change a scenario value (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<Override>,
+}
+
+/// True when a window can be opened here (an X11 or Wayland display is set).
+pub fn display_available() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// Runs the sandbox.
+pub fn run(args: &PlayArgs) -> Result<()> {
+    if !display_available() {
+        return Err(invalid(
+            "play needs a display (no DISPLAY or WAYLAND_DISPLAY is set); for pictures without one use `murmuration render FILE --frames 120 --out flock.gif`",
+        ));
+    }
+    if let Some(p) = &args.screenshot {
+        if args.frames.is_none() {
+            return Err(invalid("--screenshot needs --frames N (the frame to save)"));
+        }
+        crate::outputs::probe(p, "--screenshot")?;
+    }
+    let mut overrides = Vec::new();
+    if let Some(seed) = args.seed {
+        overrides.push(Override {
+            path: "world.seed".into(),
+            value: seed.to_string(),
+        });
+    }
+    overrides.extend(args.set.iter().cloned());
+    let scenario = crate::presets::load(args.file.as_deref(), &overrides)?;
+    window::run(args, scenario)
+}

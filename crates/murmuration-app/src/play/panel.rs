@@ -1,0 +1,436 @@
+//! The tuning panel: controls, view settings, A/B, every species parameter as a
+//! slider over its documented range, boundary, live metric plots and the tuning
+//! help table.
+
+use super::sim::{HISTORY, Sim, with_world};
+use crate::presets::PRESETS;
+use egui::{Color32, RichText, Slider, Ui};
+use murmuration::{Boundary, CombineMode, SpeciesParams, Vector};
+use murmuration_render::{ColourMode, RenderSettings};
+
+/// What the panel asks the window to do after it is drawn.
+#[derive(Default)]
+pub struct Requests {
+    /// Load this preset.
+    pub preset: Option<&'static str>,
+}
+
+/// State the panel keeps between frames.
+pub struct Panel {
+    /// The last refused change, shown in red.
+    pub error: Option<String>,
+    /// Follow the flock's centroid.
+    pub follow: bool,
+    /// Frames per second (smoothed).
+    pub fps: f32,
+}
+
+/// Symptom → cause → fix, after the seeds' tuning tables (in our words).
+const HELP: [(&str, &str, &str); 8] = [
+    (
+        "The flock bursts apart like popcorn",
+        "separation too strong, or its radius close to perception",
+        "lower separation weight; keep separation radius about half the perception radius",
+    ),
+    (
+        "Everyone packs into one tight ball",
+        "cohesion too strong, or separation too weak",
+        "lower cohesion weight; raise separation radius",
+    ),
+    (
+        "Directions are chaotic, boids mill in place",
+        "alignment too weak, or too few neighbours",
+        "raise alignment weight or the perception radii",
+    ),
+    (
+        "Jittery, saw-tooth paths",
+        "max force too high: velocity changes too abruptly",
+        "lower max force; add smoothing; try prioritized combination",
+    ),
+    (
+        "A marching parade, too uniform",
+        "alignment too strong",
+        "lower alignment weight; add a little jitter (under 0.02)",
+    ),
+    (
+        "Boids leave and never come back",
+        "no boundary force",
+        "use wrap, or soft with a wider margin or stronger push",
+    ),
+    (
+        "Slow frame rate with many boids",
+        "perception radius much larger than needed: more neighbours per query",
+        "narrow the radii; per boid cost grows with neighbours",
+    ),
+    (
+        "The swarm ignores the target",
+        "target weight too low compared with the flocking rules",
+        "raise the attractor's weight or the species' max force",
+    ),
+];
+
+impl Panel {
+    /// A fresh panel.
+    pub fn new() -> Self {
+        Self {
+            error: None,
+            follow: false,
+            fps: 60.0,
+        }
+    }
+
+    /// Draws the panel; changes apply to `sim` and `settings` at once.
+    pub fn ui(&mut self, ui: &mut Ui, sim: &mut Sim, settings: &mut RenderSettings) -> Requests {
+        let mut req = Requests::default();
+        let name = sim.scenario.name().to_string();
+        let n = with_world!(&sim.world, w => w.len());
+        ui.heading(RichText::new(format!("Murmuration: {name}")).strong());
+        ui.label(format!(
+            "{n} boids, {}D · {:.0} fps · step {:.2} ms",
+            sim.scenario.dimension(),
+            self.fps,
+            sim.step_ms
+        ));
+        if let Some(e) = &self.error {
+            ui.colored_label(Color32::from_rgb(255, 110, 100), e);
+        }
+        ui.separator();
+        egui::ComboBox::from_label("preset")
+            .selected_text(name.clone())
+            .show_ui(ui, |ui| {
+                for (p, _) in PRESETS {
+                    if ui.selectable_label(p == name, p).clicked() {
+                        req.preset = Some(p);
+                    }
+                }
+            });
+        ui.horizontal(|ui| {
+            if ui
+                .button(if sim.paused { "Run" } else { "Pause" })
+                .clicked()
+            {
+                sim.paused = !sim.paused;
+            }
+            if ui.button("Step").clicked() {
+                sim.paused = true;
+                sim.step(1);
+            }
+            if ui
+                .button("Reset")
+                .on_hover_text("same seed, current parameters")
+                .clicked()
+                && let Err(e) = sim.reset()
+            {
+                self.error = Some(e.to_string());
+            }
+        });
+        ui.add(
+            Slider::new(&mut sim.speed, 0.25..=4.0)
+                .logarithmic(true)
+                .text("speed ×"),
+        );
+        ui.horizontal(|ui| {
+            let label = if sim.saved.is_none() {
+                "Keep as A"
+            } else {
+                "Swap A/B"
+            };
+            if ui
+                .button(label)
+                .on_hover_text("keep these parameters, then compare them with your changes")
+                .clicked()
+                && let Err(e) = sim.swap_ab()
+            {
+                self.error = Some(e);
+            }
+            if sim.saved.is_some() {
+                ui.label("(A kept)");
+            }
+        });
+        ui.separator();
+        ui.collapsing("View", |ui| {
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut settings.colour, ColourMode::Species, "species");
+                ui.radio_value(&mut settings.colour, ColourMode::Speed, "speed");
+                ui.radio_value(&mut settings.colour, ColourMode::Neighbours, "neighbours");
+            });
+            ui.checkbox(&mut settings.bloom, "glow");
+            ui.add(Slider::new(&mut settings.bloom_strength, 0.0..=4.0).text("glow strength"));
+            ui.add(Slider::new(&mut settings.trails, 0..=32).text("trail frames"));
+            ui.checkbox(&mut settings.overlays, "obstacles, zones, targets");
+            ui.checkbox(&mut self.follow, "follow the flock");
+        });
+        self.boundary(ui, sim);
+        let counts = sim.counts();
+        let names: Vec<String> = sim
+            .scenario
+            .species()
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect();
+        for (i, &n) in counts.iter().enumerate() {
+            let mut p = sim.species()[i];
+            let mut count = n;
+            let name = names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("species {i}"));
+            egui::CollapsingHeader::new(format!("{name} ({count})"))
+                .default_open(i == 0)
+                .show(ui, |ui| {
+                    if ui
+                        .add(
+                            Slider::new(&mut count, 0..=200_000)
+                                .logarithmic(true)
+                                .text("count"),
+                        )
+                        .changed()
+                    {
+                        self.result(sim.set_count(i, count));
+                    }
+                    if species_sliders(ui, &mut p) {
+                        self.result(sim.set_species(i, p));
+                    }
+                });
+        }
+        ui.separator();
+        self.plots(ui, sim);
+        ui.collapsing("Mouse and keys", |ui| {
+            ui.label("2D: left click sets the target; right click fires a pulse; shift + drag draws a path; O drops an obstacle; middle drag pans; wheel zooms.");
+            ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
+        });
+        ui.collapsing("Tuning help", |ui| {
+            egui::Grid::new("help").striped(true).show(ui, |ui| {
+                ui.strong("symptom");
+                ui.strong("cause");
+                ui.strong("fix");
+                ui.end_row();
+                for (s, c, f) in HELP {
+                    ui.label(s);
+                    ui.label(c);
+                    ui.label(f);
+                    ui.end_row();
+                }
+            });
+        });
+        req
+    }
+
+    fn result(&mut self, r: Result<(), String>) {
+        self.error = r.err();
+    }
+
+    fn boundary(&mut self, ui: &mut Ui, sim: &mut Sim) {
+        let mut config = with_world!(&sim.world, w => {
+            let c = w.config();
+            (c.boundary, (c.max - c.min).get(0).min((c.max - c.min).get(1)))
+        });
+        let before = config.0;
+        ui.horizontal(|ui| {
+            ui.label("boundary");
+            let b = &mut config.0;
+            if ui.radio(*b == Boundary::Wrap, "wrap").clicked() {
+                *b = Boundary::Wrap;
+            }
+            if ui.radio(*b == Boundary::Reflect, "reflect").clicked() {
+                *b = Boundary::Reflect;
+            }
+            if ui
+                .radio(matches!(b, Boundary::Soft { .. }), "soft")
+                .clicked()
+                && !matches!(b, Boundary::Soft { .. })
+            {
+                *b = Boundary::Soft {
+                    margin: 0.1 * config.1,
+                    strength: 4.0,
+                };
+            }
+            if ui.radio(*b == Boundary::Unbounded, "open").clicked() {
+                *b = Boundary::Unbounded;
+            }
+        });
+        let half = 0.5 * config.1;
+        if let Boundary::Soft {
+            ref mut margin,
+            ref mut strength,
+        } = config.0
+        {
+            ui.add(Slider::new(margin, 0.01..=half).text("margin"));
+            ui.add(
+                Slider::new(strength, 0.01..=100.0)
+                    .logarithmic(true)
+                    .text("push"),
+            );
+        }
+        if config.0 != before {
+            let r = with_world!(&mut sim.world, w => {
+                let mut c = *w.config();
+                c.boundary = config.0;
+                w.set_config(c)
+            });
+            self.result(r.map_err(|e| e.to_string()));
+        }
+    }
+
+    fn plots(&self, ui: &mut Ui, sim: &Sim) {
+        let names = ["polarization", "milling", "nearest neighbour", "mean speed"];
+        for (h, name) in sim.history.iter().zip(names) {
+            let last = h.back().copied().unwrap_or(0.0);
+            ui.label(format!("{name}: {last:.3}"));
+            let (rect, _) = ui
+                .allocate_exact_size(egui::vec2(ui.available_width(), 36.0), egui::Sense::hover());
+            let painter = ui.painter_at(rect);
+            painter.rect_filled(rect, 2.0, Color32::from_rgb(14, 18, 30));
+            if h.len() < 2 {
+                continue;
+            }
+            let (lo, hi) = h
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+                    if v.is_finite() {
+                        (a.min(v), b.max(v))
+                    } else {
+                        (a, b)
+                    }
+                });
+            let (lo, hi) = if name == "polarization" || name == "milling" {
+                (0.0, 1.0)
+            } else {
+                (lo.min(0.0), hi.max(1e-6))
+            };
+            let pts: Vec<egui::Pos2> = h
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.is_finite())
+                .map(|(i, &v)| {
+                    egui::pos2(
+                        rect.left() + rect.width() * i as f32 / (HISTORY - 1) as f32,
+                        rect.bottom() - rect.height() * (v - lo) / (hi - lo).max(1e-6),
+                    )
+                })
+                .collect();
+            painter.add(egui::Shape::line(
+                pts,
+                egui::Stroke::new(1.5, Color32::from_rgb(90, 210, 255)),
+            ));
+        }
+    }
+}
+
+/// One slider per species parameter over its documented range; true if any changed.
+fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
+    let mut changed = false;
+    let mut s = |ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str| {
+        changed |= ui
+            .add(Slider::new(v, lo..=hi).logarithmic(log).text(text))
+            .changed();
+    };
+    s(
+        ui,
+        &mut p.separation_radius,
+        0.001,
+        1e4,
+        true,
+        "separation radius",
+    );
+    s(
+        ui,
+        &mut p.alignment_radius,
+        0.001,
+        1e4,
+        true,
+        "alignment radius",
+    );
+    s(
+        ui,
+        &mut p.cohesion_radius,
+        0.001,
+        1e4,
+        true,
+        "cohesion radius",
+    );
+    s(
+        ui,
+        &mut p.separation_weight,
+        0.0,
+        1e3,
+        true,
+        "separation weight",
+    );
+    s(
+        ui,
+        &mut p.alignment_weight,
+        0.0,
+        1e3,
+        true,
+        "alignment weight",
+    );
+    s(
+        ui,
+        &mut p.cohesion_weight,
+        0.0,
+        1e3,
+        true,
+        "cohesion weight",
+    );
+    s(ui, &mut p.max_speed, 0.001, 1e5, true, "max speed");
+    let max = p.max_speed;
+    s(ui, &mut p.min_speed, 0.0, max, false, "min speed");
+    s(ui, &mut p.max_force, 0.001, 1e7, true, "max force");
+    s(ui, &mut p.fov_degrees, 1.0, 360.0, false, "field of view °");
+    s(ui, &mut p.jitter, 0.0, 1.0, true, "jitter");
+    s(ui, &mut p.smoothing, 0.0, 0.99, false, "smoothing");
+    ui.horizontal(|ui| {
+        let before = p.combine;
+        ui.radio_value(&mut p.combine, CombineMode::WeightedSum, "weighted sum");
+        ui.radio_value(&mut p.combine, CombineMode::Prioritized, "prioritized");
+        changed |= before != p.combine;
+    });
+    ui.collapsing("behaviours", |ui| {
+        let mut s = |ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str| {
+            changed |= ui
+                .add(Slider::new(v, lo..=hi).logarithmic(log).text(text))
+                .changed();
+        };
+        s(
+            ui,
+            &mut p.obstacle_weight,
+            0.0,
+            1e3,
+            true,
+            "obstacle weight",
+        );
+        s(
+            ui,
+            &mut p.obstacle_lookahead,
+            0.0,
+            60.0,
+            true,
+            "look-ahead s",
+        );
+        s(
+            ui,
+            &mut p.obstacle_margin,
+            0.001,
+            1e4,
+            true,
+            "obstacle margin",
+        );
+        s(ui, &mut p.flee_radius, 0.001, 1e4, true, "flee radius");
+        s(ui, &mut p.flee_weight, 0.0, 1e3, true, "flee weight");
+        s(ui, &mut p.chase_radius, 0.001, 1e4, true, "chase radius");
+        s(ui, &mut p.chase_weight, 0.0, 1e3, true, "chase weight");
+        s(ui, &mut p.eat_radius, 0.0, 1e4, true, "eat radius");
+        s(
+            ui,
+            &mut p.straggler_preference,
+            0.0,
+            100.0,
+            true,
+            "straggler preference",
+        );
+        s(ui, &mut p.follow_radius, 0.001, 1e4, true, "follow radius");
+        s(ui, &mut p.follow_weight, 0.0, 1e3, true, "follow weight");
+    });
+    changed
+}

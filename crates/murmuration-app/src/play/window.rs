@@ -1,0 +1,526 @@
+//! The sandbox window: winit events, the wgpu surface, the flock drawn by the
+//! renderer with the egui panel over it, mouse tools, and scripted screenshots.
+
+use super::PlayArgs;
+use super::panel::Panel;
+use super::sim::Sim;
+use anyhow::{Context, Result, anyhow};
+use glam::Vec2;
+use murmuration::scenario::Scenario;
+use murmuration_render::{Camera, RenderSettings, Renderer, Scene, Trails};
+use std::sync::Arc;
+use std::time::Instant;
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::window::{Window, WindowId};
+
+/// Width of the tuning panel, logical pixels.
+const PANEL: f32 = 340.0;
+
+struct Gfx {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    ctx: egui::Context,
+    egui_state: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+}
+
+struct App<'a> {
+    args: &'a PlayArgs,
+    sim: Sim,
+    gfx: Option<Gfx>,
+    panel: Panel,
+    settings: RenderSettings,
+    scene: Scene,
+    trails: Trails,
+    camera: Option<Camera>,
+    frame: u64,
+    last: Instant,
+    error: Option<anyhow::Error>,
+    cursor: Vec2,
+    modifiers: ModifiersState,
+    drag: Option<(MouseButton, Vec2)>,
+    stroke: Vec<[f32; 3]>,
+}
+
+/// Opens the window and runs until it is closed (or `--frames` are done).
+pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
+    let event_loop = EventLoop::new().context("cannot connect to the display")?;
+    let mut app = App {
+        args,
+        sim: Sim::new(scenario)?,
+        gfx: None,
+        panel: Panel::new(),
+        settings: RenderSettings::default(),
+        scene: Scene::new(),
+        trails: Trails::default(),
+        camera: None,
+        frame: 0,
+        last: Instant::now(),
+        error: None,
+        cursor: Vec2::ZERO,
+        modifiers: ModifiersState::empty(),
+        drag: None,
+        stroke: Vec::new(),
+    };
+    event_loop
+        .run_app(&mut app)
+        .context("the window's event loop failed")?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+impl App<'_> {
+    fn open(&mut self, el: &ActiveEventLoop) -> Result<()> {
+        let (w, h) = self.args.size;
+        let window = Arc::new(
+            el.create_window(
+                Window::default_attributes()
+                    .with_title("Murmuration")
+                    .with_inner_size(PhysicalSize::new(w, h)),
+            )
+            .context("cannot open a window")?,
+        );
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let surface = instance
+            .create_surface(window.clone())
+            .context("cannot draw into the window")?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        }))
+        .map_err(|e| anyhow!("no GPU adapter can draw into the window: {e}"))?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("murmuration play device"),
+            ..Default::default()
+        }))
+        .context("the GPU adapter refused a device")?;
+        let caps = surface.get_capabilities(&adapter);
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| f.is_srgb())
+            .or(caps.formats.first().copied())
+            .ok_or_else(|| anyhow!("the window surface offers no format"))?;
+        let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
+        if caps.usages.contains(wgpu::TextureUsages::COPY_SRC) {
+            usage |= wgpu::TextureUsages::COPY_SRC;
+        }
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage,
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes[0],
+            view_formats: vec![],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&device, &config);
+        let renderer = Renderer::new(&device, &queue, format);
+        let ctx = egui::Context::default();
+        ctx.set_visuals(egui::Visuals::dark());
+        let egui_state = egui_winit::State::new(
+            ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(&device, format, Default::default());
+        self.gfx = Some(Gfx {
+            window,
+            surface,
+            device,
+            queue,
+            config,
+            renderer,
+            ctx,
+            egui_state,
+            egui_renderer,
+        });
+        Ok(())
+    }
+
+    /// A camera showing the world beside the panel.
+    fn fit_camera(&mut self) {
+        let Some(g) = &self.gfx else { return };
+        let (w, h) = (g.config.width as f32, g.config.height as f32);
+        let panel = PANEL * g.window.scale_factor() as f32;
+        self.sim
+            .scene(&mut self.scene, &self.settings, &mut self.trails);
+        let (lo, hi) = self.scene.bounds;
+        let mut cam = Camera::fit(self.scene.dim, lo, hi, ((w - panel) / h).max(0.2));
+        if let Camera::TopDown {
+            center,
+            half_height,
+        } = &mut cam
+        {
+            // Shift left by half the panel so the box sits in the free area.
+            center.x -= 0.5 * panel * (2.0 * *half_height / h);
+        }
+        self.camera = Some(cam);
+    }
+
+    fn world_at_cursor(&self) -> Option<[f32; 3]> {
+        let g = self.gfx.as_ref()?;
+        let size = Vec2::new(g.config.width as f32, g.config.height as f32);
+        let p = self.camera?.unproject_2d(self.cursor, size)?;
+        Some([p.x, p.y, 0.0])
+    }
+
+    fn report(&mut self, r: Result<(), String>) {
+        if let Err(e) = r {
+            self.panel.error = Some(e);
+        }
+    }
+
+    fn redraw(&mut self, el: &ActiveEventLoop) -> Result<()> {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last).as_secs_f32().min(0.1);
+        self.last = now;
+        if dt > 0.0 {
+            self.panel.fps = 0.95 * self.panel.fps + 0.05 / dt.max(1e-3);
+        }
+        // Scripted runs step at a fixed 60 frames per second of simulated time.
+        let frame_dt = if self.args.frames.is_some() {
+            1.0 / 60.0
+        } else {
+            dt
+        };
+        self.sim.frame(frame_dt);
+        let g = self.gfx.as_mut().expect("window open");
+        let raw = g.egui_state.take_egui_input(&g.window);
+        let (sim, settings, panel) = (&mut self.sim, &mut self.settings, &mut self.panel);
+        let mut req = None;
+        let full = g.ctx.run_ui(raw, |ui| {
+            egui::Panel::left("tuning")
+                .exact_size(PANEL)
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical().show(ui, |ui| {
+                        req = Some(panel.ui(ui, sim, settings));
+                    });
+                });
+        });
+        let mut full = full;
+        g.egui_state
+            .handle_platform_output(&g.window, std::mem::take(&mut full.platform_output));
+        // Apply new textures now; textures to free are freed after painting (or at
+        // once when this frame is skipped).
+        let mut textures = std::mem::take(&mut full.textures_delta);
+        for (id, deltas) in textures.set.drain() {
+            for delta in deltas {
+                g.egui_renderer
+                    .update_texture(&g.device, &g.queue, id, &delta);
+            }
+        }
+        let free: Vec<egui::TextureId> = textures.free.drain().collect();
+        for id in &free {
+            // Freed textures are not used by this frame's shapes (egui frees only
+            // textures nothing refers to any more).
+            g.egui_renderer.free_texture(id);
+        }
+        if let Some(name) = req.and_then(|r| r.preset) {
+            let text = crate::presets::preset(name).expect("listed preset");
+            let s = Scenario::parse(text, &format!("<preset {name}>"))?;
+            self.sim = Sim::new(s)?;
+            self.trails.clear();
+            self.fit_camera();
+        }
+        self.sim
+            .scene(&mut self.scene, &self.settings, &mut self.trails);
+        if self.camera.is_none() {
+            self.fit_camera();
+        }
+        let g2 = self.gfx.as_mut().expect("window open");
+        let mut camera = self.camera.expect("fitted");
+        if self.panel.follow {
+            camera.set_target(self.scene.centroid);
+            self.camera = Some(camera);
+        }
+        let frame = match g2.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                g2.surface.configure(&g2.device, &g2.config);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let view = frame.texture.create_view(&Default::default());
+        let (w, h) = (g2.config.width, g2.config.height);
+        g2.renderer
+            .render(&self.scene, &camera, &self.settings, &view, w, h);
+        // The panel over the flock.
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [w, h],
+            pixels_per_point: full.pixels_per_point,
+        };
+        let jobs = g2.ctx.tessellate(full.shapes, full.pixels_per_point);
+        let mut encoder = g2
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("play panel encoder"),
+            });
+        let extra =
+            g2.egui_renderer
+                .update_buffers(&g2.device, &g2.queue, &mut encoder, &jobs, &screen);
+        {
+            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("play panel pass"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            g2.egui_renderer
+                .render(&mut pass.forget_lifetime(), &jobs, &screen);
+        }
+        g2.queue.submit(extra.into_iter().chain([encoder.finish()]));
+        self.frame += 1;
+        let last_frame = self.args.frames.is_some_and(|n| self.frame >= n);
+        if last_frame && let Some(path) = &self.args.screenshot {
+            save_screenshot(g2, &frame.texture, path)?;
+        }
+        g2.queue.present(frame);
+        if last_frame {
+            el.exit();
+        }
+        Ok(())
+    }
+
+    fn mouse(&mut self, button: MouseButton, state: ElementState) {
+        let three_d = self.sim.scenario.dimension() == 3;
+        match state {
+            ElementState::Pressed => {
+                self.drag = Some((button, self.cursor));
+                self.stroke.clear();
+            }
+            ElementState::Released => {
+                let Some((b, start)) = self.drag.take() else {
+                    return;
+                };
+                let moved = (self.cursor - start).length() > 4.0;
+                if three_d || b != button {
+                    return;
+                }
+                if self.stroke.len() >= 2 {
+                    let pts = std::mem::take(&mut self.stroke);
+                    let r = self.sim.path(&pts);
+                    self.report(r);
+                } else if !moved && let Some(p) = self.world_at_cursor() {
+                    let r = match button {
+                        MouseButton::Left => self.sim.attract(p),
+                        MouseButton::Right => self.sim.pulse(p),
+                        _ => Ok(()),
+                    };
+                    self.report(r);
+                }
+            }
+        }
+    }
+
+    fn moved(&mut self, to: Vec2) {
+        let from = self.cursor;
+        self.cursor = to;
+        let Some((button, _)) = self.drag else { return };
+        let Some(cam) = &mut self.camera else { return };
+        let three_d = self.sim.scenario.dimension() == 3;
+        if three_d && button == MouseButton::Left {
+            cam.drag((to - from) * Vec2::new(-0.006, 0.006));
+        } else if !three_d && button == MouseButton::Middle {
+            if let (Some(a), Some(b)) = (self.unproject(from), self.unproject(to))
+                && let Some(cam) = &mut self.camera
+            {
+                cam.drag(a - b);
+            }
+        } else if !three_d
+            && button == MouseButton::Left
+            && self.modifiers.shift_key()
+            && let Some(p) = self.world_at_cursor()
+        {
+            let extent = (self.scene.bounds.1 - self.scene.bounds.0).max_element();
+            let far = self
+                .stroke
+                .last()
+                .is_none_or(|q| Vec2::new(p[0] - q[0], p[1] - q[1]).length() > 0.02 * extent);
+            if far && self.stroke.len() < 4096 {
+                self.stroke.push(p);
+            }
+        }
+    }
+
+    fn unproject(&self, pixel: Vec2) -> Option<Vec2> {
+        let g = self.gfx.as_ref()?;
+        let size = Vec2::new(g.config.width as f32, g.config.height as f32);
+        self.camera?.unproject_2d(pixel, size)
+    }
+
+    fn key(&mut self, event: &KeyEvent) {
+        if event.state != ElementState::Pressed {
+            return;
+        }
+        match &event.logical_key {
+            Key::Named(NamedKey::Space) => self.sim.paused = !self.sim.paused,
+            Key::Character(c) if c.as_str() == "s" => {
+                self.sim.paused = true;
+                self.sim.step(1);
+            }
+            Key::Character(c) if c.as_str() == "r" => {
+                let r = self.sim.reset().map_err(|e| e.to_string());
+                self.report(r);
+            }
+            Key::Character(c) if c.as_str() == "o" => {
+                if let Some(p) = self.world_at_cursor() {
+                    let r = self.sim.obstacle(p);
+                    self.report(r);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Copies the frame about to be presented into a PNG.
+fn save_screenshot(g: &Gfx, texture: &wgpu::Texture, path: &std::path::Path) -> Result<()> {
+    if !g.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
+        anyhow::bail!("this window surface cannot be read back for --screenshot");
+    }
+    let (w, h) = (g.config.width, g.config.height);
+    let row =
+        (4 * w).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let buffer = g.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("play screenshot read-back"),
+        size: row as u64 * h as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = g.device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(h),
+            },
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+    );
+    g.queue.submit([encoder.finish()]);
+    buffer.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    g.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        })
+        .map_err(|e| anyhow!("reading the screenshot back failed: {e}"))?;
+    let mut rgba = Vec::with_capacity((4 * w * h) as usize);
+    {
+        let view = buffer
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| anyhow!("reading the screenshot back failed: {e}"))?;
+        for r in view.chunks(row as usize) {
+            rgba.extend_from_slice(&r[..4 * w as usize]);
+        }
+    }
+    let bgra = matches!(
+        g.config.format,
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+    );
+    if bgra {
+        for p in rgba.chunks_mut(4) {
+            p.swap(0, 2);
+        }
+    }
+    for p in rgba.chunks_mut(4) {
+        p[3] = 255;
+    }
+    crate::render::write_png(path, &rgba, w, h)
+}
+
+impl ApplicationHandler for App<'_> {
+    fn resumed(&mut self, el: &ActiveEventLoop) {
+        if self.gfx.is_none()
+            && let Err(e) = self.open(el)
+        {
+            self.error = Some(e);
+            el.exit();
+        }
+    }
+
+    fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(g) = self.gfx.as_mut() else { return };
+        let consumed = g.egui_state.on_window_event(&g.window, &event).consumed;
+        match event {
+            WindowEvent::CloseRequested => el.exit(),
+            WindowEvent::Resized(size) => {
+                g.config.width = size.width.max(1);
+                g.config.height = size.height.max(1);
+                g.surface.configure(&g.device, &g.config);
+                self.fit_camera();
+            }
+            WindowEvent::RedrawRequested => {
+                if let Err(e) = self.redraw(el) {
+                    self.error = Some(e);
+                    el.exit();
+                }
+            }
+            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            WindowEvent::CursorMoved { position, .. } => {
+                self.moved(Vec2::new(position.x as f32, position.y as f32));
+            }
+            WindowEvent::MouseInput { state, button, .. }
+                if !consumed || state == ElementState::Released =>
+            {
+                self.mouse(button, state);
+            }
+            WindowEvent::MouseWheel { delta, .. } if !consumed => {
+                let y = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                if let Some(c) = &mut self.camera {
+                    c.zoom(0.9f32.powf(y));
+                }
+            }
+            WindowEvent::KeyboardInput { event, .. } if !consumed => self.key(&event),
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _el: &ActiveEventLoop) {
+        if let Some(g) = &self.gfx {
+            g.window.request_redraw();
+        }
+    }
+}

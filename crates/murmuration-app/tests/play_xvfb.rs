@@ -1,0 +1,123 @@
+//! The sandbox in a real window under Xvfb: `murmuration play FILE --frames N
+//! --screenshot out.png` opens the window, runs, saves a screenshot and exits 0;
+//! the picture is not blank and the boids move between two screenshots.
+//! Skipped (with a message) where Xvfb is not installed; `.ci/run` installs it.
+
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn xvfb() -> Option<Xvfb> {
+    let n = 90 + std::process::id() % 300;
+    let child = match Command::new("Xvfb")
+        .args([
+            &format!(":{n}"),
+            "-screen",
+            "0",
+            "1024x700x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("SKIPPED: Xvfb is not available ({e}); apt-get install xvfb");
+            return None;
+        }
+    };
+    let socket = format!("/tmp/.X11-unix/X{n}");
+    let start = Instant::now();
+    while !Path::new(&socket).exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(Xvfb {
+        child,
+        display: format!(":{n}"),
+    })
+}
+
+fn play(x: &Xvfb, frames: u32, shot: &Path) -> std::process::Output {
+    Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .args(["play", "fish-school", "--size", "800x500", "--frames"])
+        .arg(frames.to_string())
+        .arg("--screenshot")
+        .arg(shot)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn play_opens_a_window_runs_and_saves_screenshots_of_a_moving_flock() {
+    let Some(x) = xvfb() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
+    let out = play(&x, 30, &a);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = play(&x, 120, &b);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = image::open(&a).unwrap().to_rgba8();
+    let b = image::open(&b).unwrap().to_rgba8();
+    assert_eq!(a.dimensions(), (800, 500));
+    // Not blank: bright boids, a dark background, the panel's text.
+    let bright = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| p[0].max(p[1]).max(p[2]) > 150)
+            .count()
+    };
+    assert!(bright(&a) > 500, "only {} bright pixels", bright(&a));
+    let dark = a.pixels().filter(|p| p[0].max(p[1]).max(p[2]) < 40).count();
+    assert!(dark > 100_000, "only {dark} dark pixels");
+    // The flock moved: the area right of the panel differs a lot between frames.
+    let changed = (400..800)
+        .flat_map(|x| (0..500).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let (p, q) = (a.get_pixel(x, y), b.get_pixel(x, y));
+            (0..3).any(|c| p[c].abs_diff(q[c]) > 40)
+        })
+        .count();
+    assert!(
+        changed > 2_000,
+        "only {changed} pixels changed between frames 30 and 120"
+    );
+}
+
+#[test]
+fn play_without_a_display_says_so_and_suggests_render() {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .arg("play")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("play needs a display") && err.contains("murmuration render"),
+        "{err}"
+    );
+}
