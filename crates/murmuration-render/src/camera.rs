@@ -135,6 +135,12 @@ impl Camera {
         }
     }
 
+    /// The world point under a pixel of a 2D view drawn in a viewport starting
+    /// at `origin` (pixels) of `size` pixels (`None` in 3D).
+    pub fn unproject_in(&self, pixel: Vec2, origin: Vec2, size: Vec2) -> Option<Vec2> {
+        self.unproject_2d(pixel - origin, size)
+    }
+
     /// The world point under a pixel of a 2D view (`None` in 3D).
     pub fn unproject_2d(&self, pixel: Vec2, size: Vec2) -> Option<Vec2> {
         match *self {

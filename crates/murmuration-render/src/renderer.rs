@@ -507,7 +507,35 @@ impl Renderer {
         width: u32,
         height: u32,
     ) {
-        let aspect = width as f32 / height.max(1) as f32;
+        let full = [0.0, 0.0, width as f32, height as f32];
+        self.render_in(scene, camera, settings, view, (width, height), full);
+    }
+
+    /// [`Renderer::render`] with the world drawn inside `viewport` (x, y, width,
+    /// height in pixels; a window's area beside a panel); the rest shows the
+    /// background.
+    pub fn render_in(
+        &mut self,
+        scene: &Scene,
+        camera: &Camera,
+        settings: &RenderSettings,
+        view: &wgpu::TextureView,
+        (width, height): (u32, u32),
+        viewport: [f32; 4],
+    ) {
+        let vp = [
+            viewport[0].clamp(0.0, width as f32 - 1.0),
+            viewport[1].clamp(0.0, height as f32 - 1.0),
+            viewport[2].max(1.0),
+            viewport[3].max(1.0),
+        ];
+        let vp = [
+            vp[0],
+            vp[1],
+            vp[2].min(width as f32 - vp[0]),
+            vp[3].min(height as f32 - vp[1]),
+        ];
+        let aspect = vp[2] / vp[3];
         let light = Vec3::new(0.4, 0.8, 0.45).normalize();
         let g = Globals {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
@@ -615,6 +643,7 @@ impl Renderer {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &self.globals_group, &[]);
+            pass.set_viewport(vp[0], vp[1], vp[2], vp[3], 0.0, 1.0);
             if let (Some(b), n @ 1..) = (&self.fills, scene.fills.len() as u32) {
                 pass.set_pipeline(&self.fills_pipeline);
                 pass.set_vertex_buffer(0, b.slice(..));

@@ -225,3 +225,85 @@ impl Sim {
         with_world!(&mut self.world, w => go(w, points))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(preset: &str) -> Sim {
+        let text = crate::presets::preset(preset).unwrap();
+        let o: Vec<murmuration::scenario::Override> =
+            vec!["species.people.count=50".parse().unwrap()];
+        let s = if preset == "idle-crowd" {
+            Scenario::parse_with(text, preset, &o).unwrap()
+        } else {
+            Scenario::parse(text, preset).unwrap()
+        };
+        Sim::new(s).unwrap()
+    }
+
+    #[test]
+    fn mouse_tools_add_entities_to_the_world() {
+        let mut s = sim("idle-crowd");
+        s.attract([10.0, 10.0, 0.0]).unwrap();
+        s.attract([12.0, 10.0, 0.0]).unwrap();
+        s.pulse([20.0, 5.0, 0.0]).unwrap();
+        s.obstacle([5.0, 30.0, 0.0]).unwrap();
+        s.path(&[[1.0, 1.0, 0.0], [20.0, 2.0, 0.0], [30.0, 10.0, 0.0]])
+            .unwrap();
+        with_world!(&s.world, w => {
+            assert_eq!(w.attractors().len(), 1, "one target follows the mouse");
+            assert_eq!(w.attractors()[0].position.to_array3()[0], 12.0);
+            assert_eq!(w.pulses().len(), 1);
+            assert_eq!(w.obstacles().len(), 2);
+            assert_eq!(w.paths().len(), 1);
+        });
+        s.step(5);
+        assert_eq!(s.history[0].len(), 1);
+    }
+
+    #[test]
+    fn counts_ab_and_reset() {
+        let mut s = sim("idle-crowd");
+        s.set_count(0, 80).unwrap();
+        assert_eq!(s.counts(), vec![80]);
+        s.set_count(0, 20).unwrap();
+        assert_eq!(s.counts(), vec![20]);
+        let a = s.species()[0];
+        s.swap_ab().unwrap();
+        let b = SpeciesParams {
+            cohesion_weight: 2.0,
+            ..a
+        };
+        s.set_species(0, b).unwrap();
+        s.swap_ab().unwrap();
+        assert_eq!(s.species()[0], a, "swapped back to A");
+        s.swap_ab().unwrap();
+        assert_eq!(s.species()[0], b, "and to B again");
+        let bad = SpeciesParams {
+            separation_radius: 100.0,
+            ..a
+        };
+        assert!(
+            s.set_species(0, bad)
+                .unwrap_err()
+                .contains("separation_radius")
+        );
+        s.reset().unwrap();
+        assert_eq!(s.counts(), vec![50], "reset rebuilds the scenario's boids");
+        assert_eq!(s.species()[0], b, "keeping the current parameters");
+    }
+
+    #[test]
+    fn frames_step_in_real_time_at_the_chosen_speed() {
+        let mut s = sim("default");
+        s.frame(1.0 / 60.0);
+        assert_eq!(with_world!(&s.world, w => w.step_index()), 1);
+        s.speed = 4.0;
+        s.frame(1.0 / 60.0);
+        assert_eq!(with_world!(&s.world, w => w.step_index()), 5);
+        s.paused = true;
+        s.frame(1.0);
+        assert_eq!(with_world!(&s.world, w => w.step_index()), 5);
+    }
+}

@@ -156,30 +156,25 @@ impl App<'_> {
         Ok(())
     }
 
-    /// A camera showing the world beside the panel.
+    /// The window area beside the panel, pixels: x, y, width, height.
+    fn viewport(&self) -> [f32; 4] {
+        match &self.gfx {
+            Some(g) => viewport_of(g),
+            None => [0.0, 0.0, 1.0, 1.0],
+        }
+    }
+
+    /// A camera showing the world in the area beside the panel.
     fn fit_camera(&mut self) {
-        let Some(g) = &self.gfx else { return };
-        let (w, h) = (g.config.width as f32, g.config.height as f32);
-        let panel = PANEL * g.window.scale_factor() as f32;
+        let vp = self.viewport();
         self.sim
             .scene(&mut self.scene, &self.settings, &mut self.trails);
         let (lo, hi) = self.scene.bounds;
-        let mut cam = Camera::fit(self.scene.dim, lo, hi, ((w - panel) / h).max(0.2));
-        if let Camera::TopDown {
-            center,
-            half_height,
-        } = &mut cam
-        {
-            // Shift left by half the panel so the box sits in the free area.
-            center.x -= 0.5 * panel * (2.0 * *half_height / h);
-        }
-        self.camera = Some(cam);
+        self.camera = Some(Camera::fit(self.scene.dim, lo, hi, vp[2] / vp[3]));
     }
 
     fn world_at_cursor(&self) -> Option<[f32; 3]> {
-        let g = self.gfx.as_ref()?;
-        let size = Vec2::new(g.config.width as f32, g.config.height as f32);
-        let p = self.camera?.unproject_2d(self.cursor, size)?;
+        let p = self.unproject(self.cursor)?;
         Some([p.x, p.y, 0.0])
     }
 
@@ -263,8 +258,9 @@ impl App<'_> {
         };
         let view = frame.texture.create_view(&Default::default());
         let (w, h) = (g2.config.width, g2.config.height);
+        let vp = viewport_of(g2);
         g2.renderer
-            .render(&self.scene, &camera, &self.settings, &view, w, h);
+            .render_in(&self.scene, &camera, &self.settings, &view, (w, h), vp);
         // The panel over the flock.
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [w, h],
@@ -374,9 +370,9 @@ impl App<'_> {
     }
 
     fn unproject(&self, pixel: Vec2) -> Option<Vec2> {
-        let g = self.gfx.as_ref()?;
-        let size = Vec2::new(g.config.width as f32, g.config.height as f32);
-        self.camera?.unproject_2d(pixel, size)
+        let vp = self.viewport();
+        self.camera?
+            .unproject_in(pixel, Vec2::new(vp[0], vp[1]), Vec2::new(vp[2], vp[3]))
     }
 
     fn key(&mut self, event: &KeyEvent) {
@@ -402,6 +398,13 @@ impl App<'_> {
             _ => {}
         }
     }
+}
+
+/// The window area beside the panel, pixels: x, y, width, height.
+fn viewport_of(g: &Gfx) -> [f32; 4] {
+    let (w, h) = (g.config.width as f32, g.config.height as f32);
+    let panel = (PANEL * g.window.scale_factor() as f32).min(w - 1.0);
+    [panel, 0.0, (w - panel).max(1.0), h]
 }
 
 /// Copies the frame about to be presented into a PNG.
