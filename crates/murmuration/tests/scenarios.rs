@@ -406,3 +406,61 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_world_saved_as_a_scenario_loads_back_with_the_same_parameters() {
+    for preset in [
+        "sharks-and-schools.toml",
+        "idle-crowd.toml",
+        "starlings-3d.toml",
+    ] {
+        let s = Scenario::load(&presets_dir().join(preset)).unwrap();
+        let names: Vec<String> = s.species().iter().map(|(n, _)| n.clone()).collect();
+        let small: Vec<Override> = names
+            .iter()
+            .map(|n| format!("species.{n}.count=20").parse().unwrap())
+            .collect();
+        let s = Scenario::load_with(&presets_dir().join(preset), &small).unwrap();
+        match s.build().unwrap() {
+            AnyWorld::D2(mut w) => {
+                w.add_pulse(murmuration::Pulse::new(Vec2::new(3.0, 4.0), 2.0, 1.0, 5.0))
+                    .unwrap();
+                w.add_path(murmuration::Path::new(
+                    vec![Vec2::ZERO, Vec2::ONE],
+                    1.0,
+                    2.0,
+                ))
+                .unwrap();
+                w.add_zone(murmuration::Zone::new(murmuration::Obstacle::Sphere {
+                    center: Vec2::ONE,
+                    radius: 2.0,
+                }))
+                .unwrap();
+                let text = murmuration::scenario::to_toml(&w, &names, "saved", "round trip");
+                let back: World2 = Scenario::parse(&text, "saved.toml")
+                    .unwrap_or_else(|e| panic!("{e}\n{text}"))
+                    .build_world()
+                    .unwrap();
+                assert_eq!(back.config(), w.config());
+                assert_eq!(back.species(), w.species());
+                assert_eq!(back.relations(), w.relations());
+                assert_eq!(back.obstacles(), w.obstacles());
+                assert_eq!(back.attractors(), w.attractors());
+                assert_eq!(back.pulses(), w.pulses());
+                assert_eq!(back.paths(), w.paths());
+                assert_eq!(back.zones().len(), 1);
+                assert_eq!(back.len(), w.len());
+            }
+            AnyWorld::D3(w) => {
+                let text = murmuration::scenario::to_toml(&w, &names, "saved", "round trip");
+                let back: World3 = Scenario::parse(&text, "saved.toml")
+                    .unwrap()
+                    .build_world()
+                    .unwrap();
+                assert_eq!(back.config(), w.config());
+                assert_eq!(back.species(), w.species());
+                assert_eq!(back.len(), w.len());
+            }
+        }
+    }
+}

@@ -13,6 +13,8 @@ use murmuration_render::{ColourMode, RenderSettings};
 pub struct Requests {
     /// Load this preset.
     pub preset: Option<&'static str>,
+    /// Load this scenario file.
+    pub load: Option<String>,
 }
 
 /// State the panel keeps between frames.
@@ -23,6 +25,10 @@ pub struct Panel {
     pub follow: bool,
     /// Frames per second (smoothed).
     pub fps: f32,
+    /// The file the save and load buttons use.
+    pub file: String,
+    /// The last save or load, for the status line.
+    pub status: Option<String>,
 }
 
 /// Symptom → cause → fix, after the seeds' tuning tables (in our words).
@@ -76,6 +82,8 @@ impl Panel {
             error: None,
             follow: false,
             fps: 60.0,
+            file: "my-flock.toml".into(),
+            status: None,
         }
     }
 
@@ -129,6 +137,25 @@ impl Panel {
                 .logarithmic(true)
                 .text("speed ×"),
         );
+        ui.horizontal(|ui| {
+            ui.add(egui::TextEdit::singleline(&mut self.file).desired_width(150.0));
+            if ui
+                .button("Save")
+                .on_hover_text("write the current world as a scenario file")
+                .clicked()
+            {
+                self.status = Some(match save(sim, &self.file) {
+                    Ok(()) => format!("saved {}", self.file),
+                    Err(e) => format!("{e:#}"),
+                });
+            }
+            if ui.button("Load").clicked() {
+                req.load = Some(self.file.clone());
+            }
+        });
+        if let Some(s) = &self.status {
+            ui.label(s);
+        }
         ui.horizontal(|ui| {
             let label = if sim.saved.is_none() {
                 "Keep as A"
@@ -196,7 +223,7 @@ impl Panel {
         ui.separator();
         self.plots(ui, sim);
         ui.collapsing("Mouse and keys", |ui| {
-            ui.label("2D: left click sets the target; right click fires a pulse; shift + drag draws a path; O drops an obstacle; middle drag pans; wheel zooms.");
+            ui.label("2D: left click sets the target; left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; middle drag pans; wheel zooms.");
             ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
         });
         ui.collapsing("Tuning help", |ui| {
@@ -433,4 +460,50 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         s(ui, &mut p.follow_weight, 0.0, 1e3, true, "follow weight");
     });
     changed
+}
+
+/// Writes the current world as a scenario file (atomically).
+fn save(sim: &Sim, path: &str) -> anyhow::Result<()> {
+    let names: Vec<String> = sim
+        .scenario
+        .species()
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    let name = std::path::Path::new(path)
+        .file_stem()
+        .map_or("saved".into(), |s| s.to_string_lossy().into_owned());
+    let description = format!("saved from the sandbox (from {})", sim.scenario.name());
+    let text = with_world!(&sim.world, w => murmuration::scenario::to_toml(w, &names, &name, &description));
+    let mut f = crate::outputs::AtomicFile::create(std::path::Path::new(path), "save")?;
+    std::io::Write::write_all(f.writer(), text.as_bytes())?;
+    f.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use murmuration::scenario::Scenario;
+
+    #[test]
+    fn saving_writes_a_scenario_that_loads_the_same_flock() {
+        let text = crate::presets::preset("idle-crowd").unwrap();
+        let mut sim = Sim::new(Scenario::parse(text, "idle-crowd").unwrap()).unwrap();
+        let p = SpeciesParams {
+            cohesion_weight: 0.9,
+            ..sim.species()[0]
+        };
+        sim.set_species(0, p).unwrap();
+        sim.set_count(0, 123).unwrap();
+        sim.obstacle([5.0, 5.0, 0.0]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mine.toml");
+        save(&sim, file.to_str().unwrap()).unwrap();
+        let back = crate::presets::load(Some(file.to_str().unwrap()), &[]).unwrap();
+        assert_eq!(back.name(), "mine");
+        let loaded = Sim::new(back).unwrap();
+        assert_eq!(loaded.species(), sim.species());
+        assert_eq!(loaded.counts(), vec![123]);
+        with_world!(&loaded.world, w => assert_eq!(w.obstacles().len(), 2));
+    }
 }

@@ -14,7 +14,7 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 /// Width of the tuning panel, logical pixels.
@@ -45,7 +45,6 @@ struct App<'a> {
     last: Instant,
     error: Option<anyhow::Error>,
     cursor: Vec2,
-    modifiers: ModifiersState,
     drag: Option<(MouseButton, Vec2)>,
     stroke: Vec<[f32; 3]>,
 }
@@ -66,7 +65,6 @@ pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
         last: Instant::now(),
         error: None,
         cursor: Vec2::ZERO,
-        modifiers: ModifiersState::empty(),
         drag: None,
         stroke: Vec::new(),
     };
@@ -229,12 +227,23 @@ impl App<'_> {
             // textures nothing refers to any more).
             g.egui_renderer.free_texture(id);
         }
-        if let Some(name) = req.and_then(|r| r.preset) {
+        let req = req.unwrap_or_default();
+        let next = if let Some(name) = req.preset {
             let text = crate::presets::preset(name).expect("listed preset");
-            let s = Scenario::parse(text, &format!("<preset {name}>"))?;
-            self.sim = Sim::new(s)?;
-            self.trails.clear();
-            self.fit_camera();
+            Some(Scenario::parse(text, &format!("<preset {name}>")).map_err(anyhow::Error::from))
+        } else {
+            req.load.map(|f| crate::presets::load(Some(&f), &[]))
+        };
+        match next.map(|s| s.and_then(Sim::new)) {
+            Some(Ok(sim)) => {
+                self.sim = sim;
+                self.trails.clear();
+                self.fit_camera();
+                self.panel.status = Some(format!("loaded {}", self.sim.scenario.origin()));
+            }
+            // A bad file is reported in the panel; the current world stays.
+            Some(Err(e)) => self.panel.status = Some(format!("{e:#}")),
+            None => {}
         }
         self.sim
             .scene(&mut self.scene, &self.settings, &mut self.trails);
@@ -355,7 +364,6 @@ impl App<'_> {
             }
         } else if !three_d
             && button == MouseButton::Left
-            && self.modifiers.shift_key()
             && let Some(p) = self.world_at_cursor()
         {
             let extent = (self.scene.bounds.1 - self.scene.bounds.0).max_element();
@@ -498,7 +506,6 @@ impl ApplicationHandler for App<'_> {
                     el.exit();
                 }
             }
-            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
             WindowEvent::CursorMoved { position, .. } => {
                 self.moved(Vec2::new(position.x as f32, position.y as f32));
             }

@@ -25,11 +25,13 @@
 //! assert!(e.starts_with("fish.toml:9:21: species.fish.separation_radius = 2"), "{e}");
 //! ```
 
+mod export;
 mod lint;
 mod location;
 mod spec;
 pub mod styles;
 
+pub use export::to_toml;
 pub use lint::Lint;
 
 use crate::error::{ParamError, ScenarioError, WorldError};

@@ -1,0 +1,161 @@
+//! A world written back as a scenario file: what the sandbox saves, so a tuned
+//! flock can be loaded, run headless or shared.
+
+use crate::params::{Boundary, Relation};
+use crate::vector::Vector;
+use crate::world::World;
+use toml::{Table, Value};
+
+fn vector<V: Vector>(v: V) -> Value {
+    Value::Array(
+        v.to_array3()[..V::DIM]
+            .iter()
+            .map(|&x| Value::Float(x as f64))
+            .collect(),
+    )
+}
+
+/// The scenario text of `world`: its box, boundary, time step and seed, every
+/// species (named by `names`, else `species_<i>`) with all its parameters and
+/// its current boid count, the relations that differ from the default, and
+/// every obstacle, attractor, pulse, path and zone. Boids are respawned when it
+/// is loaded (positions are not part of a scenario: use a snapshot for that).
+pub fn to_toml<V: Vector>(
+    world: &World<V>,
+    names: &[String],
+    name: &str,
+    description: &str,
+) -> String {
+    let species_name = |i: usize| {
+        names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("species_{i}"))
+    };
+    let mut t = Table::new();
+    t.insert("name".into(), name.into());
+    t.insert("description".into(), description.into());
+    t.insert("dimension".into(), Value::Integer(V::DIM as i64));
+    let c = world.config();
+    let mut w = Table::new();
+    w.insert("min".into(), vector(c.min));
+    w.insert("max".into(), vector(c.max));
+    w.insert(
+        "boundary".into(),
+        match c.boundary {
+            Boundary::Wrap => "wrap".into(),
+            Boundary::Reflect => "reflect".into(),
+            Boundary::Unbounded => "unbounded".into(),
+            Boundary::Soft { margin, strength } => {
+                let mut b = Table::new();
+                b.insert("kind".into(), "soft".into());
+                b.insert("margin".into(), Value::Float(margin as f64));
+                b.insert("strength".into(), Value::Float(strength as f64));
+                Value::Table(b)
+            }
+        },
+    );
+    w.insert("dt".into(), Value::Float(c.dt as f64));
+    w.insert("seed".into(), Value::Integer(c.seed as i64));
+    t.insert("world".into(), Value::Table(w));
+    let mut counts = vec![0i64; world.species().len()];
+    for &s in world.boid_species() {
+        counts[s as usize] += 1;
+    }
+    let mut species = Table::new();
+    for (i, p) in world.species().iter().enumerate() {
+        let mut s = Table::new();
+        s.insert("count".into(), Value::Integer(counts[i]));
+        s.extend(Table::try_from(p).expect("species parameters serialize"));
+        species.insert(species_name(i), Value::Table(s));
+    }
+    t.insert("species".into(), Value::Table(species));
+    let mut relations = Table::new();
+    let n = world.species().len();
+    for a in 0..n {
+        let mut row = Table::new();
+        for b in 0..n {
+            let r = world.relations().get(a, b);
+            let default = if a == b {
+                Relation::Flock
+            } else {
+                Relation::Separate
+            };
+            if r != default {
+                row.insert(species_name(b), Value::try_from(r).expect("relation"));
+            }
+        }
+        if !row.is_empty() {
+            relations.insert(species_name(a), Value::Table(row));
+        }
+    }
+    if !relations.is_empty() {
+        t.insert("relations".into(), Value::Table(relations));
+    }
+    let list = |items: Vec<Value>| Value::Array(items);
+    if !world.obstacles().is_empty() {
+        let o = world
+            .obstacles()
+            .iter()
+            .map(|o| Value::try_from(o).expect("obstacles serialize"))
+            .collect();
+        t.insert("obstacles".into(), list(o));
+    }
+    let named = |s: Option<u16>, tab: &mut Table| {
+        if let Some(s) = s {
+            tab.insert("species".into(), species_name(s as usize).into());
+        }
+    };
+    if !world.attractors().is_empty() {
+        let a = world
+            .attractors()
+            .iter()
+            .map(|a| {
+                let mut tab = Table::new();
+                tab.insert("position".into(), vector(a.position));
+                tab.insert("goal".into(), vector(a.goal));
+                tab.insert("follow".into(), Value::Float(a.follow as f64));
+                tab.insert("weight".into(), Value::Float(a.weight as f64));
+                tab.insert("radius".into(), Value::Float(a.radius as f64));
+                tab.insert("range".into(), Value::Float(a.range as f64));
+                named(a.species, &mut tab);
+                Value::Table(tab)
+            })
+            .collect();
+        t.insert("attractors".into(), list(a));
+    }
+    if !world.pulses().is_empty() {
+        let p = world
+            .pulses()
+            .iter()
+            .map(|p| Value::try_from(p).expect("pulses serialize"))
+            .collect();
+        t.insert("pulses".into(), list(p));
+    }
+    if !world.paths().is_empty() {
+        let p = world
+            .paths()
+            .iter()
+            .map(|p| Value::try_from(p).expect("paths serialize"))
+            .collect();
+        t.insert("paths".into(), list(p));
+    }
+    if !world.zones().is_empty() {
+        let z = world
+            .zones()
+            .iter()
+            .map(|z| {
+                let mut tab = Table::new();
+                tab.insert(
+                    "shape".into(),
+                    Value::try_from(&z.shape).expect("shapes serialize"),
+                );
+                named(z.species, &mut tab);
+                tab.insert("threshold".into(), Value::Integer(z.threshold as i64));
+                Value::Table(tab)
+            })
+            .collect();
+        t.insert("zones".into(), list(z));
+    }
+    toml::to_string(&t).expect("a scenario table serializes")
+}
