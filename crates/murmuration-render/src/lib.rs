@@ -30,6 +30,7 @@ mod settings;
 
 pub use camera::Camera;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RenderError};
+pub use overlay::inspection;
 pub use renderer::Renderer;
 pub use scene::{BoidInstance, ColourVertex, PALETTE, Scene, Trails, heat};
 pub use settings::{ColourMode, RenderSettings};

@@ -360,6 +360,67 @@ pub fn entities<V: Vector>(
     }
 }
 
+/// Debug drawing of one inspected boid: its perception (white) and separation
+/// (red) radii, its vision cone, and its forces as arrows coloured by rule —
+/// separation red, alignment green, cohesion blue, boundary yellow, the applied
+/// steering white — scaled so `max_force` spans the perception radius.
+pub fn inspection<V: Vector>(
+    ins: &murmuration::Inspection<V>,
+    p: &murmuration::SpeciesParams,
+    lines: &mut Vec<ColourVertex>,
+) {
+    let mut fills = Vec::new();
+    let dim = V::DIM;
+    let mut out = Out {
+        lines,
+        fills: &mut fills,
+        dim,
+    };
+    let c = to3(ins.position);
+    let r = p.perception_radius();
+    out.ball(c, r, [0.9, 0.9, 1.0, 1.0]);
+    out.ball(c, p.separation_radius, [1.4, 0.3, 0.25, 1.0]);
+    let h = to3(ins.velocity).normalize_or(Vec3::X);
+    if p.fov_degrees < 360.0 {
+        let half = 0.5 * p.fov_degrees.to_radians();
+        let axis = if dim == 2 {
+            Vec3::Z
+        } else {
+            h.any_orthonormal_vector()
+        };
+        for a in [half, -half] {
+            let d = glam::Quat::from_axis_angle(axis, a) * h;
+            out.line(c, c + r * d, [0.6, 0.6, 0.8, 1.0]);
+        }
+    }
+    let scale = r / p.max_force.max(1e-6);
+    let arrows = [
+        (ins.separation, [1.6, 0.25, 0.2, 1.0]),
+        (ins.alignment, [0.3, 1.5, 0.35, 1.0]),
+        (ins.cohesion, [0.3, 0.5, 1.8, 1.0]),
+        (ins.boundary, [1.5, 1.3, 0.2, 1.0]),
+        (ins.steering, [1.6, 1.6, 1.6, 1.0]),
+    ];
+    for (f, colour) in arrows {
+        let v = to3(f) * scale;
+        let len = v.length();
+        if len < 1e-6 {
+            continue;
+        }
+        let tip = c + v;
+        out.line(c, tip, colour);
+        let d = v / len;
+        let side = d.cross(if dim == 2 {
+            Vec3::Z
+        } else {
+            d.any_orthonormal_vector()
+        });
+        let head = 0.2 * len.min(r);
+        out.line(tip, tip - head * d + 0.5 * head * side, colour);
+        out.line(tip, tip - head * d - 0.5 * head * side, colour);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

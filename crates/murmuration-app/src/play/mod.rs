@@ -25,6 +25,9 @@ pub struct PlayArgs {
     /// Save the window's last frame to this PNG (with --frames).
     #[arg(long, value_name = "FILE.png")]
     pub screenshot: Option<PathBuf>,
+    /// Select this boid at the start (its radii, vision cone and forces are drawn).
+    #[arg(long, value_name = "ID")]
+    pub select: Option<u32>,
     /// Random seed (overrides world.seed).
     #[arg(long)]
     pub seed: Option<u64>,

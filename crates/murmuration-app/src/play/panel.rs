@@ -221,9 +221,15 @@ impl Panel {
                 });
         }
         ui.separator();
+        if let Some(text) = sim.selected_summary() {
+            ui.label(RichText::new(text).small());
+            if ui.button("Clear selection").clicked() {
+                sim.selected = None;
+            }
+        }
         self.plots(ui, sim);
         ui.collapsing("Mouse and keys", |ui| {
-            ui.label("2D: left click sets the target; left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; middle drag pans; wheel zooms.");
+            ui.label("2D: left click sets the target; left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; ctrl + click (or I) selects the nearest boid to show its radii, vision cone and forces (separation red, alignment green, cohesion blue, boundary yellow, applied white); Esc clears it; middle drag pans; wheel zooms.");
             ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
         });
         ui.collapsing("Tuning help", |ui| {

@@ -2,6 +2,7 @@
 //! (fixed steps, speed ×0.25–×4, pause, single step), metric history for the
 //! plots, and the A/B parameter sets.
 
+use glam::Vec3 as V3;
 use murmuration::scenario::{AnyWorld, Scenario};
 use murmuration::{Attractor, Obstacle, Path, Pulse, SpeciesParams, Vector, World};
 use murmuration_render::{RenderSettings, Scene, Trails};
@@ -28,6 +29,8 @@ pub struct Sim {
     pub step_ms: f32,
     /// The kept parameter set ("A") to compare against, if any.
     pub saved: Option<Vec<SpeciesParams>>,
+    /// The boid whose radii, vision cone and forces are drawn.
+    pub selected: Option<u32>,
 }
 
 macro_rules! with_world {
@@ -53,6 +56,7 @@ impl Sim {
             history: Default::default(),
             step_ms: 0.0,
             saved: None,
+            selected: None,
         })
     }
 
@@ -160,9 +164,53 @@ impl Sim {
         }
     }
 
-    /// Updates the drawable scene.
-    pub fn scene(&self, scene: &mut Scene, settings: &RenderSettings, trails: &mut Trails) {
+    /// Updates the drawable scene (with the selected boid's debug drawing).
+    pub fn scene(&mut self, scene: &mut Scene, settings: &RenderSettings, trails: &mut Trails) {
         with_world!(&self.world, w => scene.update(w, settings, trails));
+        if let Some(id) = self.selected {
+            let found = with_world!(&self.world, w => match w.inspect(id) {
+                Some(ins) => {
+                    murmuration_render::inspection(&ins, &w.species()[ins.species], &mut scene.lines);
+                    true
+                }
+                None => false,
+            });
+            if !found {
+                self.selected = None;
+            }
+        }
+    }
+
+    /// Selects the boid nearest a world point (or clears the selection when the
+    /// world is empty).
+    pub fn select_near(&mut self, p: [f32; 3]) {
+        self.selected = with_world!(&self.world, w => {
+            let q = V3::from(p);
+            w.ids()
+                .iter()
+                .zip(w.positions())
+                .map(|(&id, x)| (id, (V3::from(x.to_array3()) - q).length_squared()))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(id, _)| id)
+        });
+    }
+
+    /// The selected boid taken apart, as text for the panel.
+    pub fn selected_summary(&self) -> Option<String> {
+        let id = self.selected?;
+        with_world!(&self.world, w => w.inspect(id).map(|i| {
+            let m = |v: [f32; 3]| V3::from(v).length();
+            format!(
+                "boid {id} ({}): {} neighbours\nseparation {:.3}, alignment {:.3}, cohesion {:.3}, boundary {:.3}, applied {:.3}",
+                self.scenario.species().get(i.species).map_or("?", |s| s.0.as_str()),
+                i.neighbours,
+                m(i.separation.to_array3()),
+                m(i.alignment.to_array3()),
+                m(i.cohesion.to_array3()),
+                m(i.boundary.to_array3()),
+                m(i.steering.to_array3()),
+            )
+        }))
     }
 
     /// Drops an attractor at a world point (2D; z ignored).
@@ -292,6 +340,31 @@ mod tests {
         s.reset().unwrap();
         assert_eq!(s.counts(), vec![50], "reset rebuilds the scenario's boids");
         assert_eq!(s.species()[0], b, "keeping the current parameters");
+    }
+
+    #[test]
+    fn selecting_a_boid_draws_its_debug_overlay() {
+        let mut s = sim("default");
+        s.step(3);
+        let settings = RenderSettings {
+            overlays: false,
+            ..RenderSettings::default()
+        };
+        let (mut scene, mut trails) = (Scene::new(), Trails::default());
+        s.scene(&mut scene, &settings, &mut trails);
+        assert!(scene.lines.is_empty());
+        s.select_near([30.0, 30.0, 0.0]);
+        let id = s.selected.unwrap();
+        s.scene(&mut scene, &settings, &mut trails);
+        assert!(scene.lines.len() > 100, "radii, cone and arrows");
+        assert!(
+            s.selected_summary()
+                .unwrap()
+                .starts_with(&format!("boid {id} (boids): "))
+        );
+        with_world!(&mut s.world, w => w.remove_boid(id)).unwrap();
+        s.scene(&mut scene, &settings, &mut trails);
+        assert_eq!(s.selected, None, "a removed boid is deselected");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::{Key, ModifiersState, NamedKey};
 use winit::window::{Window, WindowId};
 
 /// Width of the tuning panel, logical pixels.
@@ -45,6 +45,7 @@ struct App<'a> {
     last: Instant,
     error: Option<anyhow::Error>,
     cursor: Vec2,
+    modifiers: ModifiersState,
     drag: Option<(MouseButton, Vec2)>,
     stroke: Vec<[f32; 3]>,
 }
@@ -52,9 +53,11 @@ struct App<'a> {
 /// Opens the window and runs until it is closed (or `--frames` are done).
 pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
     let event_loop = EventLoop::new().context("cannot connect to the display")?;
+    let mut sim = Sim::new(scenario)?;
+    sim.selected = args.select;
     let mut app = App {
         args,
-        sim: Sim::new(scenario)?,
+        sim,
         gfx: None,
         panel: Panel::new(),
         settings: RenderSettings::default(),
@@ -65,6 +68,7 @@ pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
         last: Instant::now(),
         error: None,
         cursor: Vec2::ZERO,
+        modifiers: ModifiersState::empty(),
         drag: None,
         stroke: Vec::new(),
     };
@@ -336,6 +340,12 @@ impl App<'_> {
                     let pts = std::mem::take(&mut self.stroke);
                     let r = self.sim.path(&pts);
                     self.report(r);
+                } else if !moved
+                    && button == MouseButton::Left
+                    && self.modifiers.control_key()
+                    && let Some(p) = self.world_at_cursor()
+                {
+                    self.sim.select_near(p);
                 } else if !moved && let Some(p) = self.world_at_cursor() {
                     let r = match button {
                         MouseButton::Left => self.sim.attract(p),
@@ -397,6 +407,12 @@ impl App<'_> {
                 let r = self.sim.reset().map_err(|e| e.to_string());
                 self.report(r);
             }
+            Key::Character(c) if c.as_str() == "i" => {
+                if let Some(p) = self.world_at_cursor() {
+                    self.sim.select_near(p);
+                }
+            }
+            Key::Named(NamedKey::Escape) => self.sim.selected = None,
             Key::Character(c) if c.as_str() == "o" => {
                 if let Some(p) = self.world_at_cursor() {
                     let r = self.sim.obstacle(p);
@@ -506,6 +522,7 @@ impl ApplicationHandler for App<'_> {
                     el.exit();
                 }
             }
+            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
             WindowEvent::CursorMoved { position, .. } => {
                 self.moved(Vec2::new(position.x as f32, position.y as f32));
             }
