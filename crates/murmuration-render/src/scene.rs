@@ -160,8 +160,8 @@ impl Scene {
         self.centroid = if pos.is_empty() {
             0.5 * (self.bounds.0 + self.bounds.1)
         } else {
-            let m = world.metrics();
-            to3(m.centroid)
+            // Only the centroid: the other metrics (neighbour searches) are not needed.
+            to3(murmuration::metrics::centroid(pos, cfg))
         };
         self.lines.clear();
         self.fills.clear();
