@@ -63,6 +63,28 @@ pub fn load(file: Option<&str>, overrides: &[Override]) -> Result<Scenario> {
     Ok(scenario)
 }
 
+/// [`load`] with `--seed` (when given) then the `--set` overrides applied.
+pub fn load_seeded(file: Option<&str>, seed: Option<u64>, set: &[Override]) -> Result<Scenario> {
+    let mut overrides: Vec<Override> = seed
+        .map(|s| Override {
+            path: "world.seed".into(),
+            value: s.to_string(),
+        })
+        .into_iter()
+        .collect();
+    overrides.extend(set.iter().cloned());
+    load(file, &overrides)
+}
+
+/// The scenario's name, or where it came from when it has none.
+pub fn label(s: &Scenario) -> String {
+    if s.name().is_empty() {
+        s.origin().to_string()
+    } else {
+        s.name().to_string()
+    }
+}
+
 /// Memory this machine has available, bytes (Linux's MemAvailable).
 fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

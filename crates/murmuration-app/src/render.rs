@@ -176,15 +176,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         _ => crate::outputs::probe(&args.out, "--out")?,
     }
     let pool = thread_pool(args.threads)?;
-    let mut overrides = Vec::new();
-    if let Some(seed) = args.seed {
-        overrides.push(Override {
-            path: "world.seed".into(),
-            value: seed.to_string(),
-        });
-    }
-    overrides.extend(args.set.iter().cloned());
-    let scenario = presets::load(args.file.as_deref(), &overrides)?;
+    let scenario = presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
     let settings = RenderSettings {
         colour: match args.colour {
             Colour::Species => ColourMode::Species,
@@ -197,11 +189,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     };
     let mut offscreen = Offscreen::new(args.size.0, args.size.1)
         .context("offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)")?;
-    let name = if scenario.name().is_empty() {
-        scenario.origin().to_string()
-    } else {
-        scenario.name().to_string()
-    };
+    let name = presets::label(&scenario);
     outln!(
         "render: {name} ({}D, {} boids), {} frames every {} steps at {}x{} on {}",
         scenario.dimension(),

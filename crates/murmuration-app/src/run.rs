@@ -145,20 +145,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
             (world, label, args.steps.unwrap_or(1000))
         }
         None => {
-            let mut overrides = Vec::new();
-            if let Some(seed) = args.seed {
-                overrides.push(Override {
-                    path: "world.seed".into(),
-                    value: seed.to_string(),
-                });
-            }
-            overrides.extend(args.set.iter().cloned());
-            let s = presets::load(args.file.as_deref(), &overrides)?;
-            let label = if s.name().is_empty() {
-                s.origin().to_string()
-            } else {
-                s.name().to_string()
-            };
+            let s = presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
+            let label = presets::label(&s);
             let steps = args.steps.or(s.steps()).unwrap_or(1000);
             (pool.install(|| s.build())?, label, steps)
         }

@@ -56,14 +56,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         }
         crate::outputs::probe(p, "--screenshot")?;
     }
-    let mut overrides = Vec::new();
-    if let Some(seed) = args.seed {
-        overrides.push(Override {
-            path: "world.seed".into(),
-            value: seed.to_string(),
-        });
-    }
-    overrides.extend(args.set.iter().cloned());
-    let scenario = crate::presets::load(args.file.as_deref(), &overrides)?;
+    let scenario = crate::presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
     window::run(args, scenario)
 }

@@ -350,15 +350,16 @@ impl Panel {
     }
 }
 
+/// A labelled slider over `[lo, hi]`; true when it moved.
+fn slider(ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str) -> bool {
+    ui.add(Slider::new(v, lo..=hi).logarithmic(log).text(text))
+        .changed()
+}
+
 /// One slider per species parameter over its documented range; true if any changed.
 fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
     let mut changed = false;
-    let mut s = |ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str| {
-        changed |= ui
-            .add(Slider::new(v, lo..=hi).logarithmic(log).text(text))
-            .changed();
-    };
-    s(
+    changed |= slider(
         ui,
         &mut p.separation_radius,
         0.001,
@@ -366,7 +367,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         true,
         "separation radius",
     );
-    s(
+    changed |= slider(
         ui,
         &mut p.alignment_radius,
         0.001,
@@ -374,7 +375,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         true,
         "alignment radius",
     );
-    s(
+    changed |= slider(
         ui,
         &mut p.cohesion_radius,
         0.001,
@@ -382,7 +383,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         true,
         "cohesion radius",
     );
-    s(
+    changed |= slider(
         ui,
         &mut p.separation_weight,
         0.0,
@@ -390,7 +391,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         true,
         "separation weight",
     );
-    s(
+    changed |= slider(
         ui,
         &mut p.alignment_weight,
         0.0,
@@ -398,7 +399,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         true,
         "alignment weight",
     );
-    s(
+    changed |= slider(
         ui,
         &mut p.cohesion_weight,
         0.0,
@@ -406,13 +407,13 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         true,
         "cohesion weight",
     );
-    s(ui, &mut p.max_speed, 0.001, 1e5, true, "max speed");
+    changed |= slider(ui, &mut p.max_speed, 0.001, 1e5, true, "max speed");
     let max = p.max_speed;
-    s(ui, &mut p.min_speed, 0.0, max, false, "min speed");
-    s(ui, &mut p.max_force, 0.001, 1e7, true, "max force");
-    s(ui, &mut p.fov_degrees, 1.0, 360.0, false, "field of view °");
-    s(ui, &mut p.jitter, 0.0, 1.0, true, "jitter");
-    s(ui, &mut p.smoothing, 0.0, 0.99, false, "smoothing");
+    changed |= slider(ui, &mut p.min_speed, 0.0, max, false, "min speed");
+    changed |= slider(ui, &mut p.max_force, 0.001, 1e7, true, "max force");
+    changed |= slider(ui, &mut p.fov_degrees, 1.0, 360.0, false, "field of view °");
+    changed |= slider(ui, &mut p.jitter, 0.0, 1.0, true, "jitter");
+    changed |= slider(ui, &mut p.smoothing, 0.0, 0.99, false, "smoothing");
     ui.horizontal(|ui| {
         let before = p.combine;
         ui.radio_value(&mut p.combine, CombineMode::WeightedSum, "weighted sum");
@@ -420,12 +421,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         changed |= before != p.combine;
     });
     ui.collapsing("behaviours", |ui| {
-        let mut s = |ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str| {
-            changed |= ui
-                .add(Slider::new(v, lo..=hi).logarithmic(log).text(text))
-                .changed();
-        };
-        s(
+        changed |= slider(
             ui,
             &mut p.obstacle_weight,
             0.0,
@@ -433,7 +429,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
             true,
             "obstacle weight",
         );
-        s(
+        changed |= slider(
             ui,
             &mut p.obstacle_lookahead,
             0.0,
@@ -441,7 +437,7 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
             true,
             "look-ahead s",
         );
-        s(
+        changed |= slider(
             ui,
             &mut p.obstacle_margin,
             0.001,
@@ -449,12 +445,12 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
             true,
             "obstacle margin",
         );
-        s(ui, &mut p.flee_radius, 0.001, 1e4, true, "flee radius");
-        s(ui, &mut p.flee_weight, 0.0, 1e3, true, "flee weight");
-        s(ui, &mut p.chase_radius, 0.001, 1e4, true, "chase radius");
-        s(ui, &mut p.chase_weight, 0.0, 1e3, true, "chase weight");
-        s(ui, &mut p.eat_radius, 0.0, 1e4, true, "eat radius");
-        s(
+        changed |= slider(ui, &mut p.flee_radius, 0.001, 1e4, true, "flee radius");
+        changed |= slider(ui, &mut p.flee_weight, 0.0, 1e3, true, "flee weight");
+        changed |= slider(ui, &mut p.chase_radius, 0.001, 1e4, true, "chase radius");
+        changed |= slider(ui, &mut p.chase_weight, 0.0, 1e3, true, "chase weight");
+        changed |= slider(ui, &mut p.eat_radius, 0.0, 1e4, true, "eat radius");
+        changed |= slider(
             ui,
             &mut p.straggler_preference,
             0.0,
@@ -462,8 +458,8 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
             true,
             "straggler preference",
         );
-        s(ui, &mut p.follow_radius, 0.001, 1e4, true, "follow radius");
-        s(ui, &mut p.follow_weight, 0.0, 1e3, true, "follow weight");
+        changed |= slider(ui, &mut p.follow_radius, 0.001, 1e4, true, "follow radius");
+        changed |= slider(ui, &mut p.follow_weight, 0.0, 1e3, true, "follow weight");
     });
     changed
 }
