@@ -2,14 +2,16 @@
 
 use anyhow::Result;
 use clap::ValueEnum;
-use murmuration_gpu::Gpu;
+use murmuration::World;
+use murmuration_gpu::{Gpu, GpuError, GpuFlock, GpuVector};
 use serde::{Deserialize, Serialize};
 
 /// Which engine steps the flock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// The CPU engine (rayon, SIMD).
+    #[default]
     Cpu,
     /// The GPU engine (wgpu compute); an error when no adapter exists.
     Gpu,
@@ -30,4 +32,18 @@ pub fn open(backend: Backend) -> Result<Option<Gpu>> {
             }
         },
     }
+}
+
+/// [`open`], and with `auto` also the CPU when `world` uses a feature the GPU
+/// backend lacks (saying which on stderr).
+pub fn open_for<V: GpuVector>(backend: Backend, world: &World<V>) -> Result<Option<Gpu>> {
+    let gpu = open(backend)?;
+    if backend == Backend::Auto
+        && gpu.is_some()
+        && let Err(e @ GpuError::Unsupported(_)) = GpuFlock::check_supported(world)
+    {
+        eprintln!("backend auto: using the CPU because {e}");
+        return Ok(None);
+    }
+    Ok(gpu)
 }

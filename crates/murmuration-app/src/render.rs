@@ -2,6 +2,7 @@
 //! headless pictures of a run, rendered offscreen (no window; lavapipe on a
 //! machine without a GPU).
 
+use crate::backend::{self, Backend};
 use crate::failure::{Interrupted, invalid};
 use crate::out::outln;
 use crate::outputs::AtomicFile;
@@ -11,8 +12,9 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, ImageEncoder, RgbaImage};
+use murmuration::World;
 use murmuration::scenario::{AnyWorld, Override};
-use murmuration::{Vector, World};
+use murmuration_gpu::{GpuVector, Simulation};
 use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
 use std::path::{Path, PathBuf};
 
@@ -75,6 +77,11 @@ pub struct RenderArgs {
     /// Change a scenario value (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<Override>,
+    /// Engine: cpu, gpu, or auto. On the GPU the frames are drawn straight from
+    /// the flock's buffers, except with --trails, --follow or --colour neighbours,
+    /// which read the state back each frame.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
     /// Worker threads for the simulation.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -187,41 +194,84 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         trails: args.trails.min(64),
         ..RenderSettings::default()
     };
-    let mut offscreen = Offscreen::new(args.size.0, args.size.1)
-        .context("offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)")?;
     let name = presets::label(&scenario);
-    outln!(
-        "render: {name} ({}D, {} boids), {} frames every {} steps at {}x{} on {}",
+    let header = format!(
+        "render: {name} ({}D, {} boids), {} frames every {} steps at {}x{}",
         scenario.dimension(),
         scenario.total_boids(),
         args.frames,
         args.stride,
         args.size.0,
         args.size.1,
-        offscreen.adapter()
-    )?;
+    );
     let world = pool.install(|| scenario.build())?;
     let frames = pool.install(|| match world {
-        AnyWorld::D2(w) => draw(w, args, &settings, &mut offscreen, kind),
-        AnyWorld::D3(w) => draw(w, args, &settings, &mut offscreen, kind),
+        AnyWorld::D2(w) => draw(w, args, &settings, &header, kind),
+        AnyWorld::D3(w) => draw(w, args, &settings, &header, kind),
     })?;
     outln!("wrote {} ({frames} frames)", args.out.display())?;
     Ok(())
 }
 
+/// Opens the backend and the offscreen target (on the same device when the GPU
+/// steps the flock, so frames are drawn from its buffers).
+fn open<V: GpuVector>(
+    world: World<V>,
+    args: &RenderArgs,
+    header: &str,
+) -> Result<(Simulation<V>, Offscreen)> {
+    let gpu = backend::open_for(args.backend, &world)?;
+    let (w, h) = args.size;
+    let offscreen = match &gpu {
+        Some(g) => Offscreen::with_gpu(g.clone(), w, h)?,
+        None => Offscreen::new(w, h).context(
+            "offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)",
+        )?,
+    };
+    let engine = if gpu.is_some() {
+        "stepped and drawn on the GPU".to_string()
+    } else {
+        "stepped on the CPU".to_string()
+    };
+    outln!("{header} on {} ({engine})", offscreen.adapter())?;
+    Ok((Simulation::with_gpu(world, gpu, None)?, offscreen))
+}
+
+/// Rebuilds `scene` for the current state: straight from the GPU flock's buffers
+/// when it can, else from the world (read back first on the GPU).
+fn update_scene<V: GpuVector>(
+    sim: &mut Simulation<V>,
+    scene: &mut Scene,
+    settings: &RenderSettings,
+    trails: &mut Trails,
+    follow: bool,
+) -> Result<()> {
+    if let Some(flock) = sim.flock()
+        && !settings.needs_cpu_state()
+        && !follow
+    {
+        scene.update_from_gpu(sim.world_unsynced(), flock.boid_buffers(), settings);
+    } else {
+        scene.update(sim.world()?, settings, trails);
+    }
+    Ok(())
+}
+
 /// Steps and draws every frame, writing them as they come; returns the count.
-fn draw<V: Vector>(
-    mut world: World<V>,
+fn draw<V: GpuVector>(
+    world: World<V>,
     args: &RenderArgs,
     settings: &RenderSettings,
-    out: &mut Offscreen,
+    header: &str,
     kind: Kind,
 ) -> Result<u32> {
+    let (mut sim, mut offscreen) = open(world, args, header)?;
+    let out = &mut offscreen;
     let (w, h) = out.size();
-    world.step_n(args.warmup);
+    sim.step_n(args.warmup)?;
     let mut scene = Scene::new();
     let mut trails = Trails::default();
-    scene.update(&world, settings, &mut trails);
+    update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
     let (lo, hi) = scene.bounds;
     let mut camera = Camera::fit(V::DIM, lo, hi, w as f32 / h as f32);
     camera.zoom(1.0 / args.zoom);
@@ -264,8 +314,8 @@ fn draw<V: Vector>(
             break;
         }
         if f > 0 {
-            world.step_n(args.stride);
-            scene.update(&world, settings, &mut trails);
+            sim.step_n(args.stride)?;
+            update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
         }
         if args.follow {
             camera.set_target(scene.centroid);

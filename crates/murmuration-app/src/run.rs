@@ -164,15 +164,7 @@ fn run_world<V: GpuVector>(
     steps: u64,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
-    let mut gpu = backend::open(args.backend)?;
-    if args.backend == Backend::Auto
-        && gpu.is_some()
-        && let Err(e @ murmuration_gpu::GpuError::Unsupported(_)) =
-            murmuration_gpu::GpuFlock::check_supported(&world)
-    {
-        eprintln!("backend auto: using the CPU because {e}");
-        gpu = None;
-    }
+    let gpu = backend::open_for(args.backend, &world)?;
     let engine = match &gpu {
         Some(g) => format!("GPU {}", g.name()),
         None => format!("{} threads", pool.current_num_threads()),

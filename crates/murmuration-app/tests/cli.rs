@@ -1,15 +1,8 @@
 //! The `murmuration` binary: default job, bench contract, bad input.
 
-use assert_cmd::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::cargo_bin("murmuration").unwrap()
-}
-
-fn stdout(c: &mut Command) -> String {
-    let out = c.assert().success().get_output().stdout.clone();
-    String::from_utf8(out).unwrap()
-}
+use common::{bin, ok as stdout};
 
 #[test]
 fn no_arguments_runs_the_default_scenario_and_prints_a_digest() {

@@ -50,7 +50,7 @@ fn xvfb() -> Option<Xvfb> {
     })
 }
 
-fn play(x: &Xvfb, frames: u32, shot: &Path) -> std::process::Output {
+fn play(x: &Xvfb, frames: u32, shot: &Path, extra: &[&str]) -> std::process::Output {
     Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
         .env("DISPLAY", &x.display)
         .env_remove("WAYLAND_DISPLAY")
@@ -59,8 +59,15 @@ fn play(x: &Xvfb, frames: u32, shot: &Path) -> std::process::Output {
         .arg(frames.to_string())
         .arg("--screenshot")
         .arg(shot)
+        .args(extra)
         .output()
         .unwrap()
+}
+
+fn bright(img: &image::RgbaImage) -> usize {
+    img.pixels()
+        .filter(|p| p[0].max(p[1]).max(p[2]) > 150)
+        .count()
 }
 
 #[test]
@@ -68,13 +75,13 @@ fn play_opens_a_window_runs_and_saves_screenshots_of_a_moving_flock() {
     let Some(x) = xvfb() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
-    let out = play(&x, 30, &a);
+    let out = play(&x, 30, &a, &[]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = play(&x, 120, &b);
+    let out = play(&x, 120, &b, &[]);
     assert!(
         out.status.success(),
         "{}",
@@ -84,11 +91,6 @@ fn play_opens_a_window_runs_and_saves_screenshots_of_a_moving_flock() {
     let b = image::open(&b).unwrap().to_rgba8();
     assert_eq!(a.dimensions(), (800, 500));
     // Not blank: bright boids, a dark background, the panel's text.
-    let bright = |img: &image::RgbaImage| {
-        img.pixels()
-            .filter(|p| p[0].max(p[1]).max(p[2]) > 150)
-            .count()
-    };
     assert!(bright(&a) > 500, "only {} bright pixels", bright(&a));
     let dark = a.pixels().filter(|p| p[0].max(p[1]).max(p[2]) < 40).count();
     assert!(dark > 100_000, "only {dark} dark pixels");
@@ -104,6 +106,38 @@ fn play_opens_a_window_runs_and_saves_screenshots_of_a_moving_flock() {
         changed > 2_000,
         "only {changed} pixels changed between frames 30 and 120"
     );
+}
+
+#[test]
+fn play_on_the_gpu_backend_draws_the_flock_from_its_buffers() {
+    let Some(x) = xvfb() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("gpu.png");
+    let out = play(&x, 40, &shot, &["--backend", "gpu"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("stepping on the GPU") && stdout.contains("straight from its buffers"),
+        "{stdout}"
+    );
+    let img = image::open(&shot).unwrap().to_rgba8();
+    // Boids right of the panel (the world's viewport), drawn from the GPU state.
+    let boids = (400..800)
+        .flat_map(|x| (0..500).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.get_pixel(x, y);
+            p[0].max(p[1]).max(p[2]) > 150
+        })
+        .count();
+    assert!(
+        boids > 300,
+        "only {boids} bright pixels in the world's view"
+    );
+    assert!(bright(&img) > 500);
 }
 
 #[test]

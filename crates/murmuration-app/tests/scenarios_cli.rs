@@ -1,24 +1,10 @@
 //! The scenario commands: run (outputs, resume, threads), check, sweep, presets,
 //! and every bad-input case (exit code 2 with the file, line, column and field).
 
-use assert_cmd::Command;
+mod common;
+
+use common::{bin, fails, ok};
 use std::path::Path;
-
-fn bin() -> Command {
-    Command::cargo_bin("murmuration").unwrap()
-}
-
-fn ok(c: &mut Command) -> String {
-    String::from_utf8(c.assert().success().get_output().stdout.clone()).unwrap()
-}
-
-/// Runs a command that must fail with `code`; returns its stderr.
-fn fails(c: &mut Command, code: i32) -> String {
-    let out = c.assert().code(code).get_output().clone();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(!err.contains("panicked"), "{err}");
-    err
-}
 
 fn line<'a>(out: &'a str, key: &str) -> &'a str {
     out.lines()
@@ -464,129 +450,4 @@ fn backend_auto_runs_worlds_the_gpu_lacks_features_for_on_the_cpu() {
         stdout.contains("soft (margin 2, strength 1.5) boundary"),
         "{stdout}"
     );
-}
-
-fn render_cmd() -> Command {
-    let mut c = bin();
-    c.env("XDG_RUNTIME_DIR", std::env::temp_dir());
-    c
-}
-
-/// True when offscreen rendering works here (lavapipe or a GPU).
-fn can_render(dir: &Path) -> bool {
-    let out = render_cmd()
-        .args(["render", "--frames", "1", "--size", "32x32", "-q", "--out"])
-        .arg(dir.join("probe.png"))
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        eprintln!(
-            "SKIPPED: no adapter for offscreen rendering: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    out.status.success()
-}
-
-#[test]
-fn render_writes_a_png_a_gif_and_a_folder_of_frames() {
-    let dir = tempfile::tempdir().unwrap();
-    if !can_render(dir.path()) {
-        return;
-    }
-    let png = dir.path().join("flock.png");
-    let out = ok(render_cmd()
-        .args([
-            "render",
-            "idle-crowd",
-            "--frames",
-            "3",
-            "--size",
-            "160x90",
-            "--out",
-        ])
-        .arg(&png));
-    assert!(
-        out.contains("render: idle-crowd (2D, 600 boids), 3 frames"),
-        "{out}"
-    );
-    let img = image::open(&png).unwrap().to_rgba8();
-    assert_eq!(img.dimensions(), (160, 90));
-    let gif = dir.path().join("flock.gif");
-    ok(render_cmd()
-        .args([
-            "render",
-            "starlings-3d",
-            "--set",
-            "species.starlings.count=300",
-            "--frames",
-            "4",
-        ])
-        .args([
-            "--size",
-            "96x64",
-            "--colour",
-            "speed",
-            "--no-bloom",
-            "--trails",
-            "3",
-            "--out",
-        ])
-        .arg(&gif));
-    let bytes = std::fs::read(&gif).unwrap();
-    assert_eq!(&bytes[..6], b"GIF89a");
-    let decoder = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(bytes)).unwrap();
-    use image::AnimationDecoder;
-    assert_eq!(decoder.into_frames().count(), 4);
-    let frames = dir.path().join("frames/");
-    ok(render_cmd()
-        .args([
-            "render", "--frames", "2", "--stride", "5", "--size", "64x48", "--follow", "--out",
-        ])
-        .arg(&frames));
-    let mut names: Vec<String> = std::fs::read_dir(&frames)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["frame_00000.png", "frame_00001.png"]);
-}
-
-#[test]
-fn render_rejects_bad_options_with_exit_code_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 4] = [
-        (&["--size", "10x10"], "out of range"),
-        (
-            &["--frames", "0"],
-            "--frames and --stride must be at least 1",
-        ),
-        (&["--orbit", "10,95"], "pitch 95 is out of range"),
-        (&["--zoom=-1"], "--zoom -1 must be positive"),
-    ];
-    for (args, want) in cases {
-        let err = fails(
-            render_cmd()
-                .arg("render")
-                .args(args)
-                .arg("--out")
-                .arg(dir.path().join("x.png")),
-            2,
-        );
-        assert!(err.contains(want), "{args:?}: {err}");
-    }
-    let err = fails(
-        render_cmd()
-            .args(["render", "--out"])
-            .arg(dir.path().join("x.bmp")),
-        2,
-    );
-    assert!(err.contains("use a .png, .gif or .mp4"), "{err}");
-    let err = fails(
-        render_cmd()
-            .args(["render", "--out"])
-            .arg(dir.path().join("no/such/x.png")),
-        2,
-    );
-    assert!(err.contains("cannot be written"), "{err}");
 }

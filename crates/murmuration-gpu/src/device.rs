@@ -31,6 +31,17 @@ impl Gpu {
         let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
             .await
             .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        Self::open_adapter(&adapter).await
+    }
+
+    /// Opens a device on `adapter` with the limits the flock needs: a window picks
+    /// the adapter that can draw into its surface, and the flock, the renderer and
+    /// the window then share one device (the renderer reads the flock's buffers).
+    pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
+        pollster::block_on(Self::open_adapter(adapter))
+    }
+
+    async fn open_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {

@@ -39,6 +39,29 @@ struct Buffers {
     _scratch: Vec<wgpu::Buffer>,
 }
 
+/// The state of a [`GpuFlock`] as it lives on the GPU, in the flock's storage
+/// (cell) order, which changes every step.
+#[derive(Clone, Debug)]
+pub struct BoidBuffers {
+    /// Positions: `vec2<f32>` (8 bytes) in 2D, `vec3<f32>` padded to 16 bytes in 3D.
+    pub positions: wgpu::Buffer,
+    /// Velocities, laid out as the positions.
+    pub velocities: wgpu::Buffer,
+    /// `vec2<u32>` per boid: (boid id, species index).
+    pub meta: wgpu::Buffer,
+    /// Boids.
+    pub len: u32,
+    /// 2 or 3.
+    pub dim: u32,
+}
+
+impl BoidBuffers {
+    /// `f32` words per position or velocity (2 in 2D, 4 in 3D).
+    pub fn stride(&self) -> u32 {
+        if self.dim == 3 { 4 } else { 2 }
+    }
+}
+
 /// Counters of the last step, read back from the GPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GpuStats {
@@ -291,6 +314,19 @@ impl<V: GpuVector> GpuFlock<V> {
     /// Bytes of GPU memory the flock's buffers hold.
     pub fn device_bytes(&self) -> u64 {
         self.device_bytes
+    }
+
+    /// The live state buffers, for a renderer that draws straight from them on the
+    /// same device (no copy through the CPU). Valid until the next step is recorded.
+    pub fn boid_buffers(&self) -> BoidBuffers {
+        let [p, v, _, m] = &self.buffers.state;
+        BoidBuffers {
+            positions: p.clone(),
+            velocities: v.clone(),
+            meta: m.clone(),
+            len: self.sim.n,
+            dim: V::DIM as u32,
+        }
     }
 
     /// Grid cells (periodic worlds) or hash buckets (open worlds).

@@ -45,7 +45,7 @@ mod uniforms;
 pub use device::Gpu;
 pub use dims::GpuVector;
 pub use error::GpuError;
-pub use flock::{GpuFlock, GpuStats};
+pub use flock::{BoidBuffers, GpuFlock, GpuStats};
 pub use simulation::{Backend, Simulation};
 
 /// Invocations per workgroup of every compute pass (the shaders' `WG`).

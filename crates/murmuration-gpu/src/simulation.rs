@@ -111,6 +111,27 @@ impl<V: GpuVector> Simulation<V> {
         Ok(())
     }
 
+    /// The GPU flock when it holds the current state (the GPU backend with no
+    /// change waiting to be uploaded): a renderer can draw its buffers directly.
+    pub fn flock(&self) -> Option<&GpuFlock<V>> {
+        if self.flock_stale {
+            None
+        } else {
+            self.flock.as_ref()
+        }
+    }
+
+    /// The open GPU, on the GPU backend.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpu.as_ref()
+    }
+
+    /// The world without copying the GPU state back: parameters, entities and the
+    /// boid list are current; positions and velocities are as of the last read-back.
+    pub fn world_unsynced(&self) -> &World<V> {
+        &self.world
+    }
+
     /// The world, with the GPU state copied back first when needed.
     pub fn world(&mut self) -> Result<&World<V>, GpuError> {
         self.sync()?;

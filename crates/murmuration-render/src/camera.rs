@@ -141,6 +141,19 @@ impl Camera {
         self.unproject_2d(pixel - origin, size)
     }
 
+    /// The ray through a pixel of a view drawn in a viewport starting at `origin`
+    /// (pixels) of `size` pixels: a point on the near plane and a unit direction
+    /// into the scene (for picking a boid in 3D; straight down in 2D).
+    pub fn ray_in(&self, pixel: Vec2, origin: Vec2, size: Vec2) -> (Vec3, Vec3) {
+        let size = size.max(Vec2::ONE);
+        let p = pixel - origin;
+        let ndc = Vec2::new(2.0 * p.x / size.x - 1.0, 1.0 - 2.0 * p.y / size.y);
+        let inv = self.view_proj(size.x / size.y).inverse();
+        let near = inv.project_point3(ndc.extend(0.0));
+        let far = inv.project_point3(ndc.extend(1.0));
+        (near, (far - near).normalize_or(Vec3::NEG_Z))
+    }
+
     /// The world point under a pixel of a 2D view (`None` in 3D).
     pub fn unproject_2d(&self, pixel: Vec2, size: Vec2) -> Option<Vec2> {
         match *self {
@@ -175,6 +188,28 @@ mod tests {
             .unproject_2d(Vec2::new(800.0, 450.0), Vec2::new(1600.0, 900.0))
             .unwrap();
         assert!((p - Vec2::new(30.0, 15.0)).length() < 1e-3);
+    }
+
+    #[test]
+    fn the_ray_through_a_projected_point_passes_through_it() {
+        let cam = Camera::fit(3, Vec3::ZERO, Vec3::new(20.0, 10.0, 30.0), 1.6);
+        let size = Vec2::new(800.0, 500.0);
+        let origin = Vec2::new(300.0, 20.0);
+        for p in [Vec3::new(10.0, 5.0, 15.0), Vec3::new(2.0, 9.0, 27.0)] {
+            let clip = cam.view_proj(size.x / size.y).project_point3(p);
+            let pixel =
+                origin + Vec2::new((clip.x + 1.0) * 0.5 * size.x, (1.0 - clip.y) * 0.5 * size.y);
+            let (o, d) = cam.ray_in(pixel, origin, size);
+            let off = (p - o) - (p - o).dot(d) * d;
+            assert!(off.length() < 1e-2, "{p}: the ray misses by {off}");
+            assert!((p - o).dot(d) > 0.0, "the point is in front");
+        }
+        let top = Camera::fit(2, Vec3::ZERO, Vec3::new(40.0, 20.0, 0.0), 2.0);
+        let (_, d) = top.ray_in(Vec2::new(10.0, 10.0), Vec2::ZERO, Vec2::new(400.0, 200.0));
+        assert!(
+            d.z.abs() > 0.99,
+            "2D rays look straight down the z axis: {d}"
+        );
     }
 
     #[test]

@@ -30,11 +30,12 @@ mod overlay;
 mod renderer;
 mod scene;
 mod settings;
+mod storage;
 
 pub use camera::Camera;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RenderError};
 pub use overlay::inspection;
 pub use renderer::Renderer;
-pub use scene::{BoidInstance, ColourVertex, PALETTE, Scene, Trails, heat};
+pub use scene::{BoidInstance, ColourVertex, GpuBoids, PALETTE, Scene, Trails, heat};
 pub use settings::{ColourMode, RenderSettings};
 pub use wgpu;

@@ -5,6 +5,7 @@
 use crate::camera::Camera;
 use crate::scene::{BoidInstance, ColourVertex, Scene};
 use crate::settings::RenderSettings;
+use crate::storage::{PipelineParts, StoragePipeline};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use wgpu::util::DeviceExt;
@@ -112,6 +113,7 @@ pub struct Renderer {
     post_layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
     boids_pipeline: wgpu::RenderPipeline,
+    storage: StoragePipeline,
     lines_pipeline: wgpu::RenderPipeline,
     fills_pipeline: wgpu::RenderPipeline,
     bright_pipeline: wgpu::RenderPipeline,
@@ -317,6 +319,22 @@ impl Renderer {
             wgpu::PrimitiveTopology::TriangleList,
             false,
         );
+        let mesh_layout = wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<MeshVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
+        };
+        let storage = StoragePipeline::new(
+            device,
+            PipelineParts {
+                module: &scene_module,
+                globals_layout: &globals_layout,
+                mesh_layout: mesh_layout.clone(),
+                depth: depth(true),
+                multisample: msaa,
+                target: HDR,
+            },
+        );
         let boids_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("render boids pipeline"),
             layout: Some(&scene_layout),
@@ -325,11 +343,7 @@ impl Renderer {
                 entry_point: Some("vs_boid"),
                 compilation_options: Default::default(),
                 buffers: &[
-                    Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<MeshVertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
-                    }),
+                    Some(mesh_layout),
                     Some(wgpu::VertexBufferLayout {
                         array_stride: std::mem::size_of::<BoidInstance>() as u64,
                         step_mode: wgpu::VertexStepMode::Instance,
@@ -410,6 +424,7 @@ impl Renderer {
                 ..Default::default()
             }),
             boids_pipeline,
+            storage,
             lines_pipeline,
             fills_pipeline,
             bright_pipeline,
@@ -602,6 +617,10 @@ impl Renderer {
             "render overlay fills",
             &scene.fills,
         );
+        let storage_group = scene
+            .gpu
+            .as_ref()
+            .and_then(|b| self.storage.prepare(&d, &q, b));
         let bg = settings.background;
         let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("render frame encoder"),
@@ -664,6 +683,17 @@ impl Renderer {
                 pass.set_vertex_buffer(0, mesh.slice(..));
                 pass.set_vertex_buffer(1, b.slice(..));
                 pass.draw(0..mesh_len, 0..n);
+            }
+            if let (Some(group), Some(b)) = (&storage_group, &scene.gpu) {
+                pass.set_pipeline(&self.storage.pipeline);
+                pass.set_bind_group(1, group, &[]);
+                let mesh = if scene.dim == 3 {
+                    &self.cone
+                } else {
+                    &self.dart
+                };
+                pass.set_vertex_buffer(0, mesh.slice(..));
+                pass.draw(0..mesh_len, 0..b.buffers.len);
             }
         }
         let post_pass = |encoder: &mut wgpu::CommandEncoder,

@@ -7,6 +7,7 @@ use crate::settings::{ColourMode, RenderSettings};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use murmuration::{Vector, World};
+use murmuration_gpu::BoidBuffers;
 
 /// One boid as the GPU draws it (28 bytes).
 #[repr(C)]
@@ -95,6 +96,21 @@ pub struct Scene {
     pub bounds: (Vec3, Vec3),
     /// The flock's centroid (for a following camera).
     pub centroid: Vec3,
+    /// When set, the boids are drawn straight from a GPU flock's buffers and
+    /// [`Scene::boids`] is empty.
+    pub gpu: Option<GpuBoids>,
+}
+
+/// Boids drawn from a GPU flock's storage buffers on the renderer's device (no
+/// copy through the CPU).
+#[derive(Clone, Debug)]
+pub struct GpuBoids {
+    /// The flock's live state.
+    pub buffers: BoidBuffers,
+    /// Per species: linear RGB colour and max speed (units/s).
+    pub species: Vec<[f32; 4]>,
+    /// Colour by speed (else by species).
+    pub by_speed: bool,
 }
 
 impl Scene {
@@ -110,24 +126,11 @@ impl Scene {
         settings: &RenderSettings,
         trails: &mut Trails,
     ) {
+        self.gpu = None;
+        self.entities(world, settings);
         let b = world.boids();
         let (pos, vel, sp) = (b.positions(), b.velocities(), b.species());
         let species = world.species();
-        self.dim = V::DIM;
-        let cfg = world.config();
-        self.bounds = (to3(cfg.min), to3(cfg.max));
-        self.boid_size = if settings.boid_size > 0.0 {
-            settings.boid_size
-        } else {
-            let sep = species
-                .iter()
-                .map(|s| s.separation_radius)
-                .fold(f32::INFINITY, f32::min);
-            let extent = (self.bounds.1 - self.bounds.0).max_element();
-            // Visible at any zoom that shows the whole box, never larger than the
-            // spacing the flock keeps.
-            (1.2 * sep).min(extent / 60.0).max(extent / 900.0)
-        };
         let counts = match settings.colour {
             ColourMode::Neighbours => world.neighbour_counts(),
             _ => Vec::new(),
@@ -157,6 +160,61 @@ impl Scene {
                 colour: rgba8(colour),
             });
         }
+        if settings.trails > 0 {
+            self.trails(world, settings, trails);
+        } else {
+            trails.clear();
+        }
+    }
+
+    /// Rebuilds the scene with the boids drawn straight from `buffers`, the live
+    /// state of a GPU flock built from `world` on the renderer's device. Overlays
+    /// and the follow camera's centroid come from `world` as of its last
+    /// read-back. Colouring by neighbour count and trails need the state on the
+    /// CPU ([`RenderSettings::needs_cpu_state`]): boids are coloured by species
+    /// and no trails are drawn here.
+    pub fn update_from_gpu<V: Vector>(
+        &mut self,
+        world: &World<V>,
+        buffers: BoidBuffers,
+        settings: &RenderSettings,
+    ) {
+        self.entities(world, settings);
+        self.boids.clear();
+        self.gpu = Some(GpuBoids {
+            buffers,
+            species: world
+                .species()
+                .iter()
+                .enumerate()
+                .map(|(s, p)| {
+                    let c = PALETTE[s % PALETTE.len()];
+                    [c[0], c[1], c[2], p.max_speed]
+                })
+                .collect(),
+            by_speed: settings.colour == ColourMode::Speed,
+        });
+    }
+
+    /// Everything but the boids: size, box, centroid and overlays.
+    fn entities<V: Vector>(&mut self, world: &World<V>, settings: &RenderSettings) {
+        let pos = world.boids().positions();
+        let species = world.species();
+        self.dim = V::DIM;
+        let cfg = world.config();
+        self.bounds = (to3(cfg.min), to3(cfg.max));
+        self.boid_size = if settings.boid_size > 0.0 {
+            settings.boid_size
+        } else {
+            let sep = species
+                .iter()
+                .map(|s| s.separation_radius)
+                .fold(f32::INFINITY, f32::min);
+            let extent = (self.bounds.1 - self.bounds.0).max_element();
+            // Visible at any zoom that shows the whole box, never larger than the
+            // spacing the flock keeps.
+            (1.2 * sep).min(extent / 60.0).max(extent / 900.0)
+        };
         self.centroid = if pos.is_empty() {
             0.5 * (self.bounds.0 + self.bounds.1)
         } else {
@@ -167,11 +225,6 @@ impl Scene {
         self.fills.clear();
         if settings.overlays {
             overlay::entities(world, &mut self.lines, &mut self.fills);
-        }
-        if settings.trails > 0 {
-            self.trails(world, settings, trails);
-        } else {
-            trails.clear();
         }
     }
 

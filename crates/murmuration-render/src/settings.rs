@@ -52,3 +52,11 @@ impl Default for RenderSettings {
         }
     }
 }
+
+impl RenderSettings {
+    /// True when a frame needs the boids' state on the CPU (trails by boid id,
+    /// colouring by neighbour count), so a GPU flock must be read back first.
+    pub fn needs_cpu_state(&self) -> bool {
+        self.trails > 0 || self.colour == ColourMode::Neighbours
+    }
+}

@@ -1,10 +1,12 @@
 //! `murmuration play [FILE]`: the sandbox — a window (winit + wgpu) drawing the
 //! live flock with the renderer, and an egui panel bound to every parameter.
 
+mod engine;
 mod panel;
 mod sim;
 mod window;
 
+use crate::backend::Backend;
 use crate::failure::invalid;
 use anyhow::Result;
 use clap::Args;
@@ -28,6 +30,11 @@ pub struct PlayArgs {
     /// Select this boid at the start (its radii, vision cone and forces are drawn).
     #[arg(long, value_name = "ID")]
     pub select: Option<u32>,
+    /// Engine: cpu, gpu or auto. On the GPU the flock steps on the window's
+    /// device and is drawn straight from its buffers; while the world uses a
+    /// feature the GPU backend lacks (a dropped obstacle, say) it steps on the CPU.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
     /// Random seed (overrides world.seed).
     #[arg(long)]
     pub seed: Option<u64>,

@@ -99,6 +99,7 @@ impl Panel {
             self.fps,
             sim.step_ms
         ));
+        ui.label(format!("engine: {}", sim.engine_label()));
         if let Some(e) = &self.error {
             ui.colored_label(Color32::from_rgb(255, 110, 100), e);
         }
@@ -301,6 +302,7 @@ impl Panel {
                 c.boundary = config.0;
                 w.set_config(c)
             });
+            sim.params_changed();
             self.result(r.map_err(|e| e.to_string()));
         }
     }
@@ -465,7 +467,8 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
 }
 
 /// Writes the current world as a scenario file (atomically).
-fn save(sim: &Sim, path: &str) -> anyhow::Result<()> {
+fn save(sim: &mut Sim, path: &str) -> anyhow::Result<()> {
+    sim.sync();
     let names: Vec<String> = sim
         .scenario
         .species()
@@ -500,7 +503,7 @@ mod tests {
         sim.obstacle([5.0, 5.0, 0.0]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("mine.toml");
-        save(&sim, file.to_str().unwrap()).unwrap();
+        save(&mut sim, file.to_str().unwrap()).unwrap();
         let back = crate::presets::load(Some(file.to_str().unwrap()), &[]).unwrap();
         assert_eq!(back.name(), "mine");
         let loaded = Sim::new(back).unwrap();

@@ -2,6 +2,7 @@
 //! (fixed steps, speed ×0.25–×4, pause, single step), metric history for the
 //! plots, and the A/B parameter sets.
 
+use super::engine::{GPU_SAMPLE_EVERY, GpuEngine};
 use glam::Vec3 as V3;
 use murmuration::scenario::{AnyWorld, Scenario};
 use murmuration::{Attractor, Obstacle, Path, Pulse, SpeciesParams, Vector, World};
@@ -31,6 +32,12 @@ pub struct Sim {
     pub saved: Option<Vec<SpeciesParams>>,
     /// The boid whose radii, vision cone and forces are drawn.
     pub selected: Option<u32>,
+    /// The GPU engine (`--backend gpu|auto`); `None` steps on the CPU.
+    pub engine: Option<GpuEngine>,
+    /// A GPU failure that switched the sandbox to the CPU.
+    pub engine_error: Option<String>,
+    /// Stepped frames since the last metric sample.
+    since_sample: u32,
 }
 
 macro_rules! with_world {
@@ -57,6 +64,9 @@ impl Sim {
             step_ms: 0.0,
             saved: None,
             selected: None,
+            engine: None,
+            engine_error: None,
+            since_sample: 0,
         })
     }
 
@@ -65,6 +75,9 @@ impl Sim {
     pub fn reset(&mut self) -> anyhow::Result<()> {
         let params = self.species().to_vec();
         self.world = self.scenario.build()?;
+        if let Some(e) = &mut self.engine {
+            e.invalidate();
+        }
         for (i, p) in params.into_iter().enumerate() {
             with_world!(&mut self.world, w => w.set_species_params(i, p))?;
         }
@@ -93,8 +106,30 @@ impl Sim {
             return;
         }
         let t = std::time::Instant::now();
-        with_world!(&mut self.world, w => w.step_n(n));
+        let on_gpu = match &mut self.engine {
+            Some(e) => match e.step(&mut self.world, n) {
+                Ok(on) => on,
+                Err(err) => {
+                    // The state on the GPU is lost with the device: go on from the
+                    // last state the world holds.
+                    self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
+                    self.engine = None;
+                    false
+                }
+            },
+            None => false,
+        };
+        if !on_gpu {
+            with_world!(&mut self.world, w => w.step_n(n));
+        }
         self.step_ms = t.elapsed().as_secs_f32() * 1000.0 / n as f32;
+        // On the GPU, metrics need a read-back: sample them less often.
+        self.since_sample += 1;
+        if on_gpu && self.since_sample < GPU_SAMPLE_EVERY {
+            return;
+        }
+        self.since_sample = 0;
+        self.sync();
         let m = with_world!(&self.world, w => {
             let m = w.metrics();
             [m.polarization, m.milling, m.mean_nn_distance, m.mean_speed]
@@ -104,6 +139,49 @@ impl Sim {
                 h.pop_front();
             }
             h.push_back(v as f32);
+        }
+    }
+
+    /// Brings the world up to date with the GPU flock (a read-back), if it runs.
+    pub fn sync(&mut self) {
+        if let Some(e) = &mut self.engine
+            && let Err(err) = e.sync(&mut self.world)
+        {
+            self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
+            self.engine = None;
+        }
+    }
+
+    /// Changes the world's boids or entities: the GPU state is read back first
+    /// and the GPU flock rebuilt before the next step.
+    fn edit<R>(&mut self, f: impl FnOnce(&mut AnyWorld) -> R) -> R {
+        self.sync();
+        let r = f(&mut self.world);
+        if let Some(e) = &mut self.engine {
+            e.invalidate();
+        }
+        r
+    }
+
+    /// Tells the GPU engine that parameters or the configuration changed.
+    pub fn params_changed(&mut self) {
+        if let Some(e) = &mut self.engine
+            && let Err(err) = e.params_changed(&mut self.world)
+        {
+            self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
+            self.engine = None;
+        }
+    }
+
+    /// Which engine steps the flock, for the panel.
+    pub fn engine_label(&self) -> String {
+        match (&self.engine, &self.engine_error) {
+            (Some(e), _) => match &e.cpu_reason {
+                Some(why) => format!("CPU for now: {why}"),
+                None => format!("GPU {}, drawn from its buffers", e.name()),
+            },
+            (None, Some(err)) => err.clone(),
+            (None, None) => "CPU".to_string(),
         }
     }
 
@@ -124,7 +202,9 @@ impl Sim {
 
     /// Sets one species' parameters (invalid sets are refused and reported).
     pub fn set_species(&mut self, i: usize, p: SpeciesParams) -> Result<(), String> {
-        with_world!(&mut self.world, w => w.set_species_params(i, p)).map_err(|e| e.to_string())
+        with_world!(&mut self.world, w => w.set_species_params(i, p)).map_err(|e| e.to_string())?;
+        self.params_changed();
+        Ok(())
     }
 
     /// Adds or removes boids of a species to reach `target`.
@@ -132,8 +212,10 @@ impl Sim {
         let now = self.counts()[species];
         let max = self.species()[species].max_speed;
         if target > now {
-            with_world!(&mut self.world, w => w.spawn(species, target - now, None, max).map(|_| ()))
-                .map_err(|e| e.to_string())
+            self.edit(|world| {
+                with_world!(world, w => w.spawn(species, target - now, None, max).map(|_| ()))
+            })
+            .map_err(|e| e.to_string())
         } else if target < now {
             let ids: Vec<u32> = with_world!(&self.world, w => w
                 .ids()
@@ -144,7 +226,8 @@ impl Sim {
                 .rev()
                 .take((now - target) as usize)
                 .collect());
-            with_world!(&mut self.world, w => w.remove_boids(&ids)).map_err(|e| e.to_string())
+            self.edit(|world| with_world!(world, w => w.remove_boids(&ids)))
+                .map_err(|e| e.to_string())
         } else {
             Ok(())
         }
@@ -165,7 +248,18 @@ impl Sim {
     }
 
     /// Updates the drawable scene (with the selected boid's debug drawing).
+    ///
+    /// On the GPU the boids are drawn straight from the flock's buffers, unless
+    /// a selected boid, trails or neighbour colours need the state on the CPU.
     pub fn scene(&mut self, scene: &mut Scene, settings: &RenderSettings, trails: &mut Trails) {
+        if self.selected.is_none()
+            && !settings.needs_cpu_state()
+            && let Some(buffers) = self.engine.as_ref().and_then(GpuEngine::boid_buffers)
+        {
+            with_world!(&self.world, w => scene.update_from_gpu(w, buffers, settings));
+            return;
+        }
+        self.sync();
         with_world!(&self.world, w => scene.update(w, settings, trails));
         if let Some(id) = self.selected {
             let found = with_world!(&self.world, w => match w.inspect(id) {
@@ -184,12 +278,33 @@ impl Sim {
     /// Selects the boid nearest a world point (or clears the selection when the
     /// world is empty).
     pub fn select_near(&mut self, p: [f32; 3]) {
+        self.sync();
         self.selected = with_world!(&self.world, w => {
             let q = V3::from(p);
             w.ids()
                 .iter()
                 .zip(w.positions())
                 .map(|(&id, x)| (id, (V3::from(x.to_array3()) - q).length_squared()))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(id, _)| id)
+        });
+    }
+
+    /// Selects the boid that appears nearest a ray (from the camera through the
+    /// cursor): the smallest angle between the ray and the direction to the boid,
+    /// among boids in front of the camera. For picking in 3D.
+    pub fn select_on_ray(&mut self, origin: V3, dir: V3) {
+        self.sync();
+        let dir = dir.normalize_or_zero();
+        self.selected = with_world!(&self.world, w => {
+            w.ids()
+                .iter()
+                .zip(w.positions())
+                .filter_map(|(&id, x)| {
+                    let to = V3::from(x.to_array3()) - origin;
+                    let along = to.dot(dir);
+                    (along > 0.0).then(|| (id, (to - along * dir).length() / along))
+                })
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(id, _)| id)
         });
@@ -225,7 +340,7 @@ impl Sim {
                 w.set_attractor(0, a).map_err(|e| e.to_string())
             }
         }
-        with_world!(&mut self.world, w => go(w, p))
+        self.edit(|world| with_world!(world, w => go(w, p)))
     }
 
     /// Fires a pulse at a world point.
@@ -241,7 +356,7 @@ impl Sim {
             ))
             .map_err(|e| e.to_string())
         }
-        with_world!(&mut self.world, w => go(w, p))
+        self.edit(|world| with_world!(world, w => go(w, p)))
     }
 
     /// Drops a round obstacle at a world point.
@@ -255,7 +370,7 @@ impl Sim {
             .map(|_| ())
             .map_err(|e| e.to_string())
         }
-        with_world!(&mut self.world, w => go(w, p))
+        self.edit(|world| with_world!(world, w => go(w, p)))
     }
 
     /// Adds a path through the given points (lasting 20 s).
@@ -270,7 +385,7 @@ impl Sim {
             p.lifetime = 20.0;
             w.add_path(p).map(|_| ()).map_err(|e| e.to_string())
         }
-        with_world!(&mut self.world, w => go(w, points))
+        self.edit(|world| with_world!(world, w => go(w, points)))
     }
 }
 
@@ -365,6 +480,101 @@ mod tests {
         with_world!(&mut s.world, w => w.remove_boid(id)).unwrap();
         s.scene(&mut scene, &settings, &mut trails);
         assert_eq!(s.selected, None, "a removed boid is deselected");
+    }
+
+    /// The sandbox's GPU engine on the default adapter (lavapipe here), or `None`.
+    fn gpu_engine() -> Option<GpuEngine> {
+        match murmuration_gpu::Gpu::new() {
+            Ok(g) => Some(GpuEngine::new(g)),
+            Err(e) => {
+                eprintln!("SKIPPED: no GPU adapter ({e})");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn on_the_gpu_frames_are_drawn_from_the_flock_buffers_and_edits_read_back() {
+        let Some(engine) = gpu_engine() else { return };
+        let mut s = sim("fish-school");
+        s.engine = Some(engine);
+        let before: Vec<[f32; 3]> =
+            with_world!(&s.world, w => w.positions().iter().map(|p| p.to_array3()).collect());
+        s.step(4);
+        assert!(s.engine_label().starts_with("GPU "), "{}", s.engine_label());
+        let settings = RenderSettings::default();
+        let (mut scene, mut trails) = (Scene::new(), Trails::default());
+        s.scene(&mut scene, &settings, &mut trails);
+        let gpu = scene.gpu.as_ref().expect("drawn from the GPU buffers");
+        assert_eq!(gpu.buffers.len, 400);
+        assert!(scene.boids.is_empty(), "nothing uploaded from the CPU");
+        // Steps ran on the GPU: the world lags until something reads it back.
+        assert_eq!(with_world!(&s.world, w => w.step_index()), 0);
+        // Trails need the state on the CPU: read back, drawn from the world.
+        let trails_on = RenderSettings {
+            trails: 4,
+            ..settings
+        };
+        s.scene(&mut scene, &trails_on, &mut trails);
+        assert!(scene.gpu.is_none());
+        assert_eq!(scene.boids.len(), 400);
+        assert_eq!(with_world!(&s.world, w => w.step_index()), 4);
+        let after: Vec<[f32; 3]> = with_world!(&s.world, w => {
+            let mut by_id = vec![[0.0; 3]; 400];
+            for (&id, p) in w.ids().iter().zip(w.positions()) {
+                by_id[id as usize] = p.to_array3();
+            }
+            by_id
+        });
+        let moved = before.iter().zip(&after).filter(|(a, b)| a != b).count();
+        assert_eq!(moved, 400, "every boid moved on the GPU");
+        // Metrics are sampled every GPU_SAMPLE_EVERY stepped frames.
+        let sampled = s.history[0].len();
+        for _ in 0..GPU_SAMPLE_EVERY {
+            s.step(1);
+        }
+        assert_eq!(s.history[0].len(), sampled + 1);
+        // Adding boids reads back, edits the world and rebuilds the flock.
+        s.set_count(0, 450).unwrap();
+        s.step(2);
+        s.scene(&mut scene, &settings, &mut trails);
+        assert_eq!(scene.gpu.as_ref().unwrap().buffers.len, 450);
+        // A parameter change is uploaded to the live flock.
+        let p = SpeciesParams {
+            max_speed: s.species()[0].max_speed * 0.5,
+            ..s.species()[0]
+        };
+        s.set_species(0, p).unwrap();
+        s.step(1);
+        assert!(scene.gpu.is_some());
+        // A dropped obstacle is a feature the GPU lacks: the CPU steps meanwhile.
+        s.obstacle([10.0, 10.0, 0.0]).unwrap();
+        let at = with_world!(&s.world, w => w.step_index());
+        s.step(3);
+        assert!(
+            s.engine_label().starts_with("CPU for now"),
+            "{}",
+            s.engine_label()
+        );
+        assert_eq!(with_world!(&s.world, w => w.step_index()), at + 3);
+        s.scene(&mut scene, &settings, &mut trails);
+        assert!(scene.gpu.is_none() && scene.boids.len() == 450);
+        // Reset removes the obstacle: back on the GPU.
+        s.reset().unwrap();
+        s.step(1);
+        assert!(s.engine_label().starts_with("GPU "), "{}", s.engine_label());
+    }
+
+    #[test]
+    fn a_ray_selects_the_boid_it_passes_nearest() {
+        let mut s = sim("starlings-3d");
+        let (id, p) =
+            with_world!(&s.world, w => (w.ids()[17], V3::from(w.positions()[17].to_array3())));
+        let origin = p + V3::new(-40.0, 25.0, 60.0);
+        s.select_on_ray(origin, p - origin);
+        assert_eq!(s.selected, Some(id));
+        s.select_on_ray(origin, origin - p);
+        assert_eq!(s.selected, None, "nothing behind the camera");
     }
 
     #[test]

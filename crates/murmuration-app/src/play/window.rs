@@ -2,11 +2,14 @@
 //! renderer with the egui panel over it, mouse tools, and scripted screenshots.
 
 use super::PlayArgs;
+use super::engine::GpuEngine;
 use super::panel::Panel;
 use super::sim::Sim;
+use crate::backend::Backend;
 use anyhow::{Context, Result, anyhow};
 use glam::Vec2;
 use murmuration::scenario::Scenario;
+use murmuration_gpu::Gpu;
 use murmuration_render::{Camera, RenderSettings, Renderer, Scene, Trails};
 use std::sync::Arc;
 use std::time::Instant;
@@ -102,11 +105,38 @@ impl App<'_> {
             ..Default::default()
         }))
         .map_err(|e| anyhow!("no GPU adapter can draw into the window: {e}"))?;
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("murmuration play device"),
-            ..Default::default()
-        }))
-        .context("the GPU adapter refused a device")?;
+        // With the GPU backend the flock, the renderer and the window share one
+        // device, so the renderer draws straight from the flock's buffers.
+        let gpu = match self.args.backend {
+            Backend::Cpu => None,
+            backend => match Gpu::from_adapter(&adapter) {
+                Ok(g) => Some(g),
+                Err(e) if backend == Backend::Auto => {
+                    eprintln!("backend auto: stepping on the CPU because {e}");
+                    None
+                }
+                Err(e) => return Err(e).context("the window's GPU cannot run the flock"),
+            },
+        };
+        let (device, queue) = match &gpu {
+            Some(g) => (g.device().clone(), g.queue().clone()),
+            None => pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("murmuration play device"),
+                ..Default::default()
+            }))
+            .context("the GPU adapter refused a device")?,
+        };
+        match &gpu {
+            Some(g) => println!(
+                "play: stepping on the GPU {} and drawing straight from its buffers",
+                g.name()
+            ),
+            None => println!(
+                "play: stepping on the CPU, drawing on {}",
+                adapter.get_info().name
+            ),
+        }
+        self.sim.engine = gpu.map(GpuEngine::new);
         let caps = surface.get_capabilities(&adapter);
         let format = caps
             .formats
@@ -239,7 +269,11 @@ impl App<'_> {
             req.load.map(|f| crate::presets::load(Some(&f), &[]))
         };
         match next.map(|s| s.and_then(Sim::new)) {
-            Some(Ok(sim)) => {
+            Some(Ok(mut sim)) => {
+                sim.engine = self.sim.engine.take().map(|mut e| {
+                    e.invalidate();
+                    e
+                });
                 self.sim = sim;
                 self.trails.clear();
                 self.fit_camera();
@@ -333,6 +367,15 @@ impl App<'_> {
                     return;
                 };
                 let moved = (self.cursor - start).length() > 4.0;
+                if three_d
+                    && b == button
+                    && !moved
+                    && button == MouseButton::Left
+                    && self.modifiers.control_key()
+                {
+                    self.pick();
+                    return;
+                }
                 if three_d || b != button {
                     return;
                 }
@@ -340,12 +383,8 @@ impl App<'_> {
                     let pts = std::mem::take(&mut self.stroke);
                     let r = self.sim.path(&pts);
                     self.report(r);
-                } else if !moved
-                    && button == MouseButton::Left
-                    && self.modifiers.control_key()
-                    && let Some(p) = self.world_at_cursor()
-                {
-                    self.sim.select_near(p);
+                } else if !moved && button == MouseButton::Left && self.modifiers.control_key() {
+                    self.pick();
                 } else if !moved && let Some(p) = self.world_at_cursor() {
                     let r = match button {
                         MouseButton::Left => self.sim.attract(p),
@@ -387,6 +426,23 @@ impl App<'_> {
         }
     }
 
+    /// Selects the boid under the cursor: the nearest one in 2D, the one the
+    /// cursor's ray passes closest to (in angle) in 3D.
+    fn pick(&mut self) {
+        if self.sim.scenario.dimension() == 3 {
+            let Some(camera) = self.camera else { return };
+            let vp = self.viewport();
+            let (o, d) = camera.ray_in(
+                self.cursor,
+                Vec2::new(vp[0], vp[1]),
+                Vec2::new(vp[2], vp[3]),
+            );
+            self.sim.select_on_ray(o, d);
+        } else if let Some(p) = self.world_at_cursor() {
+            self.sim.select_near(p);
+        }
+    }
+
     fn unproject(&self, pixel: Vec2) -> Option<Vec2> {
         let vp = self.viewport();
         self.camera?
@@ -407,11 +463,7 @@ impl App<'_> {
                 let r = self.sim.reset().map_err(|e| e.to_string());
                 self.report(r);
             }
-            Key::Character(c) if c.as_str() == "i" => {
-                if let Some(p) = self.world_at_cursor() {
-                    self.sim.select_near(p);
-                }
-            }
+            Key::Character(c) if c.as_str() == "i" => self.pick(),
             Key::Named(NamedKey::Escape) => self.sim.selected = None,
             Key::Character(c) if c.as_str() == "o" => {
                 if let Some(p) = self.world_at_cursor() {
