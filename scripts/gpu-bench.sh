@@ -83,6 +83,18 @@ if [ -n "${GPU_BENCH_CPU:-}" ]; then
   "$bin/murmuration" bench --dim 2 --n 100000,1000000 --threads "$(nproc)" | tee "$out/cpu-bench.txt"
   "$bin/murmuration" bench --dim 3 --n 100000 --threads "$(nproc)" | tee -a "$out/cpu-bench.txt"
 fi
+echo "== frames on the GPU: one step, drawn from the flock's buffers, 1920x1080 read back =="
+for cfg in "2 100000" "2 1000000" "3 100000"; do
+  set -- $cfg
+  if [ "$1" = 2 ]; then preset=bench-2d; else preset=bench-3d; fi
+  # The benchmark's density: bench-2d holds 100,000 in 125 x 125, bench-3d in 27.516^3.
+  side=$(python3 -c "print(round((125 if $1 == 2 else 27.516) * ($2 / 1e5) ** (1 / $1), 3))")
+  box=$([ "$1" = 2 ] && echo "[$side,$side]" || echo "[$side,$side,$side]")
+  echo -n "${1}D $2 boids: " | tee -a "$out/frames.log"
+  timeout 300 "$bin/murmuration" render "$preset" --backend gpu --stride 1 --frames 300 \
+    --size 1920x1080 -q --set "species.boids.count=$2" --set "world.size=$box" \
+    --out "$out/frame-${1}d-$2.png" | grep frame_ms | tee -a "$out/frames.log"
+done
 table "$out/bench.jsonl" > "$out/table.md"
 echo "-- SPAN=2:"; cat "$out/table-span2.md"
 echo "-- defaults:"; cat "$out/table.md"

@@ -309,10 +309,12 @@ fn draw<V: GpuVector>(
     let bar = progress::bar(args.frames as u64, "frames", args.quiet);
     let mut last = Vec::new();
     let mut drawn = 0;
+    let mut frame_ms = Vec::with_capacity(args.frames as usize);
     for f in 0..args.frames {
         if progress::stop_requested() {
             break;
         }
+        let t = std::time::Instant::now();
         if f > 0 {
             sim.step_n(args.stride)?;
             update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
@@ -321,6 +323,11 @@ fn draw<V: GpuVector>(
             camera.set_target(scene.centroid);
         }
         last = out.render(&scene, &camera, settings)?;
+        // Steps, scene, drawing and the read-back (which waits for the GPU);
+        // the first frame (no steps) is left out.
+        if f > 0 {
+            frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
         match kind {
             Kind::Folder => write_png(&args.out.join(format!("frame_{f:05}.png")), &last, w, h)?,
             Kind::Mp4 => write_png(
@@ -346,6 +353,17 @@ fn draw<V: GpuVector>(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if !frame_ms.is_empty() {
+        frame_ms.sort_by(f64::total_cmp);
+        let q = |p: f64| frame_ms[((frame_ms.len() - 1) as f64 * p).round() as usize];
+        outln!(
+            "frame_ms: median {:.3}, p90 {:.3} over {} frames ({} steps, draw and read-back each)",
+            q(0.5),
+            q(0.9),
+            frame_ms.len(),
+            args.stride
+        )?;
+    }
     match kind {
         Kind::Png => write_png(&args.out, &last, w, h)?,
         Kind::Gif => {

@@ -51,6 +51,8 @@ struct App<'a> {
     modifiers: ModifiersState,
     drag: Option<(MouseButton, Vec2)>,
     stroke: Vec<[f32; 3]>,
+    /// Wall time between frames, ms (for the summary printed at exit).
+    frame_ms: Vec<f32>,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` are done).
@@ -74,14 +76,27 @@ pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
         modifiers: ModifiersState::empty(),
         drag: None,
         stroke: Vec::new(),
+        frame_ms: Vec::new(),
     };
     event_loop
         .run_app(&mut app)
         .context("the window's event loop failed")?;
-    match app.error {
-        Some(e) => Err(e),
-        None => Ok(()),
+    if let Some(e) = app.error {
+        return Err(e);
     }
+    // The first frames build pipelines: leave them out.
+    let mut ms: Vec<f32> = app.frame_ms.iter().skip(5).copied().collect();
+    if !ms.is_empty() {
+        ms.sort_by(f32::total_cmp);
+        let median = ms[ms.len() / 2];
+        println!(
+            "play: {} frames, median frame {median:.2} ms ({:.0} fps, the display's refresh rate caps it), last step {:.3} ms",
+            app.frame,
+            1000.0 / median.max(1e-3),
+            app.sim.step_ms
+        );
+    }
+    Ok(())
 }
 
 impl App<'_> {
@@ -218,10 +233,14 @@ impl App<'_> {
 
     fn redraw(&mut self, el: &ActiveEventLoop) -> Result<()> {
         let now = Instant::now();
-        let dt = now.duration_since(self.last).as_secs_f32().min(0.1);
+        let raw_dt = now.duration_since(self.last).as_secs_f32();
+        let dt = raw_dt.min(0.1);
         self.last = now;
         if dt > 0.0 {
             self.panel.fps = 0.95 * self.panel.fps + 0.05 / dt.max(1e-3);
+        }
+        if self.frame > 0 && self.frame_ms.len() < 1 << 20 {
+            self.frame_ms.push(raw_dt * 1000.0);
         }
         // Scripted runs step at a fixed 60 frames per second of simulated time.
         let frame_dt = if self.args.frames.is_some() {
