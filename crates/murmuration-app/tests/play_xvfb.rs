@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 struct Xvfb {
@@ -19,8 +20,19 @@ impl Drop for Xvfb {
     }
 }
 
+/// Starts a private X server on a display no other test (in this process or
+/// another) uses: tests run in parallel, and sharing one server let the first
+/// test to finish kill the other's display.
 fn xvfb() -> Option<Xvfb> {
-    let n = 90 + std::process::id() % 300;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = 100 + (std::process::id() % 500) * 64;
+    let n = (0..64)
+        .map(|_| base + NEXT.fetch_add(1, Ordering::Relaxed) % 64)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
+        .expect("a free X display number");
     let child = match Command::new("Xvfb")
         .args([
             &format!(":{n}"),
@@ -41,7 +53,11 @@ fn xvfb() -> Option<Xvfb> {
     };
     let socket = format!("/tmp/.X11-unix/X{n}");
     let start = Instant::now();
+    let mut child = child;
     while !Path::new(&socket).exists() && start.elapsed() < Duration::from_secs(20) {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("Xvfb :{n} exited at start ({status})");
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
     Some(Xvfb {

@@ -184,7 +184,10 @@ unsafe fn load(s: &[f32], j: usize) -> F {
 /// The sum of the lanes in a fixed order (pairs, quads, halves).
 #[cfg_attr(
     all(target_arch = "x86_64", target_feature = "avx"),
-    allow(dead_code, reason = "the AVX path is lane_sums; tests compare with this")
+    allow(
+        dead_code,
+        reason = "the AVX path is lane_sums; tests compare with this"
+    )
 )]
 #[inline(always)]
 fn lane_sum(x: F) -> f32 {

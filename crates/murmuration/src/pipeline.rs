@@ -370,25 +370,31 @@ impl<V: Vector> Pipeline<V> {
                     // One lookup bounds the distance to every obstacle; far from
                     // all of them (most boids) nothing else is asked. Near, the
                     // avoidance and the sweep give what they would anyway.
-                    let avoid_reach = sp.obstacle_margin + v.length() * sp.obstacle_lookahead;
-                    let sweep_reach = sp.max_speed * dt;
-                    let mut clear = cell_clear;
-                    if clear <= avoid_reach.max(sweep_reach) + skin {
-                        clear = obstacles.clearance(me.pos);
-                    }
-                    let avoid = if sp.obstacle_weight > 0.0 && clear <= avoid_reach + skin {
-                        obstacles.avoidance(
-                            me.pos,
-                            v,
-                            sp.obstacle_lookahead,
-                            sp.obstacle_margin,
-                            sp.max_speed,
-                            sp.max_force,
-                        ) * sp.obstacle_weight
+                    let (avoid, near_obstacle) = if has_obstacles {
+                        let avoid_reach = sp.obstacle_margin + v.length() * sp.obstacle_lookahead;
+                        let sweep_reach = sp.max_speed * dt;
+                        let mut clear = cell_clear;
+                        if clear <= avoid_reach.max(sweep_reach) + skin {
+                            clear = obstacles.clearance(me.pos);
+                        }
+                        let avoid = if sp.obstacle_weight > 0.0 && clear <= avoid_reach + skin {
+                            obstacles.avoidance(
+                                me.pos,
+                                v,
+                                sp.obstacle_lookahead,
+                                sp.obstacle_margin,
+                                sp.max_speed,
+                                sp.max_force,
+                            ) * sp.obstacle_weight
+                        } else {
+                            V::ZERO
+                        };
+                        (avoid, clear <= sweep_reach + skin)
                     } else {
-                        V::ZERO
+                        // No obstacle: nothing to avoid or sweep against (the
+                        // clearance would be infinite).
+                        (V::ZERO, false)
                     };
-                    let near_obstacle = clear <= sweep_reach + skin;
                     let mut pulse = V::ZERO;
                     for q in ctx.pulses {
                         pulse += q.push(me.pos);
