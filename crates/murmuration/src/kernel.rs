@@ -360,10 +360,16 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                     }
                 }
                 let push = take & d2.simd_lt(sep2);
-                nearest2 = nearest2.min(take.select(d2, nearest2));
+                // Over every candidate lane, not only the taken ones: a trigger for
+                // the exact re-scan below, which applies the relation masks itself.
+                // `valid` lanes hold real boids, so d2 is never NaN there and the
+                // plain (fast) min is exact.
+                nearest2 = nearest2.fast_min(valid.select(d2, nearest2));
                 // A coincident neighbour (d2 <= eps2) adds ~0 here (|d| is tiny and the
                 // divisor is at least eps2); its real push is added after the loop.
-                let inv = one / d2.max(eps2);
+                // (A NaN d2 in a padded lane of a minimum-image run gives eps2 here
+                // and is masked off below.)
+                let inv = one / d2.fast_max(eps2);
                 let (ma, mc) = if same {
                     (flock, flock)
                 } else {
