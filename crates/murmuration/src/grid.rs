@@ -297,6 +297,32 @@ impl Grid {
     #[inline]
     pub fn runs_into<V: Vector>(&self, c: [u32; 3], out: &mut Runs<V>) {
         out.len = 0;
+        // Fast path, most cells: a neighbour on both sides along every axis, so no
+        // clipping, no seam and no shift. Same runs in the same order as below.
+        if (0..self.dim).all(|a| c[a] >= 1 && c[a] + 1 < self.dims[a]) {
+            let (z0, z1) = if self.dim == 3 {
+                (c[2] - 1, c[2] + 1)
+            } else {
+                (c[2], c[2])
+            };
+            let x = c[0] as usize;
+            for z in z0..=z1 {
+                for y in c[1] - 1..=c[1] + 1 {
+                    let base = ((z * self.dims[1] + y) * self.dims[0]) as usize;
+                    let start = self.cell_start[base + x - 1];
+                    let end = self.cell_start[base + x + 2];
+                    if start < end {
+                        out.items[out.len] = Run {
+                            start,
+                            end,
+                            shift: V::ZERO,
+                        };
+                        out.len += 1;
+                    }
+                }
+            }
+            return;
+        }
         let (ys, ny) = self.axis_options(1, c[1]);
         let (zs, nz) = self.axis_options(2, c[2]);
         let (xs, nx) = self.x_runs(c[0]);
