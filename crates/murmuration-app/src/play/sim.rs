@@ -110,10 +110,7 @@ impl Sim {
             Some(e) => match e.step(&mut self.world, n) {
                 Ok(on) => on,
                 Err(err) => {
-                    // The state on the GPU is lost with the device: go on from the
-                    // last state the world holds.
-                    self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
-                    self.engine = None;
+                    self.gpu_failed(err);
                     false
                 }
             },
@@ -147,9 +144,15 @@ impl Sim {
         if let Some(e) = &mut self.engine
             && let Err(err) = e.sync(&mut self.world)
         {
-            self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
-            self.engine = None;
+            self.gpu_failed(err);
         }
+    }
+
+    /// Drops the GPU engine after a device error and goes on on the CPU from the
+    /// last state the world holds (the GPU's state is lost with the device).
+    fn gpu_failed(&mut self, err: murmuration_gpu::GpuError) {
+        self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
+        self.engine = None;
     }
 
     /// Changes the world's boids or entities: the GPU state is read back first
@@ -168,8 +171,7 @@ impl Sim {
         if let Some(e) = &mut self.engine
             && let Err(err) = e.params_changed(&mut self.world)
         {
-            self.engine_error = Some(format!("GPU failed, stepping on the CPU: {err}"));
-            self.engine = None;
+            self.gpu_failed(err);
         }
     }
 
