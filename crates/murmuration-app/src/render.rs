@@ -229,9 +229,9 @@ fn open<V: GpuVector>(
         )?,
     };
     let engine = if gpu.is_some() {
-        "stepped and drawn on the GPU".to_string()
+        "stepped and drawn on the GPU"
     } else {
-        "stepped on the CPU".to_string()
+        "stepped on the CPU"
     };
     outln!("{header} on {} ({engine})", offscreen.adapter())?;
     Ok((Simulation::with_gpu(world, gpu, None)?, offscreen))
