@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod attractors;
+mod batch;
 mod boids;
 mod boundary;
 mod clearance;

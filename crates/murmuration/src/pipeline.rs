@@ -11,16 +11,17 @@
 //! count gives bit-identical results.
 
 use crate::attractors::{Attractor, Pulse};
+use crate::batch::{self, Batch};
 use crate::boids::Boids;
 use crate::boundary::{confine, soft_force};
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, Focal, RelationPattern, SortedSoa};
 use crate::obstacles::ObstacleSet;
-use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
+use crate::params::{Boundary, CombineMode, Relations, SpeciesParams, WorldConfig};
 use crate::paths::Path;
 use crate::rng::{CounterRng, Stream};
-use crate::rules::{self, RuleConsts};
+use crate::rules::{self, RuleConsts, Sums};
 use crate::vector::Vector;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -266,6 +267,16 @@ impl<V: Vector> Pipeline<V> {
         let has_obstacles = !obstacles.is_empty();
         let has_interactions = !self.interactions.is_empty();
         let view = Sorted { grid, data, ids };
+        // Plain worlds steer eight boids at a time (same bits as the scalar path).
+        let batched = !has_obstacles
+            && !has_interactions
+            && ctx.attractors.is_empty()
+            && ctx.pulses.is_empty()
+            && ctx.paths.is_empty()
+            && ctx
+                .species
+                .iter()
+                .all(|p| p.combine == CombineMode::WeightedSum);
         // Contact gap for obstacles: small against the model's length scale.
         let skin = 1e-3
             * ctx
@@ -289,8 +300,9 @@ impl<V: Vector> Pipeline<V> {
                 // The one species of every boid around this cell, if there is one.
                 let mut uniform: Option<u16> = None;
                 let (mut neighbours, mut candidates) = (0u64, 0u64);
-                for k in 0..out_p.len() {
-                    let si = base + k;
+                // The neighbour sums of sorted index `si` (and what else the
+                // steering needs of it), walking the grid cell by cell.
+                let mut focus = |si: usize| -> Focus<V> {
                     let c = keys[order[si] as usize];
                     if c != cell {
                         cell = c;
@@ -366,20 +378,85 @@ impl<V: Vector> Pipeline<V> {
                         )
                     };
                     neighbours += sums.neighbours as u64;
-                    let [sep, coh, ali] = rules::forces(&sums, v, sp);
+                    Focus {
+                        sums,
+                        pos: me.pos,
+                        vel: v,
+                        species,
+                        id,
+                        cell_clear,
+                    }
+                };
+
+                if batched {
+                    // Eight boids' sums, then their steering in SIMD lanes.
+                    let mut k0 = 0;
+                    while k0 < out_p.len() {
+                        let m = (out_p.len() - k0).min(kernel::LANES);
+                        let mut batch = Batch::default();
+                        let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
+                        for (l, info) in lanes.iter_mut().enumerate().take(m) {
+                            let f = focus(base + k0 + l);
+                            let sp = &ctx.species[f.species];
+                            batch.load(
+                                l,
+                                &f.sums,
+                                f.pos,
+                                f.vel,
+                                out_a[k0 + l],
+                                soft_force(f.pos, cfg),
+                                jitter(sp, cfg.seed, f.id, ctx.step),
+                                sp,
+                            );
+                            *info = (f.vel, f.species, f.id);
+                        }
+                        let s = batch.steer::<V>(dt);
+                        for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
+                            let k = k0 + l;
+                            let mut p2 = batch::lane::<V>(&s.pos, l);
+                            let mut v2 = batch::lane::<V>(&s.vel, l);
+                            if s.slow & (1 << l) != 0 {
+                                let sp = &ctx.species[species];
+                                v2 = clamp_speed(
+                                    batch::lane(&s.unclamped, l),
+                                    v,
+                                    sp,
+                                    cfg.seed,
+                                    id,
+                                    ctx.step,
+                                );
+                                p2 = data.position::<V>(base + k) + v2 * dt;
+                            }
+                            confine(&mut p2, &mut v2, cfg);
+                            out_p[k] = p2;
+                            out_v[k] = v2;
+                            out_a[k] = batch::lane(&s.accel, l);
+                        }
+                        k0 += m;
+                    }
+                    return (neighbours, candidates);
+                }
+
+                for k in 0..out_p.len() {
+                    let si = base + k;
+                    let f = focus(si);
+                    let (species, id, v) = (f.species, f.id, f.vel);
+                    let sp = &ctx.species[species];
+                    let me_pos = f.pos;
+                    let [sep, coh, ali] = rules::forces(&f.sums, v, sp);
                     // One lookup bounds the distance to every obstacle; far from
                     // all of them (most boids) nothing else is asked. Near, the
                     // avoidance and the sweep give what they would anyway.
                     let (avoid, near_obstacle) = if has_obstacles {
                         let avoid_reach = sp.obstacle_margin + v.length() * sp.obstacle_lookahead;
                         let sweep_reach = sp.max_speed * dt;
-                        let mut clear = cell_clear;
+                        let mut clear = f.cell_clear;
                         if clear <= avoid_reach.max(sweep_reach) + skin {
-                            clear = obstacles.clearance(me.pos);
+                            clear = obstacles.clearance(me_pos);
                         }
                         let avoid = if sp.obstacle_weight > 0.0 && clear <= avoid_reach + skin {
                             obstacles.avoidance(
-                                me.pos,
+                                me_pos,
                                 v,
                                 sp.obstacle_lookahead,
                                 sp.obstacle_margin,
@@ -397,14 +474,14 @@ impl<V: Vector> Pipeline<V> {
                     };
                     let mut pulse = V::ZERO;
                     for q in ctx.pulses {
-                        pulse += q.push(me.pos);
+                        pulse += q.push(me_pos);
                     }
                     let mut target = V::ZERO;
                     for t in ctx.attractors {
-                        target += t.arrive(species as u16, me.pos, v, sp.max_speed, sp.max_force);
+                        target += t.arrive(species as u16, me_pos, v, sp.max_speed, sp.max_force);
                     }
                     for path in ctx.paths {
-                        target += path.follow(me.pos, v, sp.max_speed, sp.max_force);
+                        target += path.follow(me_pos, v, sp.max_speed, sp.max_force);
                     }
                     let mut flee = V::ZERO;
                     if has_interactions {
@@ -414,7 +491,7 @@ impl<V: Vector> Pipeline<V> {
                                 species,
                                 si,
                                 id,
-                                me.pos,
+                                me_pos,
                                 v,
                                 ctx.species,
                                 ctx.relations,
@@ -431,7 +508,7 @@ impl<V: Vector> Pipeline<V> {
                     // chase), separation, cohesion, alignment.
                     let mut a = rules::combine(
                         &[
-                            soft_force(me.pos, cfg),
+                            soft_force(me_pos, cfg),
                             avoid,
                             pulse,
                             flee,
@@ -446,17 +523,15 @@ impl<V: Vector> Pipeline<V> {
                         a = out_a[k] * sp.smoothing + a * (1.0 - sp.smoothing);
                     }
                     let mut v2 = v + a * dt;
-                    if sp.jitter > 0.0 {
-                        let mut r = CounterRng::new(cfg.seed, id as u64, ctx.step, Stream::Jitter);
-                        let dir = V::unit_from_uniform(r.next_f32(), r.next_f32());
-                        v2 += dir * (sp.jitter * sp.max_speed * r.next_f32());
+                    if let Some(kick) = jitter(sp, cfg.seed, id, ctx.step) {
+                        v2 += kick;
                     }
                     v2 = clamp_speed(v2, v, sp, cfg.seed, id, ctx.step);
-                    let mut p2 = me.pos + v2 * dt;
+                    let mut p2 = me_pos + v2 * dt;
                     // Sweep the motion against the obstacles, then confine; a wrap
                     // or reflection can land inside one, so project again.
                     if near_obstacle {
-                        p2 = obstacles.resolve(me.pos, p2, &mut v2, skin);
+                        p2 = obstacles.resolve(me_pos, p2, &mut v2, skin);
                     }
                     let before = p2;
                     confine(&mut p2, &mut v2, cfg);
@@ -480,15 +555,38 @@ impl<V: Vector> Pipeline<V> {
     }
 }
 
+/// The neighbour sums of one boid and what the steering reads besides them.
+struct Focus<V> {
+    sums: Sums<V>,
+    pos: V,
+    vel: V,
+    species: usize,
+    id: u32,
+    /// Lower bound of the distance to every obstacle from the boid's cell.
+    cell_clear: f32,
+}
+
+/// The random velocity kick of boid `id` at `step`, when its species jitters.
+#[inline(always)]
+fn jitter<V: Vector>(sp: &SpeciesParams, seed: u64, id: u32, step: u64) -> Option<V> {
+    if sp.jitter <= 0.0 {
+        return None;
+    }
+    let mut r = CounterRng::new(seed, id as u64, step, Stream::Jitter);
+    let dir = V::unit_from_uniform(r.next_f32(), r.next_f32());
+    Some(dir * (sp.jitter * sp.max_speed * r.next_f32()))
+}
+
 /// Clamps speed into `[min_speed, max_speed]`. A boid at rest that must move picks
 /// its previous heading, or a keyed random one.
 #[inline(always)]
 fn clamp_speed<V: Vector>(v2: V, v: V, sp: &SpeciesParams, seed: u64, id: u32, step: u64) -> V {
     let s2 = v2.length_squared();
-    if s2 > sp.max_speed * sp.max_speed {
-        return v2 * (sp.max_speed / s2.sqrt());
-    }
-    if sp.min_speed > 0.0 && s2 < sp.min_speed * sp.min_speed {
+    let over = s2 > sp.max_speed * sp.max_speed;
+    // Over the limit about half the time at cruising speed: a blend, not a branch
+    // (see `Vector::clamp_length_max`).
+    let scale = crate::vector::select(over, sp.max_speed / s2.sqrt(), 1.0);
+    if !over && sp.min_speed > 0.0 && s2 < sp.min_speed * sp.min_speed {
         if s2 > 1e-12 {
             return v2 * (sp.min_speed / s2.sqrt());
         }
@@ -499,7 +597,7 @@ fn clamp_speed<V: Vector>(v2: V, v: V, sp: &SpeciesParams, seed: u64, id: u32, s
         }
         return dir * sp.min_speed;
     }
-    v2
+    v2 * scale
 }
 
 /// Direction that pushes boid `me` away from a coincident boid `other`: a keyed

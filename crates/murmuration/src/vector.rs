@@ -72,14 +72,15 @@ pub trait Vector:
     fn from_array3(a: [f32; 3]) -> Self;
 
     /// The vector scaled to length `max` when longer than it.
+    ///
+    /// Branch-free: whether a force exceeds its cap is close to a coin toss, and a
+    /// mispredicted branch cost more than the square root and division it skips.
+    /// Multiplying by exactly 1.0 leaves a shorter vector bit-identical.
     #[inline]
     fn clamp_length_max(self, max: f32) -> Self {
         let l2 = self.length_squared();
-        if l2 > max * max {
-            self * (max / l2.sqrt())
-        } else {
-            self
-        }
+        let scale = max / l2.sqrt();
+        self * select(l2 > max * max, scale, 1.0)
     }
     /// The unit vector in this direction, or zero for a (near) zero vector.
     #[inline]
@@ -202,6 +203,15 @@ impl Vector for Vec3 {
     fn from_array3(a: [f32; 3]) -> Self {
         Vec3::from_array(a)
     }
+}
+
+/// `if c { a } else { b }` as a data dependency rather than a branch (a compare
+/// and blend), for conditions the branch predictor cannot learn.
+#[inline(always)]
+pub(crate) fn select(c: bool, a: f32, b: f32) -> f32 {
+    // The mask is all ones or all zeros; the bit operations pick one operand.
+    let m = (c as u32).wrapping_neg();
+    f32::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
 }
 
 #[cfg(test)]
