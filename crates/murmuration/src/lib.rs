@@ -49,6 +49,7 @@ mod rules;
 pub mod scenario;
 pub mod sdf_grid;
 mod snapshot;
+mod steer;
 mod vector;
 pub mod workload;
 mod world;
