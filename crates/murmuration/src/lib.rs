@@ -33,6 +33,7 @@ pub mod attractors;
 mod batch;
 mod boids;
 mod boundary;
+mod candidates;
 mod clearance;
 mod error;
 pub mod grid;

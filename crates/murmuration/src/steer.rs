@@ -7,6 +7,7 @@
 
 use crate::batch::{self, Batch};
 use crate::boundary::{confine, soft_force};
+use crate::candidates::Candidates;
 use crate::interactions::Sorted;
 use crate::kernel::{self, Focal, RelationPattern};
 use crate::params::SpeciesParams;
@@ -14,6 +15,12 @@ use crate::pipeline::{CHUNK, Pipeline, StepContext};
 use crate::rng::{CounterRng, Stream};
 use crate::rules::{self, RuleConsts, Sums};
 use crate::vector::Vector;
+use std::cell::RefCell;
+
+thread_local! {
+    /// Each worker's candidate block, reused from chunk to chunk and step to step.
+    static BLOCK: RefCell<Candidates> = RefCell::default();
+}
 
 /// What every chunk of the steering pass reads.
 pub(crate) struct PassEnv<'a, V: Vector> {
@@ -56,151 +63,154 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     let (has_obstacles, has_interactions) = (env.has_obstacles, env.has_interactions);
     let view = Sorted { grid, data, ids };
     let (batched, skin) = (env.batched, env.skin);
-        let base = chunk * CHUNK;
-        let mut cell = u32::MAX;
-        let mut runs = grid.runs::<V>([0; 3]);
-        let mut scanned = 0u64;
-        let mut cell_clear = f32::INFINITY;
-        // The one species of every boid around this cell, if there is one.
-        let mut uniform: Option<u16> = None;
-        let (mut neighbours, mut candidates) = (0u64, 0u64);
-        // The neighbour sums of sorted index `si` (and what else the
-        // steering needs of it), walking the grid cell by cell.
-        let mut focus = |si: usize| -> Focus<V> {
-            let c = keys[order[si] as usize];
-            if c != cell {
-                cell = c;
-                let coords = grid.cell_coords(c as usize);
-                grid.runs_into::<V>(coords, &mut runs);
-                if FLAGS & kernel::MULTI != 0 {
-                    let first = data.species[si];
-                    let all = runs.as_slice().iter().all(|r| {
-                        data.species[r.start as usize..r.end as usize]
-                            .iter()
-                            .all(|&s| s == first)
-                    });
-                    uniform = all.then_some(first);
-                }
-                if has_obstacles {
-                    // No boid of the cell is nearer any obstacle than this.
-                    let (centre, half) = grid.cell_ball::<V>(coords);
-                    cell_clear = obstacles.clearance(centre) - half;
-                }
-                scanned = runs
-                    .as_slice()
-                    .iter()
-                    .map(|r| (r.end - r.start) as u64)
-                    .sum();
+    let base = chunk * CHUNK;
+    let mut cell = u32::MAX;
+    let mut runs = grid.runs::<V>([0; 3]);
+    let mut scanned = 0u64;
+    let mut cell_clear = f32::INFINITY;
+    // The one species of every boid around this cell, if there is one.
+    let mut uniform: Option<u16> = None;
+    let (mut neighbours, mut candidates) = (0u64, 0u64);
+    // The cell's runs copied into one block (not with the per-pair minimum
+    // image, where one cell can appear in several runs).
+    let use_block = FLAGS & kernel::MIN_IMAGE == 0;
+    let mut block = BLOCK.with(RefCell::take);
+    // Block index of the cell's first boid, and that boid's sorted index.
+    let mut block_self = (0usize, 0usize);
+    let mut whole = [block.run::<V>()];
+    // The neighbour sums of sorted index `si` (and what else the
+    // steering needs of it), walking the grid cell by cell.
+    let mut focus = |si: usize| -> Focus<V> {
+        let c = keys[order[si] as usize];
+        if c != cell {
+            cell = c;
+            let coords = grid.cell_coords(c as usize);
+            grid.runs_into::<V>(coords, &mut runs);
+            if FLAGS & kernel::MULTI != 0 {
+                let first = data.species[si];
+                let all = runs.as_slice().iter().all(|r| {
+                    data.species[r.start as usize..r.end as usize]
+                        .iter()
+                        .all(|&s| s == first)
+                });
+                uniform = all.then_some(first);
             }
-            candidates += scanned - 1;
-            let id = ids[si];
-            let species = data.species[si] as usize;
-            let sp = &ctx.species[species];
-            let rc = &pipe.consts[species];
-            let v = data.velocity::<V>(si);
-            let me = Focal {
-                sorted_index: si,
-                pos: data.position::<V>(si),
-                heading: if FLAGS & kernel::FOV != 0 && RuleConsts::has_fov(sp) {
-                    v.normalize_or_zero()
-                } else {
-                    V::ZERO
-                },
-                relations: &ctx.relations.table
-                    [species * rel_count..(species + 1) * rel_count],
-                pattern: if FLAGS & kernel::MULTI != 0 {
-                    pipe.patterns[species]
-                } else {
-                    RelationPattern::General
-                },
-                species: species as f32,
-            };
-            let coincident = |j: usize| coincident_direction::<V>(cfg.seed, id, ids[j]);
-            // Among its own species only (and flocking with it), the
-            // relation masks are all-on: the single-species kernel gives
-            // the same sums without them.
-            let single = FLAGS & kernel::MULTI != 0
-                && uniform == Some(species as u16)
-                && me.pattern != RelationPattern::General;
-            let sums = if single {
-                kernel::accumulate::<V, SINGLE>(
-                    &me,
-                    rc,
-                    runs.as_slice(),
-                    data,
-                    period,
-                    &coincident,
-                )
-            } else {
-                kernel::accumulate::<V, FLAGS>(
-                    &me,
-                    rc,
-                    runs.as_slice(),
-                    data,
-                    period,
-                    &coincident,
-                )
-            };
-            neighbours += sums.neighbours as u64;
-            Focus {
-                sums,
-                pos: me.pos,
-                vel: v,
-                species,
-                id,
-                cell_clear,
+            if has_obstacles {
+                // No boid of the cell is nearer any obstacle than this.
+                let (centre, half) = grid.cell_ball::<V>(coords);
+                cell_clear = obstacles.clearance(centre) - half;
             }
-        };
-
-        if batched {
-            // Eight boids' sums, then their steering in SIMD lanes.
-            let mut k0 = 0;
-            while k0 < out_p.len() {
-                let m = (out_p.len() - k0).min(kernel::LANES);
-                let mut batch = Batch::default();
-                let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
-                for (l, info) in lanes.iter_mut().enumerate().take(m) {
-                    let f = focus(base + k0 + l);
-                    let sp = &ctx.species[f.species];
-                    batch.load(
-                        l,
-                        &f.sums,
-                        f.pos,
-                        f.vel,
-                        out_a[k0 + l],
-                        soft_force(f.pos, cfg),
-                        jitter(sp, cfg.seed, f.id, ctx.step),
-                        sp,
-                    );
-                    *info = (f.vel, f.species, f.id);
-                }
-                let s = batch.steer::<V>(dt);
-                for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
-                    let k = k0 + l;
-                    let mut p2 = batch::lane::<V>(&s.pos, l);
-                    let mut v2 = batch::lane::<V>(&s.vel, l);
-                    if s.slow & (1 << l) != 0 {
-                        let sp = &ctx.species[species];
-                        v2 = clamp_speed(
-                            batch::lane(&s.unclamped, l),
-                            v,
-                            sp,
-                            cfg.seed,
-                            id,
-                            ctx.step,
-                        );
-                        p2 = data.position::<V>(base + k) + v2 * dt;
-                    }
-                    confine(&mut p2, &mut v2, cfg);
-                    out_p[k] = p2;
-                    out_v[k] = v2;
-                    out_a[k] = batch::lane(&s.accel, l);
-                }
-                k0 += m;
+            scanned = runs
+                .as_slice()
+                .iter()
+                .map(|r| (r.end - r.start) as u64)
+                .sum();
+            if use_block {
+                block.fill(data, runs.as_slice(), FLAGS & kernel::MULTI != 0);
+                whole = [block.run::<V>()];
+                let own = block
+                    .index_of(si)
+                    .expect("a cell's runs hold its own boids");
+                block_self = (own, si);
             }
-            return (neighbours, candidates);
         }
+        candidates += scanned - 1;
+        let id = ids[si];
+        let species = data.species[si] as usize;
+        let sp = &ctx.species[species];
+        let rc = &pipe.consts[species];
+        let v = data.velocity::<V>(si);
+        let me = Focal {
+            sorted_index: si,
+            pos: data.position::<V>(si),
+            heading: if FLAGS & kernel::FOV != 0 && RuleConsts::has_fov(sp) {
+                v.normalize_or_zero()
+            } else {
+                V::ZERO
+            },
+            relations: &ctx.relations.table[species * rel_count..(species + 1) * rel_count],
+            pattern: if FLAGS & kernel::MULTI != 0 {
+                pipe.patterns[species]
+            } else {
+                RelationPattern::General
+            },
+            species: species as f32,
+        };
+        let (runs, data, me) = if use_block {
+            let me = Focal {
+                sorted_index: block_self.0 + (si - block_self.1),
+                ..me
+            };
+            (&whole[..], &block.data, me)
+        } else {
+            (runs.as_slice(), data, me)
+        };
+        let coincident = |j: usize| {
+            let j = if use_block { block.sorted_index(j) } else { j };
+            coincident_direction::<V>(cfg.seed, id, ids[j])
+        };
+        // Among its own species only (and flocking with it), the
+        // relation masks are all-on: the single-species kernel gives
+        // the same sums without them.
+        let single = FLAGS & kernel::MULTI != 0
+            && uniform == Some(species as u16)
+            && me.pattern != RelationPattern::General;
+        let sums = if single {
+            kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, period, &coincident)
+        } else {
+            kernel::accumulate::<V, FLAGS>(&me, rc, runs, data, period, &coincident)
+        };
+        neighbours += sums.neighbours as u64;
+        Focus {
+            sums,
+            pos: me.pos,
+            vel: v,
+            species,
+            id,
+            cell_clear,
+        }
+    };
 
+    if batched {
+        // Eight boids' sums, then their steering in SIMD lanes.
+        let mut k0 = 0;
+        while k0 < out_p.len() {
+            let m = (out_p.len() - k0).min(kernel::LANES);
+            let mut batch = Batch::default();
+            let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
+            for (l, info) in lanes.iter_mut().enumerate().take(m) {
+                let f = focus(base + k0 + l);
+                let sp = &ctx.species[f.species];
+                batch.load(
+                    l,
+                    &f.sums,
+                    f.pos,
+                    f.vel,
+                    out_a[k0 + l],
+                    soft_force(f.pos, cfg),
+                    jitter(sp, cfg.seed, f.id, ctx.step),
+                    sp,
+                );
+                *info = (f.vel, f.species, f.id);
+            }
+            let s = batch.steer::<V>(dt);
+            for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
+                let k = k0 + l;
+                let mut p2 = batch::lane::<V>(&s.pos, l);
+                let mut v2 = batch::lane::<V>(&s.vel, l);
+                if s.slow & (1 << l) != 0 {
+                    let sp = &ctx.species[species];
+                    v2 = clamp_speed(batch::lane(&s.unclamped, l), v, sp, cfg.seed, id, ctx.step);
+                    p2 = data.position::<V>(base + k) + v2 * dt;
+                }
+                confine(&mut p2, &mut v2, cfg);
+                out_p[k] = p2;
+                out_v[k] = v2;
+                out_a[k] = batch::lane(&s.accel, l);
+            }
+            k0 += m;
+        }
+    } else {
         for k in 0..out_p.len() {
             let si = base + k;
             let f = focus(si);
@@ -306,7 +316,9 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             out_v[k] = v2;
             out_a[k] = a;
         }
-        (neighbours, candidates)
+    }
+    BLOCK.with(|b| b.replace(block));
+    (neighbours, candidates)
 }
 
 /// The neighbour sums of one boid and what the steering reads besides them.
