@@ -27,7 +27,8 @@ type F = f32x8;
 /// One value per lane.
 type Lanes = [f32; LANES];
 
-/// The inputs of up to eight boids, lane by lane (unused lanes stay zero).
+/// The inputs of up to eight boids, lane by lane. Lanes not loaded keep whatever
+/// they held (their results are ignored).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Batch {
     sep: [Lanes; 3],
@@ -68,6 +69,9 @@ pub(crate) struct Steered {
     /// Lanes below their minimum speed: the caller clamps them with the scalar
     /// rule (rare, and it may need a keyed random heading).
     pub slow: u32,
+    /// Lanes whose new position lies outside `[lo, hi)` on some axis (see
+    /// [`Batch::steer`]): only these can need the positional boundary.
+    pub outside: u32,
 }
 
 fn set<V: Vector>(dst: &mut [Lanes; 3], lane: usize, v: V) {
@@ -109,10 +113,9 @@ impl Batch {
         set(&mut self.vel, l, vel);
         set(&mut self.soft, l, soft);
         set(&mut self.prev, l, prev);
-        if let Some(j) = jitter {
-            set(&mut self.jitter, l, j);
-            self.has_jitter[l] = 1.0;
-        }
+        // Every field is written, so a batch can be reused without clearing.
+        set(&mut self.jitter, l, jitter.unwrap_or(V::ZERO));
+        self.has_jitter[l] = if jitter.is_some() { 1.0 } else { 0.0 };
         self.max_speed[l] = sp.max_speed;
         self.max_force[l] = sp.max_force;
         self.min_speed[l] = sp.min_speed;
@@ -125,7 +128,10 @@ impl Batch {
     /// Steers and integrates every lane over `dt` seconds: `rules::forces`, the
     /// weighted `rules::combine`, smoothing, jitter, `clamp_speed` and the position
     /// update, operation for operation.
-    pub fn steer<V: Vector>(&self, dt: f32) -> Steered {
+    ///
+    /// `bounds`, when given, is the world box: lanes that end outside it are
+    /// flagged in [`Steered::outside`].
+    pub fn steer<V: Vector>(&self, dt: f32, bounds: Option<(V, V)>) -> Steered {
         let d = V::DIM;
         let zero = F::splat(0.0);
         let one = F::splat(1.0);
@@ -209,13 +215,19 @@ impl Batch {
             slow: slow.to_bitmask(),
             ..Steered::default()
         };
+        let mut outside = F::splat(0.0);
         for a in 0..d {
             let v = v2[a] * scale;
+            let p = pos[a] + v * dtv;
+            if let Some((lo, hi)) = bounds {
+                outside |= p.simd_lt(F::splat(lo.get(a))) | p.simd_ge(F::splat(hi.get(a)));
+            }
             out.vel[a] = v.to_array();
             out.unclamped[a] = v2[a].to_array();
             out.accel[a] = accel[a].to_array();
-            out.pos[a] = (pos[a] + v * dtv).to_array();
+            out.pos[a] = p.to_array();
         }
+        out.outside = outside.to_bitmask();
         out
     }
 }

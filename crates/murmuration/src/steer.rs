@@ -10,7 +10,7 @@ use crate::boundary::{confine, soft_force};
 use crate::candidates::Candidates;
 use crate::interactions::Sorted;
 use crate::kernel::{self, Focal, RelationPattern};
-use crate::params::SpeciesParams;
+use crate::params::{Boundary, SpeciesParams};
 use crate::pipeline::{CHUNK, Pipeline, StepContext};
 use crate::rng::{CounterRng, Stream};
 use crate::rules::{self, RuleConsts, Sums};
@@ -174,9 +174,12 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     if batched {
         // Eight boids' sums, then their steering in SIMD lanes.
         let mut k0 = 0;
+        let mut batch = Batch::default();
+        // Only wrapping and reflecting act on positions, and only outside the box.
+        let bounds = matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect)
+            .then_some((cfg.min, cfg.max));
         while k0 < out_p.len() {
             let m = (out_p.len() - k0).min(kernel::LANES);
-            let mut batch = Batch::default();
             let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
             for (l, info) in lanes.iter_mut().enumerate().take(m) {
                 let f = focus(base + k0 + l);
@@ -193,7 +196,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
                 );
                 *info = (f.vel, f.species, f.id);
             }
-            let s = batch.steer::<V>(dt);
+            let s = batch.steer::<V>(dt, bounds);
             for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
                 let k = k0 + l;
                 let mut p2 = batch::lane::<V>(&s.pos, l);
@@ -203,7 +206,9 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
                     v2 = clamp_speed(batch::lane(&s.unclamped, l), v, sp, cfg.seed, id, ctx.step);
                     p2 = data.position::<V>(base + k) + v2 * dt;
                 }
-                confine(&mut p2, &mut v2, cfg);
+                if bounds.is_some() && (s.outside | s.slow) & (1 << l) != 0 {
+                    confine(&mut p2, &mut v2, cfg);
+                }
                 out_p[k] = p2;
                 out_v[k] = v2;
                 out_a[k] = batch::lane(&s.accel, l);

@@ -120,19 +120,13 @@ const MIXED_GOLDEN: &str = "ac487a11980f6e43";
 /// Plain worlds steer eight boids at a time in SIMD lanes; a world with a target
 /// takes the scalar path. An attractor that pulls only a species without boids
 /// changes no force, so both paths must give the very same bits, here with jitter,
-/// smoothing, a soft boundary, a minimum speed (boids start at rest), a vision
-/// cone and two species with different limits.
+/// smoothing, each kind of boundary, a minimum speed (boids start at rest), a
+/// vision cone and two species with different limits.
 #[test]
 fn batched_steering_matches_the_scalar_path_bit_for_bit() {
-    fn check<V: Vector>(steps: u64) {
+    fn check<V: Vector>(steps: u64, boundary: Boundary) {
         let make = || {
-            let mut cfg = WorldConfig::new(
-                V::splat(12.0),
-                Boundary::Soft {
-                    margin: 2.0,
-                    strength: 3.0,
-                },
-            );
+            let mut cfg = WorldConfig::new(V::splat(12.0), boundary);
             cfg.seed = 9;
             let a = SpeciesParams {
                 jitter: 0.05,
@@ -159,7 +153,12 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
         targeted.add_attractor(t).unwrap();
         let (a, wa) = run_on(2, plain, steps);
         let (b, _) = run_on(2, targeted, steps);
-        assert_eq!(a, b, "{}D: lanes and scalar path differ", V::DIM);
+        assert_eq!(
+            a,
+            b,
+            "{}D {boundary:?}: lanes and scalar path differ",
+            V::DIM
+        );
         // The minimum speed held (the boids of species 0 started at rest).
         let slowest = wa
             .velocities()
@@ -170,6 +169,12 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
             .fold(f32::INFINITY, f32::min);
         assert!(slowest >= 0.3 * 0.999, "slowest {slowest}");
     }
-    check::<Vec2>(150);
-    check::<Vec3>(60);
+    let soft = Boundary::Soft {
+        margin: 2.0,
+        strength: 3.0,
+    };
+    for boundary in [soft, Boundary::Wrap, Boundary::Reflect] {
+        check::<Vec2>(150, boundary);
+        check::<Vec3>(60, boundary);
+    }
 }
