@@ -146,41 +146,27 @@ impl<V: Vector> Pipeline<V> {
             self.sorted.species_f = Vec::new();
         }
         self.sorted.resize(n, V::DIM);
-        let (pos, vel, spc) = (&boids.positions, &boids.velocities, &boids.species);
+        // Species, ids and last steering move into the new order too (steering is
+        // read back by its own boid only, so it is updated in place below).
+        self.spare_ids.resize(n, 0);
+        self.spare_steering.resize(n, V::ZERO);
         let SortedSoa {
             pos: sp,
             vel: sv,
             species: ss,
             ..
         } = &mut self.sorted;
-        for a in 0..V::DIM {
-            sp[a][..n]
-                .par_iter_mut()
-                .zip(sv[a][..n].par_iter_mut())
-                .zip(order.par_iter())
-                .with_min_len(4096)
-                .for_each(|((p, v), &slot)| {
-                    *p = pos[slot as usize].get(a);
-                    *v = vel[slot as usize].get(a);
-                });
-        }
-        // Species, ids and last steering move into the new order too (steering is
-        // read back by its own boid only, so it is updated in place below).
-        self.spare_ids.resize(n, 0);
-        self.spare_steering.resize(n, V::ZERO);
-        let (ids, steer) = (&boids.ids, &boids.steering);
-        ss[..n]
-            .par_iter_mut()
-            .zip(self.spare_ids.par_iter_mut())
-            .zip(self.spare_steering.par_iter_mut())
-            .zip(order.par_iter())
-            .with_min_len(4096)
-            .for_each(|(((s, i), a), &slot)| {
-                let slot = slot as usize;
-                *s = spc[slot];
-                *i = ids[slot];
-                *a = steer[slot];
-            });
+        let [p0, p1, p2] = sp;
+        let [v0, v1, v2] = sv;
+        let (n2, nv2) = (n.min(p2.len()), n.min(v2.len()));
+        let out = GatherOut {
+            pos: [&mut p0[..n], &mut p1[..n], &mut p2[..n2]],
+            vel: [&mut v0[..n], &mut v1[..n], &mut v2[..nv2]],
+            species: &mut ss[..n],
+            ids: &mut self.spare_ids,
+            steering: &mut self.spare_steering,
+        };
+        gather(order, out, boids);
         std::mem::swap(&mut boids.ids, &mut self.spare_ids);
         std::mem::swap(&mut boids.steering, &mut self.spare_steering);
         boids.species.copy_from_slice(&ss[..n]);
@@ -297,5 +283,79 @@ impl<V: Vector> Pipeline<V> {
             cells: self.grid.cell_count() as u64,
             ..StepStats::default()
         }
+    }
+}
+
+/// Destinations of the gather into cell order, all the same length (unused axes
+/// empty).
+struct GatherOut<'a, V> {
+    pos: [&'a mut [f32]; 3],
+    vel: [&'a mut [f32]; 3],
+    species: &'a mut [u16],
+    ids: &'a mut [u32],
+    steering: &'a mut [V],
+}
+
+impl<'a, V> GatherOut<'a, V> {
+    /// Splits every destination at `mid`.
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let halves = |x: &'a mut [f32]| -> (&'a mut [f32], &'a mut [f32]) {
+            if x.is_empty() {
+                (&mut [], &mut [])
+            } else {
+                x.split_at_mut(mid)
+            }
+        };
+        let [p0, p1, p2] = self.pos.map(halves);
+        let [v0, v1, v2] = self.vel.map(halves);
+        let (s0, s1) = self.species.split_at_mut(mid);
+        let (i0, i1) = self.ids.split_at_mut(mid);
+        let (a0, a1) = self.steering.split_at_mut(mid);
+        (
+            GatherOut {
+                pos: [p0.0, p1.0, p2.0],
+                vel: [v0.0, v1.0, v2.0],
+                species: s0,
+                ids: i0,
+                steering: a0,
+            },
+            GatherOut {
+                pos: [p0.1, p1.1, p2.1],
+                vel: [v0.1, v1.1, v2.1],
+                species: s1,
+                ids: i1,
+                steering: a1,
+            },
+        )
+    }
+}
+
+/// Copies every boid's state into cell order in one parallel pass: `out[i]`
+/// receives slot `order[i]` of `src`.
+fn gather<V: Vector>(order: &[u32], out: GatherOut<'_, V>, src: &Boids<V>) {
+    if order.len() > 4096 {
+        let mid = order.len() / 2;
+        let (a, b) = out.split_at(mid);
+        let (oa, ob) = order.split_at(mid);
+        rayon::join(|| gather(oa, a, src), || gather(ob, b, src));
+        return;
+    }
+    let GatherOut {
+        pos,
+        vel,
+        species,
+        ids,
+        steering,
+    } = out;
+    for (i, &slot) in order.iter().enumerate() {
+        let slot = slot as usize;
+        let (p, v) = (src.positions[slot], src.velocities[slot]);
+        for a in 0..V::DIM {
+            pos[a][i] = p.get(a);
+            vel[a][i] = v.get(a);
+        }
+        species[i] = src.species[slot];
+        ids[i] = src.ids[slot];
+        steering[i] = src.steering[slot];
     }
 }
