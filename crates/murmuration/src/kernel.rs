@@ -303,12 +303,17 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         let (start, end) = (run.start as usize, run.end as usize);
         // One chunk of lanes `j..j + LANES`, `valid` marking the lanes of the run.
         macro_rules! chunk {
-            ($j:expr, $valid:expr) => {{
+            ($j:expr, $valid:expr, $whole:expr) => {{
                 let j: usize = $j;
                 let mut valid: F = $valid;
+                // Whole chunks without the focal boid have every lane valid, and
+                // the minimum needs no blend. (3D only: in 2D the extra branch cost
+                // more than the blend, 1,001 → 1,015 instructions per boid-step.)
+                let mut all_valid: bool = $whole && d_n == 3;
                 let self_lane = me.sorted_index.wrapping_sub(j);
                 if self_lane < LANES {
                     valid &= ALL_BUT[self_lane];
+                    all_valid = false;
                 }
                 let mut d = [zero; 3];
                 let mut d2 = zero;
@@ -364,7 +369,11 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 // the exact re-scan below, which applies the relation masks itself.
                 // `valid` lanes hold real boids, so d2 is never NaN there and the
                 // plain (fast) min is exact.
-                nearest2 = nearest2.fast_min(valid.select(d2, nearest2));
+                nearest2 = if all_valid {
+                    nearest2.fast_min(d2)
+                } else {
+                    nearest2.fast_min(valid.select(d2, nearest2))
+                };
                 // A coincident neighbour (d2 <= eps2) adds ~0 here (|d| is tiny and the
                 // divisor is at least eps2); its real push is added after the loop.
                 // (A NaN d2 in a padded lane of a minimum-image run gives eps2 here
@@ -394,11 +403,11 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         // Whole chunks need no tail mask; the last, partial one does.
         let mut j = start;
         while j + LANES <= end {
-            chunk!(j, ALL);
+            chunk!(j, ALL, true);
             j += LANES;
         }
         if j < end {
-            chunk!(j, TAIL[end - j]);
+            chunk!(j, TAIL[end - j], false);
         }
     }
 
