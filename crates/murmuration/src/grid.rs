@@ -168,22 +168,73 @@ impl Grid {
             .with_min_len(4096)
             .for_each(|(k, &p)| *k = this.key_of(p));
         self.keys = keys;
+        self.count_and_scatter(cells);
+    }
+
+    /// The stable counting sort of the keys: per-cell counts, their prefix sum
+    /// (`cell_start`) and the scatter of slots into `order`.
+    ///
+    /// Large grids split the slots into blocks, one per thread: each block counts
+    /// its keys, a prefix over (cell, block) gives every block its own range inside
+    /// each cell, and the blocks scatter in parallel. Within a cell, lower blocks
+    /// come first and each block keeps slot order, so `order` is exactly the serial
+    /// stable sort whatever the number of blocks.
+    fn count_and_scatter(&mut self, cells: usize) {
+        let n = self.keys.len();
+        let blocks = if n < 1 << 16 {
+            1
+        } else {
+            rayon::current_num_threads().clamp(1, 8)
+        };
+        let per = n.div_ceil(blocks).max(1);
+        self.cursor.clear();
+        self.cursor.resize(blocks * cells, 0);
+        self.order.resize(n, 0);
+        let keys = &self.keys;
+        self.cursor
+            .par_chunks_mut(cells)
+            .zip(keys.par_chunks(per))
+            .for_each(|(count, keys)| {
+                for &k in keys {
+                    count[k as usize] += 1;
+                }
+            });
+        // Exclusive prefix over cells, and within each cell over blocks.
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
-        for &k in &self.keys {
-            self.cell_start[k as usize + 1] += 1;
-        }
+        let mut running = 0u32;
         for c in 0..cells {
-            self.cell_start[c + 1] += self.cell_start[c];
+            self.cell_start[c] = running;
+            for b in 0..blocks {
+                let slot = &mut self.cursor[b * cells + c];
+                let count = *slot;
+                *slot = running;
+                running += count;
+            }
         }
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.cell_start[..cells]);
-        self.order.resize(n, 0);
-        for (slot, &k) in self.keys.iter().enumerate() {
-            let c = &mut self.cursor[k as usize];
-            self.order[*c as usize] = slot as u32;
-            *c += 1;
+        self.cell_start[cells] = running;
+        if blocks == 1 {
+            for (slot, &k) in self.keys.iter().enumerate() {
+                let c = &mut self.cursor[k as usize];
+                self.order[*c as usize] = slot as u32;
+                *c += 1;
+            }
+            return;
         }
+        let out = SharedOrder(self.order.as_mut_ptr(), n);
+        self.cursor
+            .par_chunks_mut(cells)
+            .zip(keys.par_chunks(per))
+            .enumerate()
+            .for_each(|(b, (cursor, keys))| {
+                let out = &out;
+                for (i, &k) in keys.iter().enumerate() {
+                    let c = &mut cursor[k as usize];
+                    // SAFETY: `*c` lies in this block's own range of the cell.
+                    unsafe { out.write(*c as usize, (b * per + i) as u32) };
+                    *c += 1;
+                }
+            });
     }
 
     /// Cell coordinates of a position (clamped into the grid).
@@ -526,6 +577,42 @@ mod tests {
         assert!(seen.iter().all(|&s| s));
     }
 
+    /// Large grids count and scatter in parallel blocks; the sort must be the
+    /// serial stable sort, whatever the number of threads (and so of blocks).
+    #[test]
+    fn parallel_counting_sort_equals_the_serial_one() {
+        let n = 150_000u32;
+        let pts: Vec<Vec2> = (0..n)
+            .map(|i| {
+                let h = i.wrapping_mul(0x9e37_79b9);
+                Vec2::new((h % 1000) as f32 * 0.1, ((h >> 10) % 1000) as f32 * 0.1)
+            })
+            .collect();
+        let build = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut g = Grid::new();
+                g.build(&pts, 1.0, Extent::Open);
+                (g.order().to_vec(), g.cell_start.clone())
+            })
+        };
+        let serial = build(1);
+        // Stable and complete: keys never decrease along the order, slots
+        // ascend within a cell.
+        let mut g = Grid::new();
+        g.build(&pts, 1.0, Extent::Open);
+        for w in serial.0.windows(2) {
+            let (a, b) = (g.key_of(pts[w[0] as usize]), g.key_of(pts[w[1] as usize]));
+            assert!(a < b || (a == b && w[0] < w[1]));
+        }
+        for threads in [2, 3, 8] {
+            assert!(build(threads) == serial, "{threads} threads");
+        }
+    }
+
     #[test]
     fn runs_split_at_the_periodic_seam() {
         let pts = vec![
@@ -554,5 +641,24 @@ mod tests {
         let mut g = Grid::new();
         g.build(&pts, 1.0, Extent::Open);
         assert!(g.cell_count() <= MIN_CELL_BUDGET);
+    }
+}
+
+/// `order` shared by the scatter's blocks, which write disjoint indices.
+struct SharedOrder(*mut u32, usize);
+
+// SAFETY: the blocks write disjoint indices (each (cell, block) pair owns its own
+// range of `order`), and `order` outlives the parallel scatter.
+unsafe impl Sync for SharedOrder {}
+
+impl SharedOrder {
+    /// Writes `order[i] = v`.
+    ///
+    /// SAFETY: no other thread reads or writes index `i` during the scatter.
+    #[inline(always)]
+    unsafe fn write(&self, i: usize, v: u32) {
+        assert!(i < self.1);
+        // SAFETY: in bounds (checked above); exclusive by the caller's guarantee.
+        unsafe { self.0.add(i).write(v) }
     }
 }
