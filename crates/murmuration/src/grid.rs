@@ -552,6 +552,25 @@ pub fn bounding_box<V: Vector>(positions: &[V]) -> (V, V) {
     }
 }
 
+/// `order` shared by the scatter's blocks, which write disjoint indices.
+struct SharedOrder(*mut u32, usize);
+
+// SAFETY: the blocks write disjoint indices (each (cell, block) pair owns its own
+// range of `order`), and `order` outlives the parallel scatter.
+unsafe impl Sync for SharedOrder {}
+
+impl SharedOrder {
+    /// Writes `order[i] = v`.
+    ///
+    /// SAFETY: no other thread reads or writes index `i` during the scatter.
+    #[inline(always)]
+    unsafe fn write(&self, i: usize, v: u32) {
+        assert!(i < self.1);
+        // SAFETY: in bounds (checked above); exclusive by the caller's guarantee.
+        unsafe { self.0.add(i).write(v) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -641,24 +660,5 @@ mod tests {
         let mut g = Grid::new();
         g.build(&pts, 1.0, Extent::Open);
         assert!(g.cell_count() <= MIN_CELL_BUDGET);
-    }
-}
-
-/// `order` shared by the scatter's blocks, which write disjoint indices.
-struct SharedOrder(*mut u32, usize);
-
-// SAFETY: the blocks write disjoint indices (each (cell, block) pair owns its own
-// range of `order`), and `order` outlives the parallel scatter.
-unsafe impl Sync for SharedOrder {}
-
-impl SharedOrder {
-    /// Writes `order[i] = v`.
-    ///
-    /// SAFETY: no other thread reads or writes index `i` during the scatter.
-    #[inline(always)]
-    unsafe fn write(&self, i: usize, v: u32) {
-        assert!(i < self.1);
-        // SAFETY: in bounds (checked above); exclusive by the caller's guarantee.
-        unsafe { self.0.add(i).write(v) }
     }
 }
