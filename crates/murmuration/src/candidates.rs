@@ -122,15 +122,7 @@ impl Candidates {
             offset += len;
         }
         self.len = total;
-        // Padding as in SortedSoa: never within a radius, no velocity.
-        for a in 0..V::DIM {
-            d.pos[a][total..need].copy_from_slice(&[f32::INFINITY; LANES]);
-            d.vel[a][total..need].copy_from_slice(&[0.0; LANES]);
-        }
-        d.species[total..need].copy_from_slice(&[0; LANES]);
-        if multi {
-            d.species_f[total..need].copy_from_slice(&[-1.0; LANES]);
-        }
+        self.data.pad(total, V::DIM, multi);
     }
 
     /// Block index of sorted index `si`; `None` when no run holds it. (Without the

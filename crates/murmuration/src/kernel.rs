@@ -75,16 +75,25 @@ impl SortedSoa {
             let len = if a < dim { n + LANES } else { 0 };
             self.pos[a].resize(len, 0.0);
             self.vel[a].resize(len, 0.0);
-            if a < dim {
-                self.pos[a][n..].fill(f32::INFINITY);
-                self.vel[a][n..].fill(0.0);
-            }
         }
         self.species.resize(n + LANES, 0);
-        self.species[n..].fill(0);
-        if !self.species_f.is_empty() {
+        let with_f = !self.species_f.is_empty();
+        if with_f {
             self.species_f.resize(n + LANES, -1.0);
-            self.species_f[n..].fill(-1.0);
+        }
+        self.pad(n, dim, with_f);
+    }
+
+    /// Writes the padding `n..n + LANES` (the arrays must hold that many):
+    /// positions +∞, velocities 0, species 0, and `f32` species -1 when `with_f`.
+    pub fn pad(&mut self, n: usize, dim: usize, with_f: bool) {
+        for a in 0..dim {
+            self.pos[a][n..n + LANES].fill(f32::INFINITY);
+            self.vel[a][n..n + LANES].fill(0.0);
+        }
+        self.species[n..n + LANES].fill(0);
+        if with_f {
+            self.species_f[n..n + LANES].fill(-1.0);
         }
     }
 

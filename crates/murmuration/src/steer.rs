@@ -77,7 +77,6 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     let mut block = BLOCK.with(RefCell::take);
     // Block index of the cell's first boid, and that boid's sorted index.
     let mut block_self = (0usize, 0usize);
-    let mut whole = [block.run::<V>()];
     // The neighbour sums of sorted index `si` (and what else the
     // steering needs of it), walking the grid cell by cell.
     let mut focus = |si: usize| -> Focus<V> {
@@ -107,7 +106,6 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
                 .sum();
             if use_block {
                 block.fill(data, runs.as_slice(), FLAGS & kernel::MULTI != 0);
-                whole = [block.run::<V>()];
                 let own = block
                     .index_of(si)
                     .expect("a cell's runs hold its own boids");
@@ -136,6 +134,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             },
             species: species as f32,
         };
+        let whole = [block.run::<V>()];
         let (runs, data, me) = if use_block {
             let me = Focal {
                 sorted_index: block_self.0 + (si - block_self.1),
