@@ -1,12 +1,11 @@
 //! Exit codes: 0 success, 1 a failure while running, 2 bad input (a scenario,
-//! snapshot, option or output path that cannot be used), 130 stopped by Ctrl-C.
+//! snapshot, option or output path that cannot be used), 130 stopped by Ctrl-C,
+//! 143 stopped by SIGTERM.
 
 use std::fmt;
 
 /// Exit code for bad input.
 pub const EXIT_INVALID: u8 = 2;
-/// Exit code after Ctrl-C (128 + SIGINT, the shell convention).
-pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Bad input that is not a scenario or snapshot error (those are recognised by type).
 #[derive(Debug)]
@@ -25,7 +24,8 @@ pub fn invalid(message: impl Into<String>) -> anyhow::Error {
     Invalid(message.into()).into()
 }
 
-/// The run stopped early on Ctrl-C after writing its outputs (exit code 130).
+/// The run stopped early on Ctrl-C or SIGTERM after writing its outputs (exit
+/// code 128 + the signal).
 #[derive(Debug)]
 pub struct Interrupted;
 
@@ -40,7 +40,7 @@ impl std::error::Error for Interrupted {}
 /// The exit code an error maps to.
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     if e.downcast_ref::<Interrupted>().is_some() {
-        return EXIT_INTERRUPTED;
+        return crate::progress::stopped_exit_code();
     }
     let bad_input = e.chain().any(|c| {
         c.is::<Invalid>()

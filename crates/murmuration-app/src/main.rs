@@ -67,7 +67,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if out::is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) if e.is::<failure::Interrupted>() => ExitCode::from(failure::EXIT_INTERRUPTED),
+        Err(e) if e.is::<failure::Interrupted>() => ExitCode::from(failure::exit_code(&e)),
         Err(e) => {
             eprintln!("error: {e}");
             for cause in e.chain().skip(1) {

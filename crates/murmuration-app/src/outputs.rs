@@ -15,10 +15,10 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
-/// A file that appears at its destination only when [`AtomicFile::finish`] runs.
+/// A file that appears at its destination only when [`AtomicFile::finish`] runs
+/// (the core's [`murmuration::AtomicFile`], with messages naming the option).
 pub struct AtomicFile {
-    out: BufWriter<NamedTempFile>,
-    dest: PathBuf,
+    file: murmuration::AtomicFile,
 }
 
 /// Checks that `dest` can be written (its folder exists and takes new files) by
@@ -27,60 +27,79 @@ pub fn probe(dest: &Path, what: &str) -> Result<()> {
     AtomicFile::create(dest, what).map(drop)
 }
 
-impl AtomicFile {
-    /// Starts writing `dest` (`what` names the option in messages).
-    pub fn create(dest: &Path, what: &str) -> Result<Self> {
-        if dest.is_dir() {
-            return Err(invalid(format!(
-                "{what} {} is a folder, not a file",
-                dest.display()
-            )));
+/// Refuses two of the named files that are one file: the same path, or paths that
+/// meet through `..`, symbolic links or hard links (one output would silently
+/// replace the other).
+pub fn distinct(files: &[(&str, &Path)]) -> Result<()> {
+    let keys: Vec<Option<FileKey>> = files.iter().map(|(_, p)| FileKey::of(p)).collect();
+    for (i, a) in keys.iter().enumerate() {
+        for (j, b) in keys.iter().enumerate().skip(i + 1) {
+            if a.is_some() && a == b {
+                let ((wa, pa), (wb, pb)) = (files[i], files[j]);
+                return Err(invalid(format!(
+                    "{wa} {} and {wb} {} are the same file: one would overwrite the other; give each its own path",
+                    pa.display(),
+                    pb.display()
+                )));
+            }
         }
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
+    }
+    Ok(())
+}
+
+/// What makes two paths one file: an existing file's device and inode (links
+/// followed), or a new file's canonical folder and name.
+#[derive(Debug, PartialEq, Eq)]
+enum FileKey {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+impl FileKey {
+    fn of(p: &Path) -> Option<Self> {
+        #[cfg(unix)]
+        if let Ok(m) = std::fs::metadata(p) {
+            use std::os::unix::fs::MetadataExt;
+            return Some(Self::Inode(m.dev(), m.ino()));
+        }
+        if let Ok(c) = p.canonicalize() {
+            return Some(Self::Path(c));
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = dest
-            .file_name()
-            .ok_or_else(|| invalid(format!("{what} {} has no file name", dest.display())))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{}.", name.to_string_lossy()))
-            .suffix(".tmp")
-            .tempfile_in(dir)
+        Some(Self::Path(dir.canonicalize().ok()?.join(p.file_name()?)))
+    }
+}
+
+impl AtomicFile {
+    /// Starts writing `dest` (`what` names the option in messages); says on stderr
+    /// which stale temporary files of earlier, killed runs it removed.
+    pub fn create(dest: &Path, what: &str) -> Result<Self> {
+        let (file, removed) = murmuration::AtomicFile::create(dest)
             .map_err(|e| invalid(format!("{what} {} cannot be written: {e}", dest.display())))?;
-        Ok(Self {
-            out: BufWriter::with_capacity(1 << 20, tmp),
-            dest: dest.to_path_buf(),
-        })
+        for p in removed {
+            eprintln!(
+                "removed {}, a temporary file left by an interrupted run",
+                p.display()
+            );
+        }
+        Ok(Self { file })
     }
 
     /// The buffered writer.
     pub fn writer(&mut self) -> &mut BufWriter<NamedTempFile> {
-        &mut self.out
+        self.file.writer()
     }
 
     /// Flushes, syncs and renames the file into place.
     pub fn finish(self) -> Result<()> {
-        let dest = self.dest;
-        let tmp = self
-            .out
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(|| format!("writing {} failed", dest.display()))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = tmp
-                .as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644));
-        }
-        tmp.as_file()
-            .sync_all()
-            .with_context(|| format!("writing {} failed", dest.display()))?;
-        tmp.persist(&dest)
-            .map_err(|e| e.error)
-            .with_context(|| format!("cannot move the finished file to {}", dest.display()))?;
-        Ok(())
+        let dest = self.file.dest().to_path_buf();
+        self.file
+            .finish()
+            .with_context(|| format!("writing {} failed", dest.display()))
     }
 }
 

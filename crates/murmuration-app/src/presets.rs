@@ -85,28 +85,21 @@ pub fn label(s: &Scenario) -> String {
     }
 }
 
-/// Memory this machine has available, bytes (Linux's MemAvailable).
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// An error when the scenario's boids would not fit in the available memory.
+/// An error when the scenario's boids would not fit in the memory this process
+/// may still allocate (the machine's, and the process's own limits).
 pub fn check_memory(s: &Scenario) -> Result<()> {
-    check_memory_within(s, available_memory())
+    check_memory_within(s, crate::memory::allocatable())
 }
 
-fn check_memory_within(s: &Scenario, available: Option<u64>) -> Result<()> {
+fn check_memory_within(s: &Scenario, available: Option<(u64, &str)>) -> Result<()> {
     let n = s.total_boids();
     let need = n.saturating_mul(estimated_bytes_per_boid(s.dimension()));
-    if let Some(have) = available
+    if let Some((have, why)) = available
         && need > have
     {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         return Err(invalid(format!(
-            "{}: its species hold {n} boids in all ({}), which need about {:.1} GiB, but only {:.1} GiB of memory is available",
+            "{}: its species hold {n} boids in all ({}), which need about {:.1} GiB, but only {:.1} GiB of memory is {why}",
             s.origin(),
             s.species()
                 .iter()
@@ -189,9 +182,9 @@ mod tests {
     #[test]
     fn boids_beyond_the_available_memory_are_bad_input() {
         let s = Scenario::parse(PRESETS[0].1, "d.toml").unwrap();
-        assert!(check_memory_within(&s, Some(1 << 30)).is_ok());
+        assert!(check_memory_within(&s, Some((1 << 30, "available"))).is_ok());
         assert!(check_memory_within(&s, None).is_ok());
-        let e = check_memory_within(&s, Some(100_000)).unwrap_err();
+        let e = check_memory_within(&s, Some((100_000, "available"))).unwrap_err();
         assert_eq!(crate::failure::exit_code(&e), 2);
         let msg = e.to_string();
         assert!(msg.contains("species.boids.count = 2000"), "{msg}");

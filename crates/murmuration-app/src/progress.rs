@@ -1,24 +1,37 @@
-//! The progress bar (steps/s, ETA; only drawn on a terminal) and the Ctrl-C flag.
+//! The progress bar (steps/s, ETA; only drawn on a terminal) and the stop flag
+//! raised by Ctrl-C (SIGINT) or SIGTERM.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::Once;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Once};
 
-static STOP: AtomicBool = AtomicBool::new(false);
+/// The signal that asked the run to stop (0 while none did).
+static STOP: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
 static HANDLER: Once = Once::new();
 
-/// Installs the Ctrl-C handler (once): it only raises a flag, so the run stops
-/// between steps and finishes its outputs.
+/// Installs the handlers for Ctrl-C and SIGTERM (once): they only record the
+/// signal, so the run stops between steps and finishes its outputs.
 pub fn catch_ctrl_c() {
     HANDLER.call_once(|| {
-        // Failing to install it (another handler exists) only loses the clean stop.
-        let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // Failing to install one only loses the clean stop on that signal.
+            let _ = signal_hook::flag::register_usize(signal, Arc::clone(&STOP), signal as usize);
+        }
     });
 }
 
-/// True once Ctrl-C was pressed.
+/// True once Ctrl-C or SIGTERM arrived.
 pub fn stop_requested() -> bool {
-    STOP.load(Ordering::Relaxed)
+    STOP.load(Ordering::Relaxed) != 0
+}
+
+/// The exit code of a run stopped by a signal: 128 + the signal (130 for Ctrl-C,
+/// 143 for SIGTERM), the shell's convention.
+pub fn stopped_exit_code() -> u8 {
+    match STOP.load(Ordering::Relaxed) {
+        0 => 128 + signal_hook::consts::SIGINT as u8,
+        s => 128 + s as u8,
+    }
 }
 
 /// A bar on stderr over `len` units of work (`unit` names them), hidden when

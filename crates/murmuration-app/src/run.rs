@@ -124,14 +124,24 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(p) = &args.trajectory {
         outputs::TrajectoryFormat::of(p)?;
     }
-    for (p, what) in [
-        (&args.metrics, "--metrics"),
-        (&args.trajectory, "--trajectory"),
-        (&args.snapshot, "--snapshot"),
-    ] {
-        if let Some(p) = p {
-            outputs::probe(p, what)?;
-        }
+    let named: Vec<(&str, &Path)> = [
+        ("--metrics", &args.metrics),
+        ("--trajectory", &args.trajectory),
+        ("--snapshot", &args.snapshot),
+    ]
+    .into_iter()
+    .filter_map(|(what, p)| p.as_deref().map(|p| (what, p)))
+    .collect();
+    // The snapshot may replace the one it resumed from (it was read first); no
+    // other output may.
+    let mut files = named.clone();
+    if let Some(r) = &args.resume {
+        files.retain(|(what, _)| *what != "--snapshot");
+        files.push(("--resume", r));
+    }
+    outputs::distinct(&files)?;
+    for (what, p) in named {
+        outputs::probe(p, what)?;
     }
     let (world, label, steps) = match &args.resume {
         Some(snap) => {

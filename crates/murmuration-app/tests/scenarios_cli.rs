@@ -384,6 +384,17 @@ fn presets_are_listed_and_each_passes_check_and_runs_100_steps() {
 
 #[test]
 fn ctrl_c_stops_cleanly_and_keeps_every_output_valid() {
+    stops_cleanly_on("-INT", 130);
+}
+
+/// Regression (issue 14): SIGTERM killed the run, leaving `.*.tmp` files and no
+/// outputs; it now stops like Ctrl-C, with exit code 143.
+#[test]
+fn sigterm_stops_like_ctrl_c_with_exit_code_143() {
+    stops_cleanly_on("-TERM", 143);
+}
+
+fn stops_cleanly_on(signal: &str, code: i32) {
     let dir = tempfile::tempdir().unwrap();
     let (m, t, s) = (
         dir.path().join("m.csv"),
@@ -404,12 +415,21 @@ fn ctrl_c_stops_cleanly_and_keeps_every_output_valid() {
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(out.status.code(), Some(code));
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names.len(),
+        3,
+        "only the three outputs, no temporary files: {names:?}"
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let steps: u64 = line(&stdout, "steps: ")[7..].parse().unwrap();
     assert!(steps > 0 && steps < 1_000_000, "{stdout}");

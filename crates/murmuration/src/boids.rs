@@ -116,13 +116,14 @@ impl<V: Vector> Boids<V> {
         self.steering.truncate(w);
     }
 
-    /// Reserves room for `extra` more boids.
-    pub fn reserve(&mut self, extra: usize) {
-        self.ids.reserve_exact(extra);
-        self.species.reserve_exact(extra);
-        self.positions.reserve_exact(extra);
-        self.velocities.reserve_exact(extra);
-        self.steering.reserve_exact(extra);
+    /// Reserves room for `extra` more boids; a failed allocation is an error, not
+    /// an abort.
+    pub fn reserve(&mut self, extra: usize) -> Result<(), std::collections::TryReserveError> {
+        self.ids.try_reserve_exact(extra)?;
+        self.species.try_reserve_exact(extra)?;
+        self.positions.try_reserve_exact(extra)?;
+        self.velocities.try_reserve_exact(extra)?;
+        self.steering.try_reserve_exact(extra)
     }
 
     /// Bytes of heap memory held.

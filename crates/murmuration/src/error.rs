@@ -137,6 +137,32 @@ pub enum WorldError {
     /// the world's boids.
     #[error("replacement state does not match the world: {0}")]
     StateMismatch(String),
+    /// Memory for the request could not be allocated.
+    #[error("not enough memory for {what}: {reason}")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// The allocator's reason.
+        reason: String,
+    },
+    /// A spawn region with no room outside the obstacles.
+    #[error(
+        "no free place for boid {placed} of {count} after {tries} random tries: the spawn region {lo:?} to {hi:?} lies {solid_percent:.1}% inside obstacles; move the region or the obstacles"
+    )]
+    SpawnBlocked {
+        /// Boids of this spawn already placed.
+        placed: u64,
+        /// Boids asked for.
+        count: u64,
+        /// Positions tried for the boid that found no room.
+        tries: u32,
+        /// Lower corner of the region.
+        lo: [f32; 3],
+        /// Upper corner of the region.
+        hi: [f32; 3],
+        /// Share of the region inside obstacles, percent (sampled on a lattice).
+        solid_percent: f64,
+    },
     /// A boid position or velocity that is NaN or infinite.
     #[error("{what} of the new boid is not finite: {value:?}")]
     NotFinite {

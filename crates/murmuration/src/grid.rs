@@ -284,6 +284,17 @@ impl Grid {
             .fold(f32::INFINITY, f32::min)
     }
 
+    /// Cell edge per axis, units (unused axes 0).
+    pub fn cell_widths(&self) -> [f32; 3] {
+        std::array::from_fn(|i| {
+            if i < self.dim {
+                1.0 / self.inv_cell[i]
+            } else {
+                0.0
+            }
+        })
+    }
+
     /// Number of cells.
     #[inline]
     pub fn cell_count(&self) -> usize {

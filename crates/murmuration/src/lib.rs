@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod attractors;
 mod batch;
 mod boids;
@@ -56,6 +57,7 @@ pub mod workload;
 mod world;
 pub mod zones;
 
+pub use atomic::{AtomicFile, write_atomic};
 pub use attractors::{Attractor, Pulse};
 pub use boids::{BoidId, Boids};
 pub use error::{ParamError, ScenarioError, SnapshotError, WorldError};
@@ -68,7 +70,7 @@ pub use params::{Boundary, CombineMode, Relation, Relations, SpeciesParams, Worl
 pub use paths::Path;
 pub use pipeline::{Pipeline, StepContext, StepStats};
 pub use sdf_grid::SdfGrid;
-pub use snapshot::{SNAPSHOT_VERSION, digest, write_atomic};
+pub use snapshot::{SNAPSHOT_VERSION, digest};
 pub use vector::Vector;
 pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};
 pub use zones::Zone;

@@ -193,18 +193,12 @@ pub fn nearest_neighbour_distances<V: Vector>(
         let (lo, hi) = crate::grid::bounding_box(positions);
         (Extent::Open, hi - lo)
     };
-    // About one boid per cell.
-    let mut volume = 1.0f64;
-    for i in 0..V::DIM {
-        volume *= size.get(i).max(1e-6) as f64;
-    }
-    let h = ((volume / n as f64).powf(1.0 / V::DIM as f64) as f32).max(1e-6);
+    let h = nn_cell_edge::<V>(size, n);
     let mut grid = Grid::new();
     grid.build(positions, h, extent);
     let order = grid.order();
     let dims = grid.dims();
-    let width = grid.min_cell_width();
-    let max_ring = dims.iter().copied().max().unwrap_or(1) as i64;
+    let widths = grid.cell_widths();
     let period = size;
 
     (0..n)
@@ -213,10 +207,22 @@ pub fn nearest_neighbour_distances<V: Vector>(
         .map(|i| {
             let p = positions[i];
             let c = grid.coords_of(p);
+            // Per axis, the window of cell offsets that names every cell once: the
+            // whole grid from this cell (open), or the nearest images (periodic).
+            let mut lo = [0i64; 3];
+            let mut hi = [0i64; 3];
+            for a in 0..V::DIM {
+                let n = dims[a] as i64;
+                (lo[a], hi[a]) = if periodic {
+                    (-((n - 1) / 2), n / 2)
+                } else {
+                    (-(c[a] as i64), n - 1 - c[a] as i64)
+                };
+            }
+            let last = (0..V::DIM).map(|a| (-lo[a]).max(hi[a])).max().unwrap_or(0);
             let mut best2 = f32::INFINITY;
-            let mut k = 0i64;
-            loop {
-                for_each_ring_cell::<V>(c, k, dims, periodic, |cell| {
+            for k in 0..=last {
+                for_each_ring_cell(c, k, lo, hi, dims, |cell| {
                     for &slot in &order[grid.cell_range(grid.cell_index(cell))] {
                         let slot = slot as usize;
                         if slot == i {
@@ -229,48 +235,66 @@ pub fn nearest_neighbour_distances<V: Vector>(
                         best2 = best2.min(d.length_squared());
                     }
                 });
-                let reach = k as f32 * width;
-                if (best2.is_finite() && best2 <= reach * reach) || k > max_ring {
+                // Every unvisited cell lies beyond ring k along some axis that still
+                // has cells left, so at least k cell widths of that axis away.
+                let reach = (0..V::DIM)
+                    .filter(|&a| k < (-lo[a]).max(hi[a]))
+                    .map(|a| k as f32 * widths[a])
+                    .fold(f32::INFINITY, f32::min);
+                if best2 <= reach * reach {
                     break;
                 }
-                k += 1;
             }
             best2.sqrt()
         })
         .collect()
 }
 
-/// Calls `f` for every cell at Chebyshev distance exactly `k` from `c` (wrapping in
-/// a periodic grid, where a cell may come twice: harmless for a minimum).
-fn for_each_ring_cell<V: Vector>(
+/// Cell edge for the nearest-neighbour grid: about one boid per cell over the axes
+/// the boids actually spread along. An axis much thinner than the others (a world
+/// 1e-6 × 60, boids on a line) gets one cell instead of shrinking every cell to it.
+fn nn_cell_edge<V: Vector>(size: V, n: usize) -> f32 {
+    let mut sides: Vec<f64> = (0..V::DIM).map(|i| size.get(i).max(0.0) as f64).collect();
+    sides.sort_by(|a, b| b.total_cmp(a));
+    let mut h = 0.0f64;
+    for d in (1..=V::DIM).rev() {
+        let volume: f64 = sides[..d].iter().product();
+        h = (volume / n as f64).powf(1.0 / d as f64);
+        if sides[d - 1] >= h {
+            break;
+        }
+    }
+    (h as f32).max(1e-6)
+}
+
+/// Calls `f` for every cell whose offset from `c`, taken inside the per-axis window
+/// `lo..=hi`, has Chebyshev length exactly `k`: each cell of the grid comes once over
+/// all rings, and a ring costs its surface, not its volume.
+fn for_each_ring_cell(
     c: [u32; 3],
     k: i64,
+    lo: [i64; 3],
+    hi: [i64; 3],
     dims: [u32; 3],
-    periodic: bool,
     mut f: impl FnMut([u32; 3]),
 ) {
-    let kz = if V::DIM == 3 { k } else { 0 };
-    for oz in -kz..=kz {
-        for oy in -k..=k {
-            for ox in -k..=k {
-                if ox.abs().max(oy.abs()).max(oz.abs()) != k {
-                    continue;
+    let cell = |o: [i64; 3]| -> [u32; 3] {
+        std::array::from_fn(|a| (c[a] as i64 + o[a]).rem_euclid(dims[a] as i64) as u32)
+    };
+    let (x0, x1) = ((-k).max(lo[0]), k.min(hi[0]));
+    for oz in (-k).max(lo[2])..=k.min(hi[2]) {
+        for oy in (-k).max(lo[1])..=k.min(hi[1]) {
+            if oy.abs() == k || oz.abs() == k {
+                for ox in x0..=x1 {
+                    f(cell([ox, oy, oz]));
                 }
-                let mut cell = [0u32; 3];
-                let mut inside = true;
-                for (a, o) in [ox, oy, oz].into_iter().enumerate() {
-                    let n = dims[a] as i64;
-                    let x = c[a] as i64 + o;
-                    if periodic {
-                        cell[a] = x.rem_euclid(n) as u32;
-                    } else if (0..n).contains(&x) {
-                        cell[a] = x as u32;
-                    } else {
-                        inside = false;
-                    }
+            } else {
+                // Inside the ring along y and z: only the two x faces.
+                if -k >= lo[0] {
+                    f(cell([-k, oy, oz]));
                 }
-                if inside {
-                    f(cell);
+                if k != 0 && k <= hi[0] {
+                    f(cell([k, oy, oz]));
                 }
             }
         }
@@ -349,6 +373,73 @@ mod tests {
         let m = compute(&pos, &[Vec3::X, Vec3::X], &w);
         assert!((m.min_pair_distance - 1.0).abs() < 1e-5);
         assert!((m.extent.x - 1.0).abs() < 1e-4, "{}", m.extent);
+    }
+
+    fn brute_nn<V: Vector>(pos: &[V], config: &WorldConfig<V>) -> Vec<f32> {
+        (0..pos.len())
+            .map(|i| {
+                (0..pos.len())
+                    .filter(|&j| j != i)
+                    .map(|j| {
+                        let d = pos[j] - pos[i];
+                        if config.boundary == Boundary::Wrap {
+                            min_image(d, config.size()).length()
+                        } else {
+                            d.length()
+                        }
+                    })
+                    .fold(f32::INFINITY, f32::min)
+            })
+            .collect()
+    }
+
+    /// Regression (issue 14.1): a world with one side of 1e-6 made the ring search
+    /// step by the thin axis's cell width and ran for ever.
+    #[test]
+    fn nearest_neighbours_of_a_thin_world_are_exact_and_finish() {
+        let mut rng = crate::rng::CounterRng::new(3, 0, 0, crate::rng::Stream::SpawnPosition);
+        for (size, boundary) in [
+            (Vec2::new(1e-6, 60.0), Boundary::Wrap),
+            (Vec2::new(1e-6, 60.0), Boundary::Reflect),
+            (Vec2::new(60.0, 2.5e-4), Boundary::Wrap),
+            (Vec2::new(60.0, 0.0), Boundary::Unbounded),
+            (Vec2::new(7.0, 5.0), Boundary::Wrap),
+        ] {
+            let config = WorldConfig::new(size, boundary);
+            let pos: Vec<Vec2> = (0..2000)
+                .map(|_| Vec2::new(size.x * rng.next_f32(), size.y * rng.next_f32()))
+                .collect();
+            let started = std::time::Instant::now();
+            let got = nearest_neighbour_distances(&pos, &config);
+            assert!(
+                started.elapsed().as_secs_f32() < 5.0,
+                "{size} took {:?}",
+                started.elapsed()
+            );
+            assert_eq!(got, brute_nn(&pos, &config), "{size} {boundary:?}");
+        }
+        for (size, boundary) in [
+            (Vec3::new(1e-6, 1e-6, 80.0), Boundary::Wrap),
+            (Vec3::new(40.0, 1e-5, 40.0), Boundary::Wrap),
+            (Vec3::new(10.0, 20.0, 0.0), Boundary::Unbounded),
+            (Vec3::new(9.0, 8.0, 7.0), Boundary::Wrap),
+        ] {
+            let config = WorldConfig::new(size, boundary);
+            let pos: Vec<Vec3> = (0..1500)
+                .map(|_| {
+                    Vec3::new(
+                        size.x * rng.next_f32(),
+                        size.y * rng.next_f32(),
+                        size.z * rng.next_f32(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                nearest_neighbour_distances(&pos, &config),
+                brute_nn(&pos, &config),
+                "{size} {boundary:?}"
+            );
+        }
     }
 
     #[test]

@@ -270,6 +270,15 @@ impl<V: Vector> Obstacle<V> {
     }
 }
 
+/// The contact gap kept between boids and obstacle surfaces: small against the
+/// model's length scale (a thousandth of the widest perception radius).
+pub(crate) fn contact_skin(species: &[crate::params::SpeciesParams]) -> f32 {
+    1e-3 * species
+        .iter()
+        .map(crate::params::SpeciesParams::perception_radius)
+        .fold(0.0f32, f32::max)
+}
+
 /// A world's obstacles with their bounding spheres and a coarse grid over them,
 /// so a query looks only at obstacles near the point.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -472,6 +481,11 @@ impl<V: Vector> ObstacleSet<V> {
             });
         }
         best
+    }
+
+    /// True when `p` lies at least `skin` outside every obstacle.
+    pub fn is_free(&self, p: V, skin: f32) -> bool {
+        self.nearest(p, skin).is_none_or(|s| s.distance >= skin)
     }
 
     /// Look-ahead avoidance: the acceleration (before weighting) steering a boid at

@@ -259,12 +259,7 @@ impl<V: Vector> Pipeline<V> {
                     .iter()
                     .all(|p| p.combine == CombineMode::WeightedSum),
             // Contact gap for obstacles: small against the model's length scale.
-            skin: 1e-3
-                * ctx
-                    .species
-                    .iter()
-                    .map(SpeciesParams::perception_radius)
-                    .fold(0.0f32, f32::max),
+            skin: crate::obstacles::contact_skin(ctx.species),
         };
         let (neighbours, candidates) = boids
             .positions

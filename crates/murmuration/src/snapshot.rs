@@ -15,13 +15,13 @@ use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
 use crate::error::SnapshotError;
 use crate::obstacles::Obstacle;
-use crate::params::{Relations, SpeciesParams, WorldConfig};
+use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
 use crate::paths::Path as FlowPath;
 use crate::vector::Vector;
 use crate::world::{MAX_BOIDS, World};
 use crate::zones::Zone;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
+
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"MURMSNAP";
@@ -120,9 +120,11 @@ impl<V: Vector> World<V> {
     /// Writes the snapshot atomically (temporary file in the same folder, then rename):
     /// after an error the destination is either the old file or absent, never partial.
     pub fn save_snapshot(&self, path: &Path) -> Result<(), SnapshotError> {
-        write_atomic(path, &self.to_snapshot_bytes()).map_err(|source| SnapshotError::Io {
-            path: path.display().to_string(),
-            source,
+        crate::atomic::write_atomic(path, &self.to_snapshot_bytes()).map_err(|source| {
+            SnapshotError::Io {
+                path: path.display().to_string(),
+                source,
+            }
         })
     }
 
@@ -240,6 +242,7 @@ impl<V: Vector> World<V> {
                 )));
             }
         }
+        validate_state(&boids, &params, step)?;
         let mut world =
             World::from_parts(params.config, params.species, params.relations, boids, step)?;
         for shape in params.obstacles {
@@ -261,6 +264,60 @@ impl<V: Vector> World<V> {
         }
         Ok(world)
     }
+}
+
+/// Largest step counter a snapshot may hold: time (`step · dt`) stays exact in
+/// `f64`, and the counter can never wrap.
+pub const MAX_STEP: u64 = 1 << 53;
+
+/// Farthest a boid may be from the origin along any axis in a world without walls,
+/// units: offsets between boids and their squares stay finite in `f32`.
+pub const MAX_COORDINATE: f32 = 1e18;
+
+/// Checks a restored state as a scenario's would be: the step counter in range,
+/// every boid where its boundary lets it be and no faster than its species allows.
+fn validate_state<V: Vector>(
+    boids: &Boids<V>,
+    params: &Params<V>,
+    step: u64,
+) -> Result<(), SnapshotError> {
+    if step > MAX_STEP {
+        return Err(SnapshotError::InvalidState(format!(
+            "step counter {step} is out of range: must be at most 2^53"
+        )));
+    }
+    let c = &params.config;
+    let walled = matches!(c.boundary, Boundary::Wrap | Boundary::Reflect);
+    for (i, (&p, &v)) in boids.positions.iter().zip(&boids.velocities).enumerate() {
+        let id = boids.ids[i];
+        for a in 0..V::DIM {
+            let (x, lo, hi) = (p.get(a), c.min.get(a), c.max.get(a));
+            let inside = match c.boundary {
+                Boundary::Wrap => lo <= x && x < hi,
+                Boundary::Reflect => lo <= x && x <= hi,
+                _ => x.abs() <= MAX_COORDINATE,
+            };
+            if !inside {
+                let range = if walled {
+                    format!("inside the world box [{lo}, {hi}]")
+                } else {
+                    format!("within ±{MAX_COORDINATE:e}")
+                };
+                return Err(SnapshotError::InvalidState(format!(
+                    "position of boid {id} is {:?}: axis {a} must lie {range}",
+                    &p.to_array3()[..V::DIM]
+                )));
+            }
+        }
+        let max = params.species[boids.species[i] as usize].max_speed;
+        let speed = v.length();
+        if speed > max * (1.0 + 1e-4) {
+            return Err(SnapshotError::InvalidState(format!(
+                "speed of boid {id} is {speed}, above its species' max_speed {max}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 struct Reader<'a> {
@@ -304,31 +361,4 @@ impl<'a> Reader<'a> {
             })
             .collect())
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed and
-/// synced, then renamed over the destination. On error the temporary is removed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("output path has no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

@@ -315,6 +315,9 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             confine(&mut p2, &mut v2, cfg);
             if has_obstacles && p2 != before {
                 p2 = obstacles.resolve(p2, p2, &mut v2, skin);
+                // Pushed out of the box again: an obstacle covers the box's edge
+                // there, with no free place inside. The box wins.
+                confine(&mut p2, &mut v2, cfg);
             }
             out_p[k] = p2;
             out_v[k] = v2;

@@ -380,3 +380,153 @@ fn a_boid_resting_against_a_wall_can_move_away_from_it() {
     assert!(x < 19.8, "still pinned at x = {x}");
     assert_outside(&w, 10);
 }
+
+/// Regression (issue 14.2): `idle-crowd` spawned 7 of 600 people inside its
+/// fountain, who then jumped out faster than any speed allows.
+#[test]
+fn spawning_never_places_a_boid_inside_an_obstacle() {
+    let text = include_str!("../../../scenarios/idle-crowd.toml");
+    let s = murmuration::scenario::Scenario::parse(text, "idle-crowd.toml").unwrap();
+    let mut w: World<Vec2> = s.build_world().unwrap();
+    assert_eq!(w.len(), 600);
+    assert_outside(&w, 0);
+    let limit = w.species()[0].max_speed * w.config().dt * 1.001;
+    for step in 1..=20 {
+        let before: Vec<Vec2> = w.positions().to_vec();
+        w.step();
+        for (a, b) in before.iter().zip(w.positions()) {
+            assert!(
+                (*b - *a).length() <= limit,
+                "step {step}: moved {}",
+                (*b - *a).length()
+            );
+        }
+        assert_outside(&w, step);
+    }
+
+    // Many boids among several obstacles, in 2D and 3D, periodic and walled.
+    let mut w = World::new(
+        WorldConfig::new(Vec2::splat(40.0), Boundary::Wrap),
+        vec![SpeciesParams::default()],
+    )
+    .unwrap();
+    for (c, r) in [(5.0, 4.0), (20.0, 6.0), (33.0, 5.0)] {
+        w.add_obstacle(Obstacle::Sphere {
+            center: Vec2::new(c, 20.0),
+            radius: r,
+        })
+        .unwrap();
+    }
+    w.add_obstacle(Obstacle::Box {
+        center: Vec2::new(20.0, 36.0),
+        half_extents: Vec2::new(20.0, 2.0),
+    })
+    .unwrap();
+    w.spawn(0, 2000, None, 1.0).unwrap();
+    assert_outside(&w, 0);
+    let mut w3 = World::new(
+        WorldConfig::new(Vec3::splat(20.0), Boundary::Reflect),
+        vec![SpeciesParams::default()],
+    )
+    .unwrap();
+    w3.add_obstacle(Obstacle::Sphere {
+        center: Vec3::splat(10.0),
+        radius: 8.0,
+    })
+    .unwrap();
+    w3.spawn(0, 2000, None, 1.0).unwrap();
+    assert_outside(&w3, 0);
+}
+
+/// A region wholly inside obstacles is refused (no boid can be placed), by the
+/// scenario's validation with the field named and by `World::spawn`; a region
+/// mostly inside them is a warning of `check`.
+#[test]
+fn a_spawn_region_inside_obstacles_is_an_error_and_mostly_inside_a_warning() {
+    use murmuration::scenario::Scenario;
+    let solid = r#"
+[world]
+size = [20, 20]
+boundary = { kind = "wrap" }
+[species.fish]
+count = 10
+spawn = { min = [8, 8], max = [12, 12] }
+[[obstacles]]
+shape = "sphere"
+center = [10, 10]
+radius = 4
+"#;
+    let e = Scenario::parse(solid, "s.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("species.fish.spawn") && e.contains("entirely inside obstacles"),
+        "{e}"
+    );
+    assert!(e.starts_with("s.toml:7:"), "{e}");
+
+    // An obstacle engulfing the whole periodic world.
+    let engulfed = solid
+        .replace("radius = 4", "radius = 40")
+        .replace("spawn = { min = [8, 8], max = [12, 12] }\n", "");
+    let e = Scenario::parse(&engulfed, "s.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("species.fish:") && e.contains("entirely inside"),
+        "{e}"
+    );
+
+    let mostly = solid.replace("radius = 4", "radius = 2.5");
+    let s = Scenario::parse(&mostly, "s.toml").unwrap();
+    let lints = s.lints();
+    assert!(
+        lints
+            .iter()
+            .any(|l| l.field == "species.fish.spawn" && l.message.contains("inside obstacles")),
+        "{lints:?}"
+    );
+    let w: World<Vec2> = s.build_world().unwrap();
+    assert_outside(&w, 0);
+
+    let mut w = World::new(
+        WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap),
+        vec![SpeciesParams::default()],
+    )
+    .unwrap();
+    w.add_obstacle(Obstacle::Sphere {
+        center: Vec2::splat(10.0),
+        radius: 50.0,
+    })
+    .unwrap();
+    let e = w.spawn(0, 5, None, 1.0).unwrap_err().to_string();
+    assert!(
+        e.contains("no free place") && e.contains("100.0% inside obstacles"),
+        "{e}"
+    );
+    assert_eq!(w.len(), 0, "a refused spawn adds nothing");
+}
+
+/// Regression (issue 14.2): an obstacle dropped over a whole periodic world threw
+/// boids to ±1e6, outside the box. With no free place left, boids stay in the box.
+#[test]
+fn an_obstacle_engulfing_a_periodic_world_keeps_every_boid_in_the_box() {
+    let mut w = World::new(
+        WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap),
+        vec![SpeciesParams::default()],
+    )
+    .unwrap();
+    w.spawn(0, 500, None, 1.0).unwrap();
+    w.add_obstacle(Obstacle::Sphere {
+        center: Vec2::splat(10.0),
+        radius: 50.0,
+    })
+    .unwrap();
+    for step in 0..50 {
+        w.step();
+        for p in w.positions() {
+            assert!(
+                p.is_finite() && p.cmpge(Vec2::ZERO).all() && p.cmplt(Vec2::splat(20.0)).all(),
+                "step {step}: {p}"
+            );
+        }
+    }
+}

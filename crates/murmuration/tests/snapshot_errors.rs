@@ -198,3 +198,51 @@ fn version_1_snapshots_without_obstacles_still_load() {
     assert_eq!(back.digest(), w.digest());
     assert!(back.obstacles().is_empty());
 }
+
+/// Recomputes the checksum after a deliberate edit, so only validation can refuse it.
+fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+    let end = bytes.len() - 8;
+    let sum = fnv1a(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// Regression (issue 14): crafted snapshots with a valid checksum were accepted
+/// with a position of −1e30 (then `mean_nn_distance` was inf) and with a step
+/// counter of 2^64 − 1 (which wrapped to 0). A restored state is validated like a
+/// scenario: the step in range, boids inside their box and within their speed.
+#[test]
+fn crafted_snapshots_with_a_valid_checksum_are_validated_like_a_scenario() {
+    let w = small();
+    let bytes = w.to_snapshot_bytes();
+    let n = w.len();
+    let params_len = u64::from_le_bytes(bytes[40..48].try_into().unwrap()) as usize;
+    let positions = 48 + params_len + 6 * n;
+    let velocities = positions + 8 * n;
+
+    let mut b = bytes.clone();
+    b[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+    let e = World2::from_snapshot_bytes(&reseal(b))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("step counter 18446744073709551615"), "{e}");
+
+    for (at, value, want) in [
+        (positions, -1e30f32, "position of boid"),
+        (positions + 4, 1e19, "position of boid"),
+        (velocities, 1e6, "above its species' max_speed"),
+    ] {
+        let mut b = bytes.clone();
+        b[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        let e = World2::from_snapshot_bytes(&reseal(b)).unwrap_err();
+        assert!(matches!(e, SnapshotError::InvalidState(_)), "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+    }
+    // The untouched bytes still load.
+    assert_eq!(
+        World2::from_snapshot_bytes(&reseal(bytes))
+            .unwrap()
+            .digest(),
+        w.digest()
+    );
+}

@@ -117,6 +117,21 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         }
     }
 
+    // Spawn regions mostly inside obstacles (wholly inside is an error).
+    for s in &plan.spawns {
+        let solid = world.solid_fraction(s.region);
+        if s.count > 0 && solid >= 0.5 {
+            let field = super::spawn_field(&s.name, s.region.is_some());
+            warn(
+                field.clone(),
+                format!(
+                    "{field}: {:.0}% of the spawn region lies inside obstacles; boids are placed only in the free part, so the flock starts that much denser; move the region or the obstacles",
+                    100.0 * solid
+                ),
+            );
+        }
+    }
+
     // Zones no boid can reach.
     let config = world.config();
     for (zi, z) in world.zones().iter().enumerate() {

@@ -126,6 +126,16 @@ pub(crate) struct SpawnPlan<V: Vector> {
     pub heading: Option<V>,
 }
 
+/// The field a spawn region's messages point at: `species.NAME.spawn`, or the
+/// species itself when it spawns over the whole box.
+pub(crate) fn spawn_field(name: &str, has_region: bool) -> String {
+    if has_region {
+        format!("species.{name}.spawn")
+    } else {
+        format!("species.{name}")
+    }
+}
+
 impl Scenario {
     /// Parses and validates scenario text; `origin` names it in messages (a file
     /// name, or `<embedded>`).
@@ -224,8 +234,25 @@ impl Scenario {
                 ),
             });
         }
-        let text = std::fs::read_to_string(path).map_err(read_error)?;
-        Self::parse_with(&text, &path.display().to_string(), overrides)
+        let bytes = std::fs::read(path).map_err(read_error)?;
+        let origin = path.display().to_string();
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let at = e.valid_up_to();
+            // Lines and columns of the valid text before the bad byte.
+            let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+            let (line, column) = location::line_column(valid, at);
+            ScenarioError::Invalid {
+                origin: origin.clone(),
+                line,
+                column,
+                field: String::new(),
+                message: format!(
+                    "byte {at} (0x{:02x}) is not UTF-8 text: scenario files must be UTF-8",
+                    bytes[at]
+                ),
+            }
+        })?;
+        Self::parse_with(text, &origin, overrides)
     }
 
     fn validate<V: Vector>(&mut self) -> Result<(), ScenarioError> {
@@ -423,6 +450,17 @@ impl Scenario {
             world
                 .add_zone(z.to_zone(s))
                 .map_err(|e| self.world_error(e, &field, &names))?;
+        }
+        for s in &spawns {
+            if s.count > 0 && world.solid_fraction(s.region) >= 1.0 {
+                let field = spawn_field(&s.name, s.region.is_some());
+                return Err(self.error_at(
+                    &field,
+                    format!(
+                        "{field}: the spawn region lies entirely inside obstacles, so no boid can be placed; move the region or the obstacles"
+                    ),
+                ));
+            }
         }
         Ok(Plan { world, spawns })
     }
