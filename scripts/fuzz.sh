@@ -20,7 +20,7 @@ for p in $(target/release/murmuration presets | awk '{print $1}'); do
     # Snapshots of every preset; the fuzz target reads the first byte as a mode,
     # so each seed is stored once with it (1: recompute the checksum).
     sets=()
-    for s in $(target/release/murmuration presets --show "$p" | sed -n 's/^\[species\.\([a-z0-9_-]*\)\]/\1/p'); do
+    for s in $(target/release/murmuration presets --show "$p" | sed -n 's/^\[species\.\([a-z0-9_-]*\)\].*/\1/p'); do
         sets+=(--set "species.$s.count=200")
     done
     target/release/murmuration run "$p" --steps 5 -q "${sets[@]}" \

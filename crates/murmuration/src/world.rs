@@ -725,6 +725,10 @@ impl<V: Vector> World<V> {
                 tries += 1;
                 if tries == SPAWN_TRIES {
                     let solid_percent = 100.0 * self.solid_fraction(Some((lo, hi)));
+                    // All or nothing: the boids of this call placed so far go again.
+                    let kept = boids.len() - placed as usize;
+                    boids.retain_slots(|slot| slot >= kept);
+                    boids.next_id = first;
                     self.boids = boids;
                     return Err(WorldError::SpawnBlocked {
                         placed,

@@ -503,6 +503,34 @@ radius = 4
         "{e}"
     );
     assert_eq!(w.len(), 0, "a refused spawn adds nothing");
+
+    // Room for a few boids only: a spawn of many fails as a whole and leaves the
+    // world as it was, ids included.
+    let mut w = World::new(
+        WorldConfig::new(Vec2::splat(20.0), Boundary::Reflect),
+        vec![SpeciesParams::default()],
+    )
+    .unwrap();
+    w.spawn(0, 3, None, 1.0).unwrap();
+    // Free: two bands about 0.01 thick along the top and bottom (0.1% of the box).
+    w.add_obstacle(Obstacle::Box {
+        center: Vec2::splat(10.0),
+        half_extents: Vec2::new(10.0, 9.988),
+    })
+    .unwrap();
+    let digest = w.digest();
+    let e = w.spawn(0, 1000, None, 1.0).unwrap_err().to_string();
+    assert!(
+        e.contains("no free place for boid") && !e.contains("boid 0 of"),
+        "{e}"
+    );
+    assert_eq!((w.len(), w.digest()), (3, digest));
+    let band = (Vec2::new(0.0, 0.0), Vec2::new(20.0, 0.005));
+    assert_eq!(
+        w.spawn(0, 1, Some(band), 1.0).unwrap(),
+        (3, 4),
+        "ids continue"
+    );
 }
 
 /// Regression (issue 14.2): an obstacle dropped over a whole periodic world threw
