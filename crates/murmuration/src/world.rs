@@ -774,6 +774,9 @@ impl<V: Vector> World<V> {
                     rest /= per_axis;
                     p.set(i, lo.get(i) + (hi.get(i) - lo.get(i)) * t);
                 }
+                if self.config.boundary == Boundary::Wrap {
+                    p = wrap(p, &self.config);
+                }
                 !self.obstacles.is_free(p, skin)
             })
             .count();
