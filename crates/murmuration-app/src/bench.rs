@@ -34,7 +34,7 @@ pub struct BenchArgs {
     /// Backend: cpu, gpu, or auto (the GPU when an adapter opens, else the CPU).
     /// GPU rows time each step with GPU timestamps where the device has them (else
     /// wall time to an idle device); `bytes_per_boid` is GPU buffer memory.
-    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    #[arg(long, default_value_t = Backend::Cpu, value_name = "cpu|gpu|auto")]
     backend: Backend,
     /// One JSON object per line instead of a table.
     #[arg(long)]

@@ -80,7 +80,7 @@ pub struct RenderArgs {
     /// Engine: cpu, gpu, or auto. On the GPU the frames are drawn straight from
     /// the flock's buffers, except with --trails, --follow or --colour neighbours,
     /// which read the state back each frame.
-    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    #[arg(long, default_value_t = Backend::Cpu, value_name = "cpu|gpu|auto")]
     pub backend: Backend,
     /// Worker threads for the simulation.
     #[arg(long)]

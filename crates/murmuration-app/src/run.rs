@@ -36,7 +36,7 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// Engine: cpu, gpu, or auto (the GPU when one opens). GPU results agree with
     /// the CPU within float rounding, so the digest differs between backends.
-    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    #[arg(long, default_value_t = Backend::Cpu, value_name = "cpu|gpu|auto")]
     pub backend: Backend,
     /// Write metrics per step to this CSV file.
     #[arg(long, value_name = "FILE.csv")]

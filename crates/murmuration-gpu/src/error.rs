@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong on the GPU path; none of it panics.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum GpuError {
     /// No adapter (GPU or software driver) is available.
     #[error("no GPU adapter found: {0}")]

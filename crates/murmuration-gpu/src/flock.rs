@@ -5,7 +5,7 @@ use crate::device::{Gpu, STORAGE_BUFFERS};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
-use murmuration::{BoidId, World};
+use murmuration::{BoidId, SpeciesParams, World};
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
 
@@ -129,7 +129,10 @@ impl<V: GpuVector> GpuFlock<V> {
             ("order", n * 4),
             ("blocks", sim.blocks.max(1) as u64 * 4),
             ("stats", stat_words * 4),
-            ("species", world.species().len() as u64 * 80),
+            (
+                "species",
+                world.species().len() as u64 * std::mem::size_of::<SpeciesUniform>() as u64,
+            ),
             ("relations", world.relations().table.len() as u64 * 4),
         ];
         let device_bytes = sizes.iter().map(|s| s.1).sum::<u64>() + 4 * n * vec_bytes + 8 * n;
@@ -611,7 +614,10 @@ impl<V: GpuVector> GpuFlock<V> {
 
     /// Reads the state back: ids, positions, velocities and steering in the GPU's
     /// storage (cell) order.
-    #[allow(clippy::type_complexity)]
+    #[allow(
+        clippy::type_complexity,
+        reason = "four parallel arrays, named in the doc comment"
+    )]
     pub fn read_state(&self) -> Result<(Vec<BoidId>, Vec<V>, Vec<V>, Vec<V>), GpuError> {
         let n = self.sim.n as u64;
         if n == 0 {
@@ -669,7 +675,7 @@ fn variant<V: GpuVector>(world: &World<V>, sim: &SimUniform) -> Vec<(&'static st
         ("MIN_IMAGE", flag(min_image)),
         (
             "FOV",
-            flag(world.species().iter().any(|p| p.fov_degrees < 360.0)),
+            flag(world.species().iter().any(SpeciesParams::has_vision_cone)),
         ),
         ("MULTI", flag(world.species().len() > 1)),
         ("UNROLL", flag(unroll)),

@@ -33,8 +33,6 @@
 //! println!("polarization {}", world.metrics().polarization);
 //! ```
 
-#![warn(missing_docs)]
-
 mod device;
 mod dims;
 mod error;

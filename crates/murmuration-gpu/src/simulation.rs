@@ -6,8 +6,10 @@ use crate::error::GpuError;
 use crate::flock::GpuFlock;
 use murmuration::World;
 
-/// Which engine steps the flock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which engine steps the flock (`cpu`, `gpu` or `auto` on a command line and
+/// in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// The CPU engine (rayon, SIMD): bit-identical on any thread count.
     #[default]
@@ -16,6 +18,61 @@ pub enum Backend {
     Gpu,
     /// The GPU when an adapter opens, else the CPU ([`Simulation::fallback`] says why).
     Auto,
+}
+
+impl Backend {
+    /// Opens what this backend asks for: the GPU, or `None` for the CPU, with the
+    /// reason when [`Backend::Auto`] chose the CPU (no adapter opened).
+    pub fn open(self) -> Result<(Option<Gpu>, Option<String>), GpuError> {
+        match self {
+            Backend::Cpu => Ok((None, None)),
+            Backend::Gpu => Ok((Some(Gpu::new()?), None)),
+            Backend::Auto => match Gpu::new() {
+                Ok(g) => Ok((Some(g), None)),
+                Err(e) => Ok((None, Some(format!("the GPU is unavailable ({e})")))),
+            },
+        }
+    }
+
+    /// [`Backend::open`] for `world`: with `Auto`, also the CPU when the world
+    /// uses a feature the GPU backend lacks (the reason says which).
+    pub fn open_for<V: GpuVector>(
+        self,
+        world: &World<V>,
+    ) -> Result<(Option<Gpu>, Option<String>), GpuError> {
+        let (gpu, why) = self.open()?;
+        if self == Backend::Auto
+            && gpu.is_some()
+            && let Err(e @ GpuError::Unsupported(_)) = GpuFlock::check_supported(world)
+        {
+            return Ok((None, Some(e.to_string())));
+        }
+        Ok((gpu, why))
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+
+    /// `cpu`, `gpu` or `auto` (what `--backend` takes).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            "auto" => Ok(Backend::Auto),
+            _ => Err(format!("{s:?} is not a backend: use cpu, gpu or auto")),
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+            Backend::Auto => "auto",
+        })
+    }
 }
 
 /// A [`World`] and, on the GPU backend, its [`GpuFlock`]. The world is the source
@@ -33,16 +90,10 @@ pub struct Simulation<V: GpuVector> {
 }
 
 impl<V: GpuVector> Simulation<V> {
-    /// Wraps `world` on `backend`. `Auto` never fails for want of a GPU.
+    /// Wraps `world` on `backend` ([`Backend::open_for`]). `Auto` never fails for
+    /// want of a GPU or of a feature; [`Simulation::fallback`] says why it chose the CPU.
     pub fn new(world: World<V>, backend: Backend) -> Result<Self, GpuError> {
-        let (gpu, fallback) = match backend {
-            Backend::Cpu => (None, None),
-            Backend::Gpu => (Some(Gpu::new()?), None),
-            Backend::Auto => match Gpu::new() {
-                Ok(g) => (Some(g), None),
-                Err(e) => (None, Some(e.to_string())),
-            },
-        };
+        let (gpu, fallback) = backend.open_for(&world)?;
         Self::with_gpu(world, gpu, fallback)
     }
 

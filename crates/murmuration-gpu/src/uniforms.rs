@@ -3,7 +3,7 @@
 
 use crate::dims::GpuVector;
 use bytemuck::{Pod, Zeroable};
-use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, World};
+use murmuration::{Boundary, CombineMode, Relation, RuleConsts, SpeciesParams, World};
 
 /// Elements per scan block (the shader's `SCAN_BLOCK`).
 pub(crate) const SCAN_BLOCK: u32 = crate::WORKGROUP_SIZE * 4;
@@ -65,19 +65,32 @@ pub(crate) struct SpeciesUniform {
     pub _pad: [u32; 3],
 }
 
+// The WGSL structs' sizes (`Sim` in uniform layout, `Species` in storage layout):
+// a field added on one side only fails the build here.
+const _: () = assert!(std::mem::size_of::<SimUniform>() == 176);
+const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 80);
+
 impl SpeciesUniform {
-    /// Same derived constants as the CPU kernel's `RuleConsts`.
+    /// The CPU kernel's own derived constants ([`RuleConsts`]) and the weights,
+    /// limits and flags the shader reads.
     pub fn new(p: &SpeciesParams) -> Self {
-        let eps = 1e-4 * p.separation_radius;
-        let r = p.perception_radius();
+        let RuleConsts {
+            sep2,
+            ali2,
+            coh2,
+            max2,
+            cos_half_fov,
+            eps2,
+            coincident_push,
+        } = RuleConsts::new(p);
         Self {
-            sep2: p.separation_radius * p.separation_radius,
-            ali2: p.alignment_radius * p.alignment_radius,
-            coh2: p.cohesion_radius * p.cohesion_radius,
-            max2: r * r,
-            cos_half_fov: (p.fov_degrees.to_radians() * 0.5).cos(),
-            eps2: eps * eps,
-            coincident_push: 1.0 / eps,
+            sep2,
+            ali2,
+            coh2,
+            max2,
+            cos_half_fov,
+            eps2,
+            coincident_push,
             w_sep: p.separation_weight,
             w_ali: p.alignment_weight,
             w_coh: p.cohesion_weight,
@@ -90,7 +103,7 @@ impl SpeciesUniform {
                 CombineMode::WeightedSum => 0,
                 CombineMode::Prioritized => 1,
             },
-            has_fov: u32::from(p.fov_degrees < 360.0),
+            has_fov: u32::from(p.has_vision_cone()),
             _pad: [0; 3],
         }
     }

@@ -22,8 +22,6 @@
 //! # Ok::<(), murmuration_render::RenderError>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod camera;
 mod offscreen;
 mod overlay;
@@ -31,11 +29,13 @@ mod renderer;
 mod scene;
 mod settings;
 mod storage;
+mod vertex;
 
 pub use camera::Camera;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RenderError};
 pub use overlay::inspection;
 pub use renderer::Renderer;
-pub use scene::{BoidInstance, ColourVertex, GpuBoids, PALETTE, Scene, Trails, heat};
+pub use scene::{GpuBoids, PALETTE, Scene, Trails, heat};
 pub use settings::{ColourMode, RenderSettings};
+pub use vertex::{BoidInstance, ColourVertex};
 pub use wgpu;

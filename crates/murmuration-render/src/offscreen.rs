@@ -9,6 +9,7 @@ use thiserror::Error;
 
 /// Errors from offscreen rendering.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum RenderError {
     /// No GPU (or software rasteriser) could be opened, or it failed.
     #[error(transparent)]

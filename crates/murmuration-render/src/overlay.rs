@@ -1,7 +1,7 @@
 //! Geometry for the behaviour entities: obstacles (filled in 2D, wireframe in 3D),
 //! zones with their live counts, attractors, pulses and paths.
 
-use crate::scene::{ColourVertex, to3};
+use crate::vertex::{ColourVertex, to3};
 use glam::{Vec2, Vec3};
 use murmuration::{Obstacle, Vector, World};
 
@@ -381,7 +381,7 @@ pub fn inspection<V: Vector>(
     out.ball(c, r, [0.9, 0.9, 1.0, 1.0]);
     out.ball(c, p.separation_radius, [1.4, 0.3, 0.25, 1.0]);
     let h = to3(ins.velocity).normalize_or(Vec3::X);
-    if p.fov_degrees < 360.0 {
+    if p.has_vision_cone() {
         let half = 0.5 * p.fov_degrees.to_radians();
         let axis = if dim == 2 {
             Vec3::Z

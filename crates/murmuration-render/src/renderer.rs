@@ -3,9 +3,10 @@
 //! blur at half resolution), and a tone-mapping composite into the output view.
 
 use crate::camera::Camera;
-use crate::scene::{BoidInstance, ColourVertex, Scene};
+use crate::scene::Scene;
 use crate::settings::RenderSettings;
 use crate::storage::{PipelineParts, StoragePipeline};
+use crate::vertex::{BoidInstance, ColourVertex};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use wgpu::util::DeviceExt;

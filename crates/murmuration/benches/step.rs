@@ -1,4 +1,4 @@
-#![allow(missing_docs)] // criterion_group! generates undocumented items
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 //! Criterion views of a step on the standard benchmark workload (shared/BENCHMARK.md):
 //! the grid build (counting sort), the steering pass alone, and the whole step.
 //! `murmuration bench` remains the reference numbers.

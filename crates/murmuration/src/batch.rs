@@ -92,7 +92,10 @@ pub(crate) fn lane<V: Vector>(src: &[Lanes; 3], l: usize) -> V {
 impl Batch {
     /// Fills lane `l` with one boid's sums, state and parameters. `jitter` is the
     /// kick the scalar path would add to its velocity, if any.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one boid's state and its species' tables, passed in the hot loop; a context struct is issue 15's next step"
+    )]
     pub fn load<V: Vector>(
         &mut self,
         l: usize,

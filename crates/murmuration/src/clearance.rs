@@ -2,7 +2,6 @@
 //! point. Most boids are far from every obstacle, and this bound says so without
 //! a query; only boids it cannot clear ask the exact distance field.
 
-use crate::obstacles::ObstacleSet;
 use crate::vector::Vector;
 
 /// Cells per axis at most: 2D, 3D.
@@ -21,15 +20,15 @@ pub(crate) struct Clearance {
 }
 
 impl Clearance {
-    /// Bounds for the obstacles of `set` (empty when it has none).
-    pub fn build<V: Vector>(set: &ObstacleSet<V>) -> Self {
-        let shapes = set.shapes();
-        if shapes.is_empty() {
+    /// Bounds for obstacles with these bounding spheres (empty when there are
+    /// none); `nearest(p, reach)` is the exact distance from `p` to the nearest
+    /// surface within `reach`, if any.
+    pub fn build<V: Vector>(bounds: &[(V, f32)], nearest: impl Fn(V, f32) -> Option<f32>) -> Self {
+        if bounds.is_empty() {
             return Self::default();
         }
         let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-        for s in shapes {
-            let (c, r) = s.bounds();
+        for &(c, r) in bounds {
             for i in 0..V::DIM {
                 lo[i] = lo[i].min(c.get(i) - r);
                 hi[i] = hi[i].max(c.get(i) + r);
@@ -51,9 +50,7 @@ impl Clearance {
                     for (i, k) in [x, y, z].into_iter().enumerate().take(V::DIM) {
                         centre.set(i, lo[i] + (k as f32 + 0.5) * cell);
                     }
-                    let d = set
-                        .nearest(centre, cap)
-                        .map_or(cap, |s| s.distance.min(cap));
+                    let d = nearest(centre, cap).map_or(cap, |d| d.min(cap));
                     lower.push((d - half_diag).max(0.0));
                 }
             }

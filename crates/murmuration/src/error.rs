@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// An invalid parameter: the field path (e.g. `species[0].separation_radius`) and value.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum ParamError {
     /// NaN or infinity where a finite number is needed.
     #[error("{field} = {} is not a finite number", num(*value))]
@@ -91,6 +92,7 @@ impl ParamError {
 
 /// Errors from building or changing a [`crate::World`].
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum WorldError {
     /// A parameter failed validation.
     #[error(transparent)]
@@ -175,6 +177,7 @@ pub enum WorldError {
 
 /// Errors from reading or writing a snapshot.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum SnapshotError {
     /// Reading or writing failed.
     #[error("snapshot I/O failed for {path}")]
@@ -243,6 +246,7 @@ pub enum SnapshotError {
 /// Errors from reading or building a scenario file. Every message names where
 /// (file, line and column, or the `--set` override) and the field and value.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ScenarioError {
     /// The file could not be read.
     #[error("cannot read scenario {path}")]

@@ -62,7 +62,7 @@ impl<V: Vector> World<V> {
             if d2 >= r * r || d2 == 0.0 {
                 continue;
             }
-            if p.fov_degrees < 360.0 && h != V::ZERO && d.dot(h) < cos_half * d2.sqrt() {
+            if p.has_vision_cone() && h != V::ZERO && d.dot(h) < cos_half * d2.sqrt() {
                 continue;
             }
             let rel = self.relations.get(s, b.species[j] as usize);

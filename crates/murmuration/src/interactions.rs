@@ -348,7 +348,10 @@ impl<V: Vector> Interactions<V> {
     /// weigh more), scattered or searched. Chase pursues the single best target among every species it
     /// chases: the nearest, with distance scaled up by the target's flockmates
     /// when stragglers are preferred; ties go to the lower id.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one boid's state and its species' tables, passed in the hot loop; a context struct is issue 15's next step"
+    )]
     pub fn forces(
         &self,
         a: usize,
@@ -414,7 +417,10 @@ impl<V: Vector> Interactions<V> {
     }
 
     /// Pursuit of the best target in chase range (see [`Interactions::forces`]).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one boid's state and its species' tables, passed in the hot loop; a context struct is issue 15's next step"
+    )]
     fn chase(
         &self,
         a: usize,

@@ -27,7 +27,10 @@
 //! 2D and 3D come from one source: everything is generic over [`Vector`], which
 //! [`glam::Vec2`] and [`glam::Vec3`] implement.
 
-#![warn(missing_docs)]
+#![allow(
+    unsafe_code,
+    reason = "unaligned 8-lane loads and stores in kernel.rs, candidates.rs and grid.rs's parallel scatter; each unsafe block states why it is sound"
+)]
 
 pub mod atomic;
 pub mod attractors;
@@ -36,7 +39,9 @@ mod boids;
 mod boundary;
 mod candidates;
 mod clearance;
+mod digest;
 mod error;
+pub mod fields;
 pub mod grid;
 mod inspect;
 mod interactions;
@@ -60,6 +65,7 @@ pub mod zones;
 pub use atomic::{AtomicFile, write_atomic};
 pub use attractors::{Attractor, Pulse};
 pub use boids::{BoidId, Boids};
+pub use digest::digest;
 pub use error::{ParamError, ScenarioError, SnapshotError, WorldError};
 pub use glam;
 pub use inspect::Inspection;
@@ -69,8 +75,9 @@ pub use obstacles::{Obstacle, ObstacleSet};
 pub use params::{Boundary, CombineMode, Relation, Relations, SpeciesParams, WorldConfig};
 pub use paths::Path;
 pub use pipeline::{Pipeline, StepContext, StepStats};
+pub use rules::RuleConsts;
 pub use sdf_grid::SdfGrid;
-pub use snapshot::{SNAPSHOT_VERSION, digest};
+pub use snapshot::SNAPSHOT_VERSION;
 pub use vector::Vector;
 pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};
 pub use zones::Zone;

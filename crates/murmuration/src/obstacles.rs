@@ -402,7 +402,11 @@ impl<V: Vector> ObstacleSet<V> {
     /// Builds the coarse distance bound now if a change dropped it (so it is not
     /// first built inside a parallel pass).
     pub(crate) fn prepare(&self) {
-        self.clearance.get_or_init(|| Clearance::build(self));
+        self.clearance.get_or_init(|| {
+            Clearance::build(&self.bounds, |p, reach| {
+                self.nearest(p, reach).map(|s| s.distance)
+            })
+        });
     }
 
     /// A distance `p` is at least from every obstacle: one lookup in a coarse
@@ -410,7 +414,11 @@ impl<V: Vector> ObstacleSet<V> {
     #[inline]
     pub fn clearance(&self, p: V) -> f32 {
         self.clearance
-            .get_or_init(|| Clearance::build(self))
+            .get_or_init(|| {
+                Clearance::build(&self.bounds, |p, reach| {
+                    self.nearest(p, reach).map(|s| s.distance)
+                })
+            })
             .lower_bound(p)
     }
 

@@ -1,9 +1,11 @@
 //! Parameters as plain data: species parameters, world configuration, interactions.
 //!
-//! Every field documents its unit and valid range; `validate` checks exactly those
-//! ranges and returns a [`ParamError`] naming the field and the value.
+//! Every field documents its unit and valid range; the species' ranges live in
+//! the parameter table (`fields.rs`), which `validate` checks, returning a
+//! [`ParamError`] naming the field and the value.
 
 use crate::error::ParamError;
+use crate::fields::SPECIES_FIELDS;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
 
@@ -139,61 +141,24 @@ impl SpeciesParams {
             .max(self.separation_radius)
     }
 
-    /// Checks every field against its documented range. `prefix` names the
+    /// Checks every field against its range in the parameter table
+    /// ([`crate::fields::SPECIES_FIELDS`]), then the bounds between fields
+    /// (`min_speed` ≤ `max_speed`, separation ≤ perception). `prefix` names the
     /// species in messages (e.g. `species[0]`).
     pub fn validate(&self, prefix: &str) -> Result<(), ParamError> {
-        let f = |name: &str| format!("{prefix}.{name}");
-        positive(&f("separation_radius"), self.separation_radius, 1e4)?;
-        positive(&f("alignment_radius"), self.alignment_radius, 1e4)?;
-        positive(&f("cohesion_radius"), self.cohesion_radius, 1e4)?;
-        in_closed(&f("separation_weight"), self.separation_weight, 0.0, 1e3)?;
-        in_closed(&f("alignment_weight"), self.alignment_weight, 0.0, 1e3)?;
-        in_closed(&f("cohesion_weight"), self.cohesion_weight, 0.0, 1e3)?;
-        positive(&f("max_speed"), self.max_speed, 1e5)?;
-        in_closed(&f("min_speed"), self.min_speed, 0.0, 1e5)?;
-        positive(&f("max_force"), self.max_force, 1e7)?;
-        positive(&f("fov_degrees"), self.fov_degrees, 360.0)?;
-        in_closed(&f("jitter"), self.jitter, 0.0, 1.0)?;
-        in_closed(&f("obstacle_weight"), self.obstacle_weight, 0.0, 1e3)?;
-        in_closed(&f("obstacle_lookahead"), self.obstacle_lookahead, 0.0, 60.0)?;
-        positive(&f("obstacle_margin"), self.obstacle_margin, 1e4)?;
-        positive(&f("flee_radius"), self.flee_radius, 1e4)?;
-        in_closed(&f("flee_weight"), self.flee_weight, 0.0, 1e3)?;
-        positive(&f("chase_radius"), self.chase_radius, 1e4)?;
-        in_closed(&f("chase_weight"), self.chase_weight, 0.0, 1e3)?;
-        in_closed(&f("eat_radius"), self.eat_radius, 0.0, 1e4)?;
-        in_closed(
-            &f("straggler_preference"),
-            self.straggler_preference,
-            0.0,
-            100.0,
-        )?;
-        finite(&f("smoothing"), self.smoothing)?;
-        if !(0.0..1.0).contains(&self.smoothing) {
-            return Err(ParamError::OutOfRange {
-                field: f("smoothing"),
-                value: self.smoothing as f64,
-                range: "in [0, 1)".into(),
-            });
+        for f in &SPECIES_FIELDS {
+            f.check(self, prefix)?;
         }
-        if self.min_speed > self.max_speed {
-            return Err(ParamError::Exceeds {
-                field: f("min_speed"),
-                value: self.min_speed as f64,
-                limit_field: f("max_speed"),
-                limit: self.max_speed as f64,
-            });
-        }
-        let perception = self.alignment_radius.max(self.cohesion_radius);
-        if self.separation_radius > perception {
-            return Err(ParamError::Exceeds {
-                field: f("separation_radius"),
-                value: self.separation_radius as f64,
-                limit_field: f("perception_radius"),
-                limit: perception as f64,
-            });
+        for f in &SPECIES_FIELDS {
+            f.check_bound(self, prefix)?;
         }
         Ok(())
+    }
+
+    /// True when the vision cone hides anything (a field of view under 360°).
+    #[inline]
+    pub fn has_vision_cone(&self) -> bool {
+        self.fov_degrees < 360.0
     }
 }
 

@@ -189,7 +189,7 @@ impl<V: Vector> Pipeline<V> {
         self.consts.extend(ctx.species.iter().map(RuleConsts::new));
 
         let mut flags = 0u8;
-        if ctx.species.iter().any(RuleConsts::has_fov) {
+        if ctx.species.iter().any(SpeciesParams::has_vision_cone) {
             flags |= kernel::FOV;
         }
         if ctx.species.len() > 1 {

@@ -7,11 +7,15 @@
 use crate::params::{CombineMode, SpeciesParams};
 use crate::vector::Vector;
 
-/// Per-species constants derived once per step from [`SpeciesParams`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RuleConsts {
+/// Per-species constants derived once per step from [`SpeciesParams`]: the one
+/// definition the CPU kernel and the GPU's species uniform both use.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RuleConsts {
+    /// Separation radius², units².
     pub sep2: f32,
+    /// Alignment radius², units².
     pub ali2: f32,
+    /// Cohesion radius², units².
     pub coh2: f32,
     /// Square of the largest radius: a candidate farther than this is not a neighbour.
     pub max2: f32,
@@ -24,6 +28,7 @@ pub(crate) struct RuleConsts {
 }
 
 impl RuleConsts {
+    /// The constants of one species.
     pub fn new(p: &SpeciesParams) -> Self {
         let eps = 1e-4 * p.separation_radius;
         Self {
@@ -35,10 +40,6 @@ impl RuleConsts {
             eps2: eps * eps,
             coincident_push: 1.0 / eps,
         }
-    }
-    /// True when the vision cone excludes something.
-    pub fn has_fov(p: &SpeciesParams) -> bool {
-        p.fov_degrees < 360.0
     }
 }
 

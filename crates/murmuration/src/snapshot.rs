@@ -13,6 +13,7 @@
 
 use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
+use crate::digest::{FNV_OFFSET, fnv1a};
 use crate::error::SnapshotError;
 use crate::obstacles::Obstacle;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
@@ -49,28 +50,6 @@ struct Params<V: Vector> {
     paths: Vec<FlowPath<V>>,
     #[serde(default)]
     zones: Vec<Zone<V>>,
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(FNV_PRIME);
-    }
-    h
-}
-
-/// FNV-1a 64 of positions then velocities (little-endian f32 components, `DIM` each).
-pub fn digest<V: Vector>(positions: &[V], velocities: &[V]) -> u64 {
-    let mut h = FNV_OFFSET;
-    for v in positions.iter().chain(velocities) {
-        for x in &v.to_array3()[..V::DIM] {
-            h = fnv1a(h, &x.to_le_bytes());
-        }
-    }
-    h
 }
 
 impl<V: Vector> World<V> {

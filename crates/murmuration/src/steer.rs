@@ -13,7 +13,7 @@ use crate::kernel::{self, Focal, RelationPattern};
 use crate::params::{Boundary, SpeciesParams};
 use crate::pipeline::{CHUNK, Pipeline, StepContext};
 use crate::rng::{CounterRng, Stream};
-use crate::rules::{self, RuleConsts, Sums};
+use crate::rules::{self, Sums};
 use crate::vector::Vector;
 use std::cell::RefCell;
 
@@ -121,7 +121,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         let me = Focal {
             sorted_index: si,
             pos: data.position::<V>(si),
-            heading: if FLAGS & kernel::FOV != 0 && RuleConsts::has_fov(sp) {
+            heading: if FLAGS & kernel::FOV != 0 && sp.has_vision_cone() {
                 v.normalize_or_zero()
             } else {
                 V::ZERO

@@ -841,7 +841,7 @@ impl<V: Vector> World<V> {
     /// 64-bit FNV-1a digest of positions then velocities (little-endian f32
     /// components) in boid-id order: equal digests mean bit-identical states.
     pub fn digest(&self) -> u64 {
-        crate::snapshot::digest(self.positions(), self.velocities())
+        crate::digest::digest(self.positions(), self.velocities())
     }
 
     /// Bytes of heap memory held by state and scratch.

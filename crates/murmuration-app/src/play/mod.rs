@@ -33,7 +33,7 @@ pub struct PlayArgs {
     /// Engine: cpu, gpu or auto. On the GPU the flock steps on the window's
     /// device and is drawn straight from its buffers; while the world uses a
     /// feature the GPU backend lacks (a dropped obstacle, say) it steps on the CPU.
-    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    #[arg(long, default_value_t = Backend::Cpu, value_name = "cpu|gpu|auto")]
     pub backend: Backend,
     /// Random seed (overrides world.seed).
     #[arg(long)]

@@ -5,6 +5,7 @@
 use super::sim::{HISTORY, Sim, with_world};
 use crate::presets::PRESETS;
 use egui::{Color32, RichText, Slider, Ui};
+use murmuration::fields::{FieldGroup, SPECIES_FIELDS};
 use murmuration::{Boundary, CombineMode, SpeciesParams, Vector};
 use murmuration_render::{ColourMode, RenderSettings};
 
@@ -358,112 +359,26 @@ fn slider(ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str) -> 
         .changed()
 }
 
-/// One slider per species parameter over its documented range; true if any changed.
+/// One slider per row of the parameter table (`murmuration::fields`), over its
+/// range and scale; true if any changed.
 fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
     let mut changed = false;
-    changed |= slider(
-        ui,
-        &mut p.separation_radius,
-        0.001,
-        1e4,
-        true,
-        "separation radius",
-    );
-    changed |= slider(
-        ui,
-        &mut p.alignment_radius,
-        0.001,
-        1e4,
-        true,
-        "alignment radius",
-    );
-    changed |= slider(
-        ui,
-        &mut p.cohesion_radius,
-        0.001,
-        1e4,
-        true,
-        "cohesion radius",
-    );
-    changed |= slider(
-        ui,
-        &mut p.separation_weight,
-        0.0,
-        1e3,
-        true,
-        "separation weight",
-    );
-    changed |= slider(
-        ui,
-        &mut p.alignment_weight,
-        0.0,
-        1e3,
-        true,
-        "alignment weight",
-    );
-    changed |= slider(
-        ui,
-        &mut p.cohesion_weight,
-        0.0,
-        1e3,
-        true,
-        "cohesion weight",
-    );
-    changed |= slider(ui, &mut p.max_speed, 0.001, 1e5, true, "max speed");
-    let max = p.max_speed;
-    changed |= slider(ui, &mut p.min_speed, 0.0, max, false, "min speed");
-    changed |= slider(ui, &mut p.max_force, 0.001, 1e7, true, "max force");
-    changed |= slider(ui, &mut p.fov_degrees, 1.0, 360.0, false, "field of view °");
-    changed |= slider(ui, &mut p.jitter, 0.0, 1.0, true, "jitter");
-    changed |= slider(ui, &mut p.smoothing, 0.0, 0.99, false, "smoothing");
+    let mut group = |ui: &mut Ui, p: &mut SpeciesParams, which: FieldGroup| {
+        for f in SPECIES_FIELDS.iter().filter(|f| f.group == which) {
+            let (lo, hi) = f.slider_range(p);
+            changed |= slider(ui, (f.get_mut)(p), lo, hi, f.log, f.label);
+        }
+    };
+    group(ui, p, FieldGroup::Rules);
+    let mut combine_changed = false;
     ui.horizontal(|ui| {
         let before = p.combine;
         ui.radio_value(&mut p.combine, CombineMode::WeightedSum, "weighted sum");
         ui.radio_value(&mut p.combine, CombineMode::Prioritized, "prioritized");
-        changed |= before != p.combine;
+        combine_changed = before != p.combine;
     });
-    ui.collapsing("behaviours", |ui| {
-        changed |= slider(
-            ui,
-            &mut p.obstacle_weight,
-            0.0,
-            1e3,
-            true,
-            "obstacle weight",
-        );
-        changed |= slider(
-            ui,
-            &mut p.obstacle_lookahead,
-            0.0,
-            60.0,
-            true,
-            "look-ahead s",
-        );
-        changed |= slider(
-            ui,
-            &mut p.obstacle_margin,
-            0.001,
-            1e4,
-            true,
-            "obstacle margin",
-        );
-        changed |= slider(ui, &mut p.flee_radius, 0.001, 1e4, true, "flee radius");
-        changed |= slider(ui, &mut p.flee_weight, 0.0, 1e3, true, "flee weight");
-        changed |= slider(ui, &mut p.chase_radius, 0.001, 1e4, true, "chase radius");
-        changed |= slider(ui, &mut p.chase_weight, 0.0, 1e3, true, "chase weight");
-        changed |= slider(ui, &mut p.eat_radius, 0.0, 1e4, true, "eat radius");
-        changed |= slider(
-            ui,
-            &mut p.straggler_preference,
-            0.0,
-            100.0,
-            true,
-            "straggler preference",
-        );
-        changed |= slider(ui, &mut p.follow_radius, 0.001, 1e4, true, "follow radius");
-        changed |= slider(ui, &mut p.follow_weight, 0.0, 1e3, true, "follow weight");
-    });
-    changed
+    ui.collapsing("behaviours", |ui| group(ui, p, FieldGroup::Behaviours));
+    changed | combine_changed
 }
 
 /// Writes the current world as a scenario file (atomically).

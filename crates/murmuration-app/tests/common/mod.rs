@@ -1,5 +1,5 @@
 //! Helpers shared by the command-line tests.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses some of the helpers")]
 
 use assert_cmd::Command;
 

@@ -22,7 +22,10 @@ pub(crate) struct Doc<V: Vector> {
     pub description: Option<String>,
     /// Read before the rest (it picks `V`); present here so it is a known key.
     #[serde(default)]
-    #[allow(dead_code)]
+    #[allow(
+        dead_code,
+        reason = "read before deserializing; a field only so the key is known"
+    )]
     pub dimension: Option<i64>,
     #[serde(default)]
     pub steps: Option<u64>,

@@ -1,6 +1,6 @@
 //! Shared test helpers: a brute-force O(n²) reference step that follows the documented
 //! semantics literally, and small world builders.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses some of the helpers")]
 
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, Vector, World, WorldConfig};

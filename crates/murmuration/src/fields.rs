@@ -1,0 +1,333 @@
+//! The species parameter table: one row per numeric field of [`SpeciesParams`]
+//! with its key, label, unit, range, scale, panel group and accessors. It is the
+//! one source of those facts: [`SpeciesParams::validate`] checks each row, the
+//! sandbox draws one slider per row, and a test holds `docs/SCENARIOS.md`'s table
+//! to [`Field::markdown_row`]. A new parameter is a struct field plus a row here.
+
+use crate::error::ParamError;
+use crate::params::SpeciesParams;
+
+/// Where a field sits in a tuning panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldGroup {
+    /// The three rules, speeds, vision and smoothing: always shown.
+    Rules,
+    /// Obstacles, flee, chase and follow: folded away until wanted.
+    Behaviours,
+}
+
+/// Reads one number of a species' parameters.
+pub type Reader = fn(&SpeciesParams) -> f32;
+
+/// One numeric species parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// The key in scenario files and `--set` paths (`separation_radius`).
+    pub key: &'static str,
+    /// Short label for a slider (`separation radius`).
+    pub label: &'static str,
+    /// Unit as the documentation writes it (`units/s`, `—` for none).
+    pub unit: &'static str,
+    /// Lower end of the valid range.
+    pub min: f32,
+    /// True when `min` itself is excluded: `(min, …`.
+    pub min_open: bool,
+    /// Upper end of the valid range.
+    pub max: f32,
+    /// True when `max` itself is excluded: `…, max)`.
+    pub max_open: bool,
+    /// True when a slider should move on a logarithmic scale.
+    pub log: bool,
+    /// Panel group.
+    pub group: FieldGroup,
+    /// Another quantity this field must not exceed: its name in messages and how
+    /// to read it (`min_speed` ≤ `max_speed`).
+    pub bound: Option<(&'static str, Reader)>,
+    /// One sentence for the documentation table.
+    pub meaning: &'static str,
+    /// Reads the field.
+    pub get: Reader,
+    /// The field, for a slider to bind to.
+    pub get_mut: fn(&mut SpeciesParams) -> &mut f32,
+}
+
+/// True for `open`, false for `closed`: how a row writes each end of its range.
+macro_rules! open {
+    (open) => {
+        true
+    };
+    (closed) => {
+        false
+    };
+}
+
+/// One row: key, label, unit, range (`open 0.0, 1e4 closed` is `(0, 10⁴]`), log
+/// scale, group, bound and meaning.
+macro_rules! row {
+    ($key:ident, $label:literal, $unit:literal, $lo:ident $min:literal, $max:literal $hi:ident,
+     $log:literal, $group:ident, $bound:expr, $meaning:literal) => {
+        Field {
+            key: stringify!($key),
+            label: $label,
+            unit: $unit,
+            min: $min,
+            min_open: open!($lo),
+            max: $max,
+            max_open: open!($hi),
+            log: $log,
+            group: FieldGroup::$group,
+            bound: $bound,
+            meaning: $meaning,
+            get: {
+                fn get(p: &SpeciesParams) -> f32 {
+                    p.$key
+                }
+                get
+            },
+            get_mut: {
+                fn get_mut(p: &mut SpeciesParams) -> &mut f32 {
+                    &mut p.$key
+                }
+                get_mut
+            },
+        }
+    };
+}
+
+fn perception(p: &SpeciesParams) -> f32 {
+    p.alignment_radius.max(p.cohesion_radius)
+}
+
+fn max_speed(p: &SpeciesParams) -> f32 {
+    p.max_speed
+}
+
+/// Every numeric field of [`SpeciesParams`], in declaration order (`combine`, an
+/// enum, is the one field not listed).
+pub const SPECIES_FIELDS: [Field; 23] = [
+    row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
+        Some(("perception_radius", perception)),
+        "Neighbours closer than this push away, harder the closer they are."),
+    row!(alignment_radius, "alignment radius", "units", open 0.0, 1e4 closed, true, Rules, None,
+        "Match the mean velocity of neighbours within it."),
+    row!(cohesion_radius, "cohesion radius", "units", open 0.0, 1e4 closed, true, Rules, None,
+        "Steer toward the centre of neighbours within it."),
+    row!(separation_weight, "separation weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+        "Weight of separation."),
+    row!(alignment_weight, "alignment weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+        "Weight of alignment."),
+    row!(cohesion_weight, "cohesion weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+        "Weight of cohesion."),
+    row!(max_speed, "max speed", "units/s", open 0.0, 1e5 closed, true, Rules, None,
+        "Speed limit."),
+    row!(min_speed, "min speed", "units/s", closed 0.0, 1e5 closed, false, Rules,
+        Some(("max_speed", max_speed)),
+        "Boids never go slower (0 lets them stop)."),
+    row!(max_force, "max force", "units/s²", open 0.0, 1e7 closed, true, Rules, None,
+        "Largest steering acceleration."),
+    row!(fov_degrees, "field of view °", "degrees", open 0.0, 360.0 closed, false, Rules, None,
+        "Vision cone: a neighbour counts only within half this angle of the heading."),
+    row!(jitter, "jitter", "fraction of `max_speed`", closed 0.0, 1.0 closed, true, Rules, None,
+        "Random velocity kick each step (seeds suggest ≤ 0.02)."),
+    row!(smoothing, "smoothing", "—", closed 0.0, 1.0 open, false, Rules, None,
+        "Exponential smoothing of the applied steering."),
+    row!(obstacle_weight, "obstacle weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
+        "Weight of obstacle avoidance (boids never enter an obstacle whatever it is)."),
+    row!(obstacle_lookahead, "look-ahead s", "s", closed 0.0, 60.0 closed, true, Behaviours, None,
+        "How far ahead along the velocity a boid looks for obstacles."),
+    row!(obstacle_margin, "obstacle margin", "units", open 0.0, 1e4 closed, true, Behaviours, None,
+        "Distance from a surface at which avoidance starts."),
+    row!(flee_radius, "flee radius", "units", open 0.0, 1e4 closed, true, Behaviours, None,
+        "How far this species sees what it flees from."),
+    row!(flee_weight, "flee weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
+        "Weight of fleeing."),
+    row!(chase_radius, "chase radius", "units", open 0.0, 1e4 closed, true, Behaviours, None,
+        "How far this species sees what it chases."),
+    row!(chase_weight, "chase weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
+        "Weight of chasing."),
+    row!(eat_radius, "eat radius", "units", closed 0.0, 1e4 closed, true, Behaviours, None,
+        "A chaser eats a target closer than this after its move; 0 never eats."),
+    row!(straggler_preference, "straggler preference", "—", closed 0.0, 100.0 closed, true,
+        Behaviours, None,
+        "A target's distance is scaled by `1 + this × its flockmates`: chasers pick stragglers."),
+    row!(follow_radius, "follow radius", "units", open 0.0, 1e4 closed, true, Behaviours, None,
+        "How far this species sees a leader it follows."),
+    row!(follow_weight, "follow weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
+        "Weight of following."),
+];
+
+impl Field {
+    /// The valid range as messages write it: `(0, 10000]`.
+    pub fn range_text(&self) -> String {
+        format!(
+            "{}{}, {}{}",
+            if self.min_open { "(" } else { "[" },
+            self.min,
+            self.max,
+            if self.max_open { ")" } else { "]" }
+        )
+    }
+
+    /// True when `v` lies in the range (NaN never does).
+    pub fn contains(&self, v: f32) -> bool {
+        let above = if self.min_open {
+            v > self.min
+        } else {
+            v >= self.min
+        };
+        let below = if self.max_open {
+            v < self.max
+        } else {
+            v <= self.max
+        };
+        above && below
+    }
+
+    /// Checks the field of `p` (`prefix` names the species): finite, in range, and
+    /// not above its bound.
+    pub fn check(&self, p: &SpeciesParams, prefix: &str) -> Result<(), ParamError> {
+        let v = (self.get)(p);
+        let field = || format!("{prefix}.{}", self.key);
+        if !v.is_finite() {
+            return Err(ParamError::NotFinite {
+                field: field(),
+                value: v as f64,
+            });
+        }
+        if !self.contains(v) {
+            return Err(ParamError::OutOfRange {
+                field: field(),
+                value: v as f64,
+                range: format!("in {}", self.range_text()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the field's bound, after every field is in range.
+    pub fn check_bound(&self, p: &SpeciesParams, prefix: &str) -> Result<(), ParamError> {
+        let Some((name, limit)) = self.bound else {
+            return Ok(());
+        };
+        let (v, limit) = ((self.get)(p), limit(p));
+        if v > limit {
+            return Err(ParamError::Exceeds {
+                field: format!("{prefix}.{}", self.key),
+                value: v as f64,
+                limit_field: format!("{prefix}.{name}"),
+                limit: limit as f64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Slider ends: the range, with an open end pulled just inside (10⁻³ above an
+    /// open zero on a log scale, a 360th of the span on a linear one; a hundredth
+    /// of the span below an open top), and the bound applied.
+    pub fn slider_range(&self, p: &SpeciesParams) -> (f32, f32) {
+        let span = self.max - self.min;
+        let lo = match (self.min_open, self.log) {
+            (false, _) => self.min,
+            (true, true) => self.min + 1e-3,
+            (true, false) => self.min + span / 360.0,
+        };
+        let mut hi = if self.max_open {
+            self.max - span / 100.0
+        } else {
+            self.max
+        };
+        if let Some((_, limit)) = self.bound {
+            hi = hi.min(limit(p)).max(lo);
+        }
+        (lo, hi)
+    }
+
+    /// The field's row of the species table in `docs/SCENARIOS.md`.
+    pub fn markdown_row(&self) -> String {
+        let end = |x: f32| match x {
+            1e4 => "10⁴".to_string(),
+            1e5 => "10⁵".to_string(),
+            1e7 => "10⁷".to_string(),
+            x => x.to_string(),
+        };
+        let mut range = format!(
+            "{}{}, {}{}",
+            if self.min_open { "(" } else { "[" },
+            end(self.min),
+            end(self.max),
+            if self.max_open { ")" } else { "]" }
+        );
+        if let Some((name, _)) = self.bound {
+            range.push_str(&format!(", ≤ `{name}`"));
+        }
+        format!(
+            "| `{}` | {} | {} | {} | {} |",
+            self.key,
+            self.unit,
+            (self.get)(&SpeciesParams::default()),
+            range,
+            self.meaning
+        )
+    }
+}
+
+/// The row of `key`, if it is a numeric species field.
+pub fn species_field(key: &str) -> Option<&'static Field> {
+    SPECIES_FIELDS.iter().find(|f| f.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accessors_reach_their_own_field_and_the_table_covers_every_number() {
+        let mut p = SpeciesParams::default();
+        for (i, f) in SPECIES_FIELDS.iter().enumerate() {
+            *(f.get_mut)(&mut p) = 1000.0 + i as f32;
+        }
+        for (i, f) in SPECIES_FIELDS.iter().enumerate() {
+            assert_eq!((f.get)(&p), 1000.0 + i as f32, "{}", f.key);
+        }
+        // Every f32 field of the struct is a row: the serialized table has the
+        // rows' keys plus `combine`.
+        let t = toml::Table::try_from(SpeciesParams::default()).unwrap();
+        let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
+        keys.retain(|k| *k != "combine");
+        let rows: Vec<&str> = SPECIES_FIELDS.iter().map(|f| f.key).collect();
+        assert_eq!(keys, rows);
+    }
+
+    #[test]
+    fn ranges_hold_their_ends_as_written() {
+        let r = species_field("separation_radius").unwrap();
+        assert!(!r.contains(0.0) && r.contains(1e4) && !r.contains(f32::NAN));
+        assert_eq!(r.range_text(), "(0, 10000]");
+        let s = species_field("smoothing").unwrap();
+        assert!(s.contains(0.0) && !s.contains(1.0));
+        assert_eq!(s.slider_range(&SpeciesParams::default()), (0.0, 0.99));
+        let m = species_field("min_speed").unwrap();
+        assert_eq!(m.slider_range(&SpeciesParams::default()), (0.0, 3.0));
+        let fov = species_field("fov_degrees").unwrap();
+        assert_eq!(fov.slider_range(&SpeciesParams::default()), (1.0, 360.0));
+    }
+
+    /// The species table of `docs/SCENARIOS.md` is this table: a changed range,
+    /// default, unit or sentence fails here until the documentation follows.
+    #[test]
+    fn the_documentation_table_is_the_parameter_table() {
+        let doc = include_str!("../../../docs/SCENARIOS.md");
+        let section = doc
+            .split("### Species parameters")
+            .nth(1)
+            .and_then(|s| s.split("\n\n").find(|b| b.starts_with("| key")))
+            .expect("docs/SCENARIOS.md has the species parameter table");
+        let documented: Vec<&str> = section
+            .lines()
+            .skip(2)
+            .filter(|l| !l.starts_with("| `combine`"))
+            .collect();
+        let generated: Vec<String> = SPECIES_FIELDS.iter().map(Field::markdown_row).collect();
+        assert_eq!(documented, generated);
+    }
+}
