@@ -32,8 +32,8 @@
     reason = "unaligned 8-lane loads and stores in kernel.rs, candidates.rs and grid.rs's parallel scatter; each unsafe block states why it is sound"
 )]
 
-pub mod atomic;
-pub mod attractors;
+mod atomic;
+mod attractors;
 mod batch;
 mod boids;
 mod boundary;
@@ -47,20 +47,20 @@ mod inspect;
 mod interactions;
 mod kernel;
 pub mod metrics;
-pub mod obstacles;
+mod obstacles;
 mod params;
-pub mod paths;
+mod paths;
 mod pipeline;
-pub mod rng;
+mod rng;
 mod rules;
 pub mod scenario;
-pub mod sdf_grid;
+mod sdf_grid;
 mod snapshot;
 mod steer;
 mod vector;
 pub mod workload;
 mod world;
-pub mod zones;
+mod zones;
 
 pub use atomic::{AtomicFile, write_atomic};
 pub use attractors::{Attractor, Pulse};
@@ -71,12 +71,12 @@ pub use glam;
 pub use inspect::Inspection;
 pub use interactions::Event;
 pub use metrics::Metrics;
-pub use obstacles::{Obstacle, ObstacleSet};
+pub use obstacles::{Obstacle, ObstacleSet, Surface};
 pub use params::{Boundary, CombineMode, Relation, Relations, SpeciesParams, WorldConfig};
 pub use paths::Path;
 pub use pipeline::{Pipeline, StepContext, StepStats};
 pub use rules::RuleConsts;
-pub use sdf_grid::SdfGrid;
+pub use sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
 pub use snapshot::SNAPSHOT_VERSION;
 pub use vector::Vector;
 pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};

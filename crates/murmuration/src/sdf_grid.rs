@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Most samples in one field (64 MiB of `f32`).
-pub const MAX_SAMPLES: usize = 1 << 24;
+pub const MAX_SDF_SAMPLES: usize = 1 << 24;
 
 /// Samples of a signed distance field (negative inside) at the nodes of a grid:
 /// node `(i, j, k)` sits at `origin + (i, j, k) × cell`. Build it with
@@ -97,21 +97,21 @@ impl<V: Vector> SdfGrid<V> {
         let mut d = [1usize; 3];
         let mut total = 1usize;
         for (i, &n) in dims.iter().enumerate() {
-            if !(2..=MAX_SAMPLES).contains(&n) {
+            if !(2..=MAX_SDF_SAMPLES).contains(&n) {
                 return Err(ParamError::OutOfRange {
                     field: format!("field.dims[{i}]"),
                     value: n as f64,
-                    range: format!("2 to {MAX_SAMPLES} nodes"),
+                    range: format!("2 to {MAX_SDF_SAMPLES} nodes"),
                 });
             }
             d[i] = n;
             total = total.saturating_mul(n);
         }
-        if total > MAX_SAMPLES {
+        if total > MAX_SDF_SAMPLES {
             return Err(ParamError::OutOfRange {
                 field: field("dims"),
                 value: total as f64,
-                range: format!("at most {MAX_SAMPLES} samples in all"),
+                range: format!("at most {MAX_SDF_SAMPLES} samples in all"),
             });
         }
         if values.len() != total {
@@ -164,11 +164,13 @@ impl<V: Vector> SdfGrid<V> {
             *n = ((span / cell).ceil() as usize).saturating_add(1).max(2);
             total = total.saturating_mul(*n);
         }
-        if total > MAX_SAMPLES {
+        if total > MAX_SDF_SAMPLES {
             return Err(ParamError::OutOfRange {
                 field: "bake.cell".into(),
                 value: cell as f64,
-                range: format!("coarse enough for at most {MAX_SAMPLES} samples ({total} asked)"),
+                range: format!(
+                    "coarse enough for at most {MAX_SDF_SAMPLES} samples ({total} asked)"
+                ),
             });
         }
         let set = ObstacleSet::new(shapes);
