@@ -75,17 +75,107 @@ impl std::fmt::Display for Backend {
     }
 }
 
-/// A [`World`] and, on the GPU backend, its [`GpuFlock`]. The world is the source
+/// A world's flock on the GPU, kept in step with a [`World`] its caller owns: the
+/// one place that knows when the GPU copy is ahead of the world (read it back), when
+/// the world changed (rebuild or re-upload), and when the world uses a feature the
+/// GPU backend lacks (step the world on the CPU meanwhile, and say why).
+/// [`Simulation`] wraps it with a world it owns; the sandbox keeps its own world.
+pub struct GpuStepper<V: GpuVector> {
+    gpu: Gpu,
+    flock: Option<GpuFlock<V>>,
+    /// The flock holds newer state than the world.
+    ahead: bool,
+    /// Why the last steps ran on the CPU.
+    cpu_reason: Option<String>,
+}
+
+impl<V: GpuVector> GpuStepper<V> {
+    /// A stepper on `gpu`; the flock is built at the first step.
+    pub fn new(gpu: Gpu) -> Self {
+        Self {
+            gpu,
+            flock: None,
+            ahead: false,
+            cpu_reason: None,
+        }
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// Why the last steps ran on the CPU (a feature the GPU backend lacks), if they did.
+    pub fn cpu_reason(&self) -> Option<&str> {
+        self.cpu_reason.as_deref()
+    }
+
+    /// Advances `world` by `steps`: on the GPU when it can (`Ok(true)`, the world
+    /// then lags until [`GpuStepper::sync`]), else on the CPU (`Ok(false)`, the
+    /// reason kept in [`GpuStepper::cpu_reason`]).
+    pub fn step(&mut self, world: &mut World<V>, steps: u64) -> Result<bool, GpuError> {
+        if let Err(e) = GpuFlock::check_supported(world) {
+            self.sync(world)?;
+            self.flock = None;
+            self.cpu_reason = Some(e.to_string());
+            world.step_n(steps);
+            return Ok(false);
+        }
+        self.cpu_reason = None;
+        if self.flock.is_none() {
+            self.flock = Some(GpuFlock::new(&self.gpu, world)?);
+        }
+        if let Some(f) = &mut self.flock {
+            f.step_n(steps)?;
+        }
+        self.ahead = true;
+        Ok(true)
+    }
+
+    /// Copies the GPU state into `world` when the flock is ahead of it.
+    pub fn sync(&mut self, world: &mut World<V>) -> Result<(), GpuError> {
+        if self.ahead {
+            if let Some(f) = &self.flock {
+                f.read_into(world)?;
+            }
+            self.ahead = false;
+        }
+        Ok(())
+    }
+
+    /// Forgets the flock after the world's boids or entities changed (call
+    /// [`GpuStepper::sync`] before the change): it is rebuilt at the next step.
+    pub fn invalidate(&mut self) {
+        self.flock = None;
+        self.ahead = false;
+    }
+
+    /// Uploads changed parameters or configuration of `world`; rebuilds the flock
+    /// at the next step when the change needs it (a different grid, say).
+    pub fn params_changed(&mut self, world: &mut World<V>) -> Result<(), GpuError> {
+        let updated = match &mut self.flock {
+            Some(f) => f.update_params(world).is_ok(),
+            None => false,
+        };
+        if !updated {
+            self.sync(world)?;
+            self.invalidate();
+        }
+        Ok(())
+    }
+
+    /// The flock, when it holds the current state: a renderer can draw its buffers.
+    pub fn flock(&self) -> Option<&GpuFlock<V>> {
+        self.flock.as_ref()
+    }
+}
+
+/// A [`World`] and, on the GPU backend, its [`GpuStepper`]. The world is the source
 /// of truth between steps: reading it copies the GPU state back first, and changing
-/// it re-uploads before the next step.
+/// it rebuilds the GPU copy before the next step.
 pub struct Simulation<V: GpuVector> {
     world: World<V>,
-    gpu: Option<Gpu>,
-    flock: Option<GpuFlock<V>>,
-    /// The GPU holds newer state than `world`.
-    world_stale: bool,
-    /// `world` changed since the upload.
-    flock_stale: bool,
+    stepper: Option<GpuStepper<V>>,
     fallback: Option<String>,
 }
 
@@ -97,84 +187,71 @@ impl<V: GpuVector> Simulation<V> {
         Self::with_gpu(world, gpu, fallback)
     }
 
-    /// Wraps `world` on an already open GPU (`None`: the CPU).
+    /// Wraps `world` on an already open GPU (`None`: the CPU). On the GPU the flock
+    /// is built now, so a world the GPU cannot run is an error here.
     pub fn with_gpu(
         world: World<V>,
         gpu: Option<Gpu>,
         fallback: Option<String>,
     ) -> Result<Self, GpuError> {
-        let flock = gpu.as_ref().map(|g| GpuFlock::new(g, &world)).transpose()?;
+        let stepper = gpu.map(GpuStepper::new);
+        if stepper.is_some() {
+            GpuFlock::check_supported(&world)?;
+        }
         Ok(Self {
             world,
-            gpu,
-            flock,
-            world_stale: false,
-            flock_stale: false,
+            stepper,
             fallback,
         })
     }
 
     /// `cpu`, or the GPU adapter's name.
     pub fn engine(&self) -> String {
-        self.gpu
+        self.stepper
             .as_ref()
-            .map_or_else(|| "cpu".to_string(), Gpu::name)
+            .map_or_else(|| "cpu".to_string(), |s| s.gpu().name())
     }
 
-    /// Why [`Backend::Auto`] fell back to the CPU, if it did.
+    /// Why [`Backend::Auto`] fell back to the CPU, or why the last steps ran on the
+    /// CPU although a GPU is open (a feature it lacks), if either.
     pub fn fallback(&self) -> Option<&str> {
-        self.fallback.as_deref()
+        self.fallback
+            .as_deref()
+            .or_else(|| self.stepper.as_ref().and_then(GpuStepper::cpu_reason))
     }
 
-    /// True when the GPU steps the flock.
+    /// True when a GPU steps the flock.
     pub fn on_gpu(&self) -> bool {
-        self.gpu.is_some()
+        self.stepper.is_some()
     }
 
     /// Advances `steps` steps.
     pub fn step_n(&mut self, steps: u64) -> Result<(), GpuError> {
-        match &self.gpu {
-            None => {
-                self.world.step_n(steps);
-                Ok(())
+        match &mut self.stepper {
+            None => self.world.step_n(steps),
+            Some(s) => {
+                s.step(&mut self.world, steps)?;
             }
-            Some(g) => {
-                if self.flock_stale || self.flock.is_none() {
-                    self.flock = Some(GpuFlock::new(g, &self.world)?);
-                    self.flock_stale = false;
-                }
-                if let Some(f) = &mut self.flock {
-                    f.step_n(steps)?;
-                }
-                self.world_stale = true;
-                Ok(())
-            }
-        }
-    }
-
-    fn sync(&mut self) -> Result<(), GpuError> {
-        if self.world_stale {
-            if let Some(f) = &self.flock {
-                f.read_into(&mut self.world)?;
-            }
-            self.world_stale = false;
         }
         Ok(())
     }
 
-    /// The GPU flock when it holds the current state (the GPU backend with no
-    /// change waiting to be uploaded): a renderer can draw its buffers directly.
-    pub fn flock(&self) -> Option<&GpuFlock<V>> {
-        if self.flock_stale {
-            None
-        } else {
-            self.flock.as_ref()
+    fn sync(&mut self) -> Result<(), GpuError> {
+        match &mut self.stepper {
+            Some(s) => s.sync(&mut self.world),
+            None => Ok(()),
         }
+    }
+
+    /// The GPU flock when it holds the current state: a renderer can draw its
+    /// buffers directly.
+    pub fn flock(&self) -> Option<&GpuFlock<V>> {
+        self.stepper.as_ref().and_then(GpuStepper::flock)
     }
 
     /// The open GPU, on the GPU backend.
     pub fn gpu(&self) -> Option<&Gpu> {
-        self.gpu.as_ref()
+        self.stepper.as_ref().map(GpuStepper::gpu)
     }
 
     /// The world without copying the GPU state back: parameters, entities and the
@@ -193,7 +270,9 @@ impl<V: GpuVector> Simulation<V> {
     /// rebuilt before the next step.
     pub fn world_mut(&mut self) -> Result<&mut World<V>, GpuError> {
         self.sync()?;
-        self.flock_stale = true;
+        if let Some(s) = &mut self.stepper {
+            s.invalidate();
+        }
         Ok(&mut self.world)
     }
 

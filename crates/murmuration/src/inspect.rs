@@ -1,10 +1,10 @@
 //! One boid taken apart for debug drawing: its neighbours and the force each rule
-//! contributes, from the same rule functions the step uses.
+//! contributes, from the step's own neighbour kernel and rule functions.
 
 use crate::boids::BoidId;
 use crate::boundary::soft_force;
-use crate::params::{Boundary, Relation};
-use crate::rules::{Sums, forces, min_image};
+use crate::pipeline::Pipeline;
+use crate::rules::forces;
 use crate::vector::Vector;
 use crate::world::World;
 
@@ -44,47 +44,9 @@ impl<V: Vector> World<V> {
         let s = b.species[i] as usize;
         let p = &self.species[s];
         let (pos, vel) = (b.positions[i], b.velocities[i]);
-        let periodic = self.config.boundary == Boundary::Wrap;
-        let size = self.config.size();
-        let r = p.perception_radius();
-        let h = vel.normalize_or_zero();
-        let cos_half = (p.fov_degrees.to_radians() * 0.5).cos();
-        let mut sums = Sums::<V>::default();
-        for j in 0..b.len() {
-            if j == i {
-                continue;
-            }
-            let mut d = b.positions[j] - pos;
-            if periodic {
-                d = min_image(d, size);
-            }
-            let d2 = d.length_squared();
-            if d2 >= r * r || d2 == 0.0 {
-                continue;
-            }
-            if p.has_vision_cone() && h != V::ZERO && d.dot(h) < cos_half * d2.sqrt() {
-                continue;
-            }
-            let rel = self.relations.get(s, b.species[j] as usize);
-            if !rel.in_rules() {
-                continue;
-            }
-            sums.neighbours += 1;
-            if d2 < p.separation_radius * p.separation_radius {
-                sums.sep -= d * (1.0 / d2);
-            }
-            if rel == Relation::Separate {
-                continue;
-            }
-            if d2 < p.alignment_radius * p.alignment_radius {
-                sums.ali += b.velocities[j];
-                sums.ali_n += 1;
-            }
-            if d2 < p.cohesion_radius * p.cohesion_radius {
-                sums.coh += d;
-                sums.coh_n += 1;
-            }
-        }
+        // The step's own kernel on a copy of the state: the same neighbours, the
+        // same lane order and the same push between coincident boids.
+        let sums = Pipeline::sums_of(&self.boids, &self.context(), i);
         let [separation, cohesion, alignment] = forces(&sums, vel, p);
         Some(Inspection {
             id,

@@ -18,8 +18,8 @@ use crate::kernel::{self, RelationPattern, SortedSoa};
 use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, CombineMode, Relations, SpeciesParams, WorldConfig};
 use crate::paths::Path;
-use crate::rules::RuleConsts;
-use crate::steer::{PassEnv, steer_chunk};
+use crate::rules::{RuleConsts, Sums};
+use crate::steer::{Focuser, PassEnv, steer_chunk};
 use crate::vector::Vector;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -110,10 +110,32 @@ impl<V: Vector> Pipeline<V> {
     /// cell order. Parameters must be valid ([`crate::World`] guarantees it) and
     /// every species index below `ctx.species.len()`.
     pub fn step(&mut self, boids: &mut Boids<V>, ctx: &StepContext<'_, V>) -> StepStats {
-        let n = boids.len();
-        if n == 0 {
+        if boids.is_empty() {
             return StepStats::default();
         }
+        let t0 = Instant::now();
+        let (flags, grid_seconds) = self.prepare(boids, ctx);
+        let t2 = Instant::now();
+        macro_rules! dispatch {
+            ($($f:literal)*) => {
+                match flags {
+                    $($f => self.pass::<$f, { $f & !kernel::MULTI }>(boids, ctx),)*
+                    _ => unreachable!("kernel flags are four bits"),
+                }
+            };
+        }
+        let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        stats.grid_seconds = grid_seconds;
+        stats.gather_seconds = (t2 - t0).as_secs_f64() - grid_seconds;
+        stats.steer_seconds = t2.elapsed().as_secs_f64();
+        stats
+    }
+
+    /// The first half of a step: builds the grid, gathers `boids` into cell order
+    /// (their storage order changes), derives the per-species constants and picks
+    /// the kernel variant. Returns the variant's flags and the grid build's seconds.
+    fn prepare(&mut self, boids: &mut Boids<V>, ctx: &StepContext<'_, V>) -> (u8, f64) {
+        let n = boids.len();
         let radius = ctx
             .species
             .iter()
@@ -214,37 +236,42 @@ impl<V: Vector> Pipeline<V> {
             self.interactions
                 .scatter_flee(&view, ctx.species, ctx.relations);
         }
-        let t2 = Instant::now();
+        (flags, (t1 - t0).as_secs_f64())
+    }
+
+    /// The neighbour sums the next step would give the boid in storage slot
+    /// `slot` of `boids`, computed by the step's own kernel on a copy (so
+    /// inspection can never disagree with the step). O(n).
+    pub(crate) fn sums_of(boids: &Boids<V>, ctx: &StepContext<'_, V>, slot: usize) -> Sums<V> {
+        let mut pipe = Self::new();
+        let mut copy = boids.clone();
+        let id = boids.ids[slot];
+        let (flags, _) = pipe.prepare(&mut copy, ctx);
+        let si = copy
+            .ids
+            .iter()
+            .position(|&x| x == id)
+            .expect("the gather keeps every id");
+        let env = pipe.env(&copy.ids, ctx);
         macro_rules! dispatch {
             ($($f:literal)*) => {
                 match flags {
-                    $($f => self.pass::<$f, { $f & !kernel::MULTI }>(boids, ctx),)*
+                    $($f => Focuser::<V, $f, { $f & !kernel::MULTI }>::new(&env).focus(si).sums,)*
                     _ => unreachable!("kernel flags are four bits"),
                 }
             };
         }
-        let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-        stats.grid_seconds = (t1 - t0).as_secs_f64();
-        stats.gather_seconds = (t2 - t1).as_secs_f64();
-        stats.steer_seconds = t2.elapsed().as_secs_f64();
-        stats
+        dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }
 
-    /// The steering pass; `SINGLE` is `FLAGS` without [`kernel::MULTI`], used where
-    /// every neighbour is of the boid's own species (no relation to look up).
-    fn pass<const FLAGS: u8, const SINGLE: u8>(
-        &self,
-        boids: &mut Boids<V>,
-        ctx: &StepContext<'_, V>,
-    ) -> StepStats {
-        let n = boids.len();
-        let obstacles = ctx.obstacles;
-        let has_obstacles = !obstacles.is_empty();
+    /// What every chunk of the steering pass reads.
+    fn env<'a>(&'a self, ids: &'a [u32], ctx: &'a StepContext<'a, V>) -> PassEnv<'a, V> {
+        let has_obstacles = !ctx.obstacles.is_empty();
         let has_interactions = !self.interactions.is_empty();
-        let env = PassEnv {
+        PassEnv {
             pipe: self,
             ctx,
-            ids: &boids.ids,
+            ids,
             period: self.grid.period::<V>().unwrap_or(V::ZERO),
             has_obstacles,
             has_interactions,
@@ -260,7 +287,18 @@ impl<V: Vector> Pipeline<V> {
                     .all(|p| p.combine == CombineMode::WeightedSum),
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::obstacles::contact_skin(ctx.species),
-        };
+        }
+    }
+
+    /// The steering pass; `SINGLE` is `FLAGS` without [`kernel::MULTI`], used where
+    /// every neighbour is of the boid's own species (no relation to look up).
+    fn pass<const FLAGS: u8, const SINGLE: u8>(
+        &self,
+        boids: &mut Boids<V>,
+        ctx: &StepContext<'_, V>,
+    ) -> StepStats {
+        let n = boids.len();
+        let env = self.env(&boids.ids, ctx);
         let (neighbours, candidates) = boids
             .positions
             .par_chunks_mut(CHUNK)

@@ -8,6 +8,7 @@
 use crate::batch::{self, Batch};
 use crate::boundary::{confine, soft_force};
 use crate::candidates::Candidates;
+use crate::grid::Runs;
 use crate::interactions::Sorted;
 use crate::kernel::{self, Focal, RelationPattern};
 use crate::params::{Boundary, SpeciesParams};
@@ -38,85 +39,64 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub skin: f32,
 }
 
-/// Steers and integrates the boids of one chunk of [`CHUNK`] sorted indices,
-/// writing their new state; returns (neighbours, candidates) counted.
-#[inline(always)]
-pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
-    env: &PassEnv<'_, V>,
-    chunk: usize,
-    out_p: &mut [V],
-    out_v: &mut [V],
-    out_a: &mut [V],
-) -> (u64, u64) {
-    let pipe = env.pipe;
-    let ctx = env.ctx;
-    let grid = &pipe.grid;
-    let keys = grid.keys();
-    let order = grid.order();
-    let data = &pipe.sorted;
-    let rel_count = ctx.relations.count;
-    let period = env.period;
-    let cfg = ctx.config;
-    let dt = cfg.dt;
-    let ids = env.ids;
-    let obstacles = ctx.obstacles;
-    let (has_obstacles, has_interactions) = (env.has_obstacles, env.has_interactions);
-    let view = Sorted { grid, data, ids };
-    let (batched, skin) = (env.batched, env.skin);
-    let base = chunk * CHUNK;
-    let mut cell = u32::MAX;
-    let mut runs = grid.runs::<V>([0; 3]);
-    let mut scanned = 0u64;
-    let mut cell_clear = f32::INFINITY;
-    // The one species of every boid around this cell, if there is one.
-    let mut uniform: Option<u16> = None;
-    let (mut neighbours, mut candidates) = (0u64, 0u64);
-    // The cell's runs copied into one block (not with the per-pair minimum
-    // image, where one cell can appear in several runs).
-    let use_block = FLAGS & kernel::MIN_IMAGE == 0;
-    let mut block = BLOCK.with(RefCell::take);
-    // Block index of the cell's first boid, and that boid's sorted index.
-    let mut block_self = (0usize, 0usize);
-    // The neighbour sums of sorted index `si` (and what else the
-    // steering needs of it), walking the grid cell by cell.
-    let mut focus = |si: usize| -> Focus<V> {
-        let c = keys[order[si] as usize];
-        if c != cell {
-            cell = c;
-            let coords = grid.cell_coords(c as usize);
-            grid.runs_into::<V>(coords, &mut runs);
-            if FLAGS & kernel::MULTI != 0 {
-                let first = data.species[si];
-                let all = runs.as_slice().iter().all(|r| {
-                    data.species[r.start as usize..r.end as usize]
-                        .iter()
-                        .all(|&s| s == first)
-                });
-                uniform = all.then_some(first);
-            }
-            if has_obstacles {
-                // No boid of the cell is nearer any obstacle than this.
-                let (centre, half) = grid.cell_ball::<V>(coords);
-                cell_clear = obstacles.clearance(centre) - half;
-            }
-            scanned = runs
-                .as_slice()
-                .iter()
-                .map(|r| (r.end - r.start) as u64)
-                .sum();
-            if use_block {
-                block.fill(data, runs.as_slice(), FLAGS & kernel::MULTI != 0);
-                let own = block
-                    .index_of(si)
-                    .expect("a cell's runs hold its own boids");
-                block_self = (own, si);
-            }
+/// Walks the sorted boids cell by cell and gives each one's neighbour sums (and
+/// what the steering reads besides them): the cell's runs, its candidate block and
+/// its obstacle clearance are built once when the walk enters a cell.
+pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
+    env: &'a PassEnv<'a, V>,
+    cell: u32,
+    runs: Runs<V>,
+    scanned: u64,
+    cell_clear: f32,
+    /// The one species of every boid around this cell, if there is one.
+    uniform: Option<u16>,
+    /// The cell's runs copied into one block (not with the per-pair minimum
+    /// image, where one cell can appear in several runs).
+    use_block: bool,
+    block: Candidates,
+    /// Block index of the cell's first boid, and that boid's sorted index.
+    block_self: (usize, usize),
+    /// Neighbours and candidates counted so far.
+    pub neighbours: u64,
+    /// Candidates scanned so far.
+    pub candidates: u64,
+}
+
+impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SINGLE> {
+    /// A walk over `env`, with this thread's candidate block.
+    pub fn new(env: &'a PassEnv<'a, V>) -> Self {
+        Self {
+            env,
+            cell: u32::MAX,
+            runs: env.pipe.grid.runs::<V>([0; 3]),
+            scanned: 0,
+            cell_clear: f32::INFINITY,
+            uniform: None,
+            use_block: FLAGS & kernel::MIN_IMAGE == 0,
+            block: BLOCK.with(RefCell::take),
+            block_self: (0, 0),
+            neighbours: 0,
+            candidates: 0,
         }
-        candidates += scanned - 1;
-        let id = ids[si];
+    }
+
+    /// The neighbour sums of sorted index `si`, exactly as the step computes them.
+    #[inline(always)]
+    pub fn focus(&mut self, si: usize) -> Focus<V> {
+        let env = self.env;
+        let (pipe, ctx) = (env.pipe, env.ctx);
+        let grid = &pipe.grid;
+        let data = &pipe.sorted;
+        let c = grid.keys()[grid.order()[si] as usize];
+        if c != self.cell {
+            self.enter(c, si);
+        }
+        self.candidates += self.scanned - 1;
+        let id = env.ids[si];
         let species = data.species[si] as usize;
         let sp = &ctx.species[species];
         let rc = &pipe.consts[species];
+        let rel_count = ctx.relations.count;
         let v = data.velocity::<V>(si);
         let me = Focal {
             sorted_index: si,
@@ -134,41 +114,116 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             },
             species: species as f32,
         };
+        let (use_block, block, seed) = (self.use_block, &self.block, ctx.config.seed);
         let whole = [block.run::<V>()];
         let (runs, data, me) = if use_block {
             let me = Focal {
-                sorted_index: block_self.0 + (si - block_self.1),
+                sorted_index: self.block_self.0 + (si - self.block_self.1),
                 ..me
             };
             (&whole[..], &block.data, me)
         } else {
-            (runs.as_slice(), data, me)
+            (self.runs.as_slice(), data, me)
         };
+        let ids = env.ids;
         let coincident = |j: usize| {
             let j = if use_block { block.sorted_index(j) } else { j };
-            coincident_direction::<V>(cfg.seed, id, ids[j])
+            coincident_direction::<V>(seed, id, ids[j])
         };
         // Among its own species only (and flocking with it), the
         // relation masks are all-on: the single-species kernel gives
         // the same sums without them.
         let single = FLAGS & kernel::MULTI != 0
-            && uniform == Some(species as u16)
+            && self.uniform == Some(species as u16)
             && me.pattern != RelationPattern::General;
         let sums = if single {
-            kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, period, &coincident)
+            kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, env.period, &coincident)
         } else {
-            kernel::accumulate::<V, FLAGS>(&me, rc, runs, data, period, &coincident)
+            kernel::accumulate::<V, FLAGS>(&me, rc, runs, data, env.period, &coincident)
         };
-        neighbours += sums.neighbours as u64;
+        self.neighbours += sums.neighbours as u64;
         Focus {
             sums,
             pos: me.pos,
             vel: v,
             species,
             id,
-            cell_clear,
+            cell_clear: self.cell_clear,
         }
-    };
+    }
+
+    /// The walk enters cell `c` at sorted index `si`.
+    fn enter(&mut self, c: u32, si: usize) {
+        let env = self.env;
+        let grid = &env.pipe.grid;
+        let data = &env.pipe.sorted;
+        self.cell = c;
+        let coords = grid.cell_coords(c as usize);
+        grid.runs_into::<V>(coords, &mut self.runs);
+        if FLAGS & kernel::MULTI != 0 {
+            let first = data.species[si];
+            let all = self.runs.as_slice().iter().all(|r| {
+                data.species[r.start as usize..r.end as usize]
+                    .iter()
+                    .all(|&s| s == first)
+            });
+            self.uniform = all.then_some(first);
+        }
+        if env.has_obstacles {
+            // No boid of the cell is nearer any obstacle than this.
+            let (centre, half) = grid.cell_ball::<V>(coords);
+            self.cell_clear = env.ctx.obstacles.clearance(centre) - half;
+        }
+        self.scanned = self
+            .runs
+            .as_slice()
+            .iter()
+            .map(|r| (r.end - r.start) as u64)
+            .sum();
+        if self.use_block {
+            self.block
+                .fill(data, self.runs.as_slice(), FLAGS & kernel::MULTI != 0);
+            let own = self
+                .block
+                .index_of(si)
+                .expect("a cell's runs hold its own boids");
+            self.block_self = (own, si);
+        }
+    }
+}
+
+impl<V: Vector, const FLAGS: u8, const SINGLE: u8> Drop for Focuser<'_, V, FLAGS, SINGLE> {
+    /// Gives the candidate block back to this thread for the next chunk.
+    fn drop(&mut self) {
+        let block = std::mem::take(&mut self.block);
+        BLOCK.with(|b| b.replace(block));
+    }
+}
+
+/// Steers and integrates the boids of one chunk of [`CHUNK`] sorted indices,
+/// writing their new state; returns (neighbours, candidates) counted.
+#[inline(always)]
+pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    env: &PassEnv<'_, V>,
+    chunk: usize,
+    out_p: &mut [V],
+    out_v: &mut [V],
+    out_a: &mut [V],
+) -> (u64, u64) {
+    let pipe = env.pipe;
+    let ctx = env.ctx;
+    let grid = &pipe.grid;
+    let data = &pipe.sorted;
+    let cfg = ctx.config;
+    let dt = cfg.dt;
+    let ids = env.ids;
+    let obstacles = ctx.obstacles;
+    let (has_obstacles, has_interactions) = (env.has_obstacles, env.has_interactions);
+    let view = Sorted { grid, data, ids };
+    let (batched, skin) = (env.batched, env.skin);
+    let base = chunk * CHUNK;
+    let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env);
+    let mut focus = |si: usize| walk.focus(si);
 
     if batched {
         // Eight boids' sums, then their steering in SIMD lanes.
@@ -324,13 +379,14 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             out_a[k] = a;
         }
     }
-    BLOCK.with(|b| b.replace(block));
-    (neighbours, candidates)
+    drop(focus);
+    (walk.neighbours, walk.candidates)
 }
 
 /// The neighbour sums of one boid and what the steering reads besides them.
-struct Focus<V> {
-    sums: Sums<V>,
+pub(crate) struct Focus<V> {
+    /// The sums.
+    pub sums: Sums<V>,
     pos: V,
     vel: V,
     species: usize,

@@ -130,6 +130,20 @@ impl<V: Vector> World<V> {
         })
     }
 
+    /// What the next step reads besides the state.
+    pub(crate) fn context(&self) -> StepContext<'_, V> {
+        StepContext {
+            config: &self.config,
+            species: &self.species,
+            relations: &self.relations,
+            step: self.step,
+            obstacles: &self.obstacles,
+            attractors: &self.attractors,
+            pulses: &self.pulses,
+            paths: &self.paths,
+        }
+    }
+
     /// Advances one fixed time step and reports its counters and events (meals,
     /// zone crossings) in a deterministic order.
     pub fn step(&mut self) -> StepReport<'_, V> {

@@ -22,12 +22,11 @@ fn check<V: Vector>(size: V, boundary: Boundary, fov: f32) {
         let after = next.inspect(id).unwrap();
         let combined = (before.boundary + before.separation + before.cohesion + before.alignment)
             .clamp_length_max(p.max_force);
-        let err = (combined - after.steering).length();
-        assert!(
-            err < 1e-3 * p.max_force,
-            "boid {id}: {:?} vs {:?}",
+        // The step's own kernel: the same sums, so the same bits.
+        assert_eq!(
             combined.to_array3(),
-            after.steering.to_array3()
+            after.steering.to_array3(),
+            "boid {id}"
         );
         seen += before.neighbours;
     }
@@ -47,4 +46,28 @@ fn rule_forces_combine_into_the_applied_steering() {
         240.0,
     );
     check(Vec3::splat(9.0), Boundary::Wrap, 300.0);
+}
+
+/// Regression (issue 15): inspection summed neighbours with its own loop, which
+/// skipped coincident boids that the kernel pushes apart in a keyed random
+/// direction. It now uses the kernel's sums for the one boid.
+#[test]
+fn coincident_neighbours_push_in_inspection_as_in_the_step() {
+    let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+    let p = SpeciesParams::default();
+    let mut w = World::new(config, vec![p]).unwrap();
+    let a = w.add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0)).unwrap();
+    let b = w.add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0)).unwrap();
+    w.add_boid(0, Vec2::new(5.5, 5.0), Vec2::new(0.0, 1.0)).unwrap();
+    let (ia, ib) = (w.inspect(a).unwrap(), w.inspect(b).unwrap());
+    assert_eq!(ia.neighbours, 2);
+    assert!(ia.separation.length() > 0.0, "{:?}", ia.separation);
+    // The pair pushes apart along opposite keyed directions.
+    assert!(ia.separation.dot(ib.separation) < 0.0);
+    let mut next = w.clone();
+    next.step();
+    let after = next.inspect(a).unwrap();
+    let combined = (ia.boundary + ia.separation + ia.cohesion + ia.alignment)
+        .clamp_length_max(p.max_force);
+    assert_eq!(combined.to_array3(), after.steering.to_array3());
 }

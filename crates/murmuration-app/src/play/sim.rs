@@ -106,19 +106,22 @@ impl Sim {
             return;
         }
         let t = std::time::Instant::now();
-        let on_gpu = match &mut self.engine {
+        // The GPU engine steps the world itself, on the GPU or (for a feature the
+        // GPU lacks) on the CPU; without it, or after a device error, the CPU does.
+        let stepped = match &mut self.engine {
             Some(e) => match e.step(&mut self.world, n) {
-                Ok(on) => on,
+                Ok(on_gpu) => Some(on_gpu),
                 Err(err) => {
                     self.gpu_failed(err);
-                    false
+                    None
                 }
             },
-            None => false,
+            None => None,
         };
-        if !on_gpu {
+        if stepped.is_none() {
             with_world!(&mut self.world, w => w.step_n(n));
         }
+        let on_gpu = stepped == Some(true);
         self.step_ms = t.elapsed().as_secs_f32() * 1000.0 / n as f32;
         // On the GPU, metrics need a read-back: sample them less often.
         self.since_sample += 1;
@@ -178,7 +181,7 @@ impl Sim {
     /// Which engine steps the flock, for the panel.
     pub fn engine_label(&self) -> String {
         match (&self.engine, &self.engine_error) {
-            (Some(e), _) => match &e.cpu_reason {
+            (Some(e), _) => match e.cpu_reason() {
                 Some(why) => format!("CPU for now: {why}"),
                 None => format!("GPU {}, drawn from its buffers", e.name()),
             },
