@@ -223,7 +223,6 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     let (batched, skin) = (env.batched, env.skin);
     let base = chunk * CHUNK;
     let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env);
-    let mut focus = |si: usize| walk.focus(si);
 
     if batched {
         // Eight boids' sums, then their steering in SIMD lanes.
@@ -236,7 +235,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             let m = (out_p.len() - k0).min(kernel::LANES);
             let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
             for (l, info) in lanes.iter_mut().enumerate().take(m) {
-                let f = focus(base + k0 + l);
+                let f = walk.focus(base + k0 + l);
                 let sp = &ctx.species[f.species];
                 batch.load(
                     l,
@@ -272,7 +271,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     } else {
         for k in 0..out_p.len() {
             let si = base + k;
-            let f = focus(si);
+            let f = walk.focus(si);
             let (species, id, v) = (f.species, f.id, f.vel);
             let sp = &ctx.species[species];
             let me_pos = f.pos;
@@ -379,7 +378,6 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             out_a[k] = a;
         }
     }
-    drop(focus);
     (walk.neighbours, walk.candidates)
 }
 

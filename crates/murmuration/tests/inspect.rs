@@ -56,9 +56,14 @@ fn coincident_neighbours_push_in_inspection_as_in_the_step() {
     let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
     let p = SpeciesParams::default();
     let mut w = World::new(config, vec![p]).unwrap();
-    let a = w.add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0)).unwrap();
-    let b = w.add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0)).unwrap();
-    w.add_boid(0, Vec2::new(5.5, 5.0), Vec2::new(0.0, 1.0)).unwrap();
+    let a = w
+        .add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0))
+        .unwrap();
+    let b = w
+        .add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0))
+        .unwrap();
+    w.add_boid(0, Vec2::new(5.5, 5.0), Vec2::new(0.0, 1.0))
+        .unwrap();
     let (ia, ib) = (w.inspect(a).unwrap(), w.inspect(b).unwrap());
     assert_eq!(ia.neighbours, 2);
     assert!(ia.separation.length() > 0.0, "{:?}", ia.separation);
@@ -67,7 +72,7 @@ fn coincident_neighbours_push_in_inspection_as_in_the_step() {
     let mut next = w.clone();
     next.step();
     let after = next.inspect(a).unwrap();
-    let combined = (ia.boundary + ia.separation + ia.cohesion + ia.alignment)
-        .clamp_length_max(p.max_force);
+    let combined =
+        (ia.boundary + ia.separation + ia.cohesion + ia.alignment).clamp_length_max(p.max_force);
     assert_eq!(combined.to_array3(), after.steering.to_array3());
 }
