@@ -24,6 +24,23 @@ pub const MAX_SPECIES: usize = 1024;
 /// Random positions tried for one spawned boid before its region counts as full.
 const SPAWN_TRIES: u32 = 4096;
 
+/// The [`StepContext`] of a world, borrowing its fields one by one (so a step can
+/// borrow the pipeline and the state mutably beside it).
+macro_rules! step_context {
+    ($w:expr) => {
+        StepContext {
+            config: &$w.config,
+            species: &$w.species,
+            relations: &$w.relations,
+            step: $w.step,
+            obstacles: &$w.obstacles,
+            attractors: &$w.attractors,
+            pulses: &$w.pulses,
+            paths: &$w.paths,
+        }
+    };
+}
+
 /// A flock: configuration, species, relations, boid state and step scratch.
 ///
 /// The state is stored in the neighbour grid's cell order ([`World::boids`]); the
@@ -132,31 +149,14 @@ impl<V: Vector> World<V> {
 
     /// What the next step reads besides the state.
     pub(crate) fn context(&self) -> StepContext<'_, V> {
-        StepContext {
-            config: &self.config,
-            species: &self.species,
-            relations: &self.relations,
-            step: self.step,
-            obstacles: &self.obstacles,
-            attractors: &self.attractors,
-            pulses: &self.pulses,
-            paths: &self.paths,
-        }
+        step_context!(self)
     }
 
     /// Advances one fixed time step and reports its counters and events (meals,
     /// zone crossings) in a deterministic order.
     pub fn step(&mut self) -> StepReport<'_, V> {
-        let ctx = StepContext {
-            config: &self.config,
-            species: &self.species,
-            relations: &self.relations,
-            step: self.step,
-            obstacles: &self.obstacles,
-            attractors: &self.attractors,
-            pulses: &self.pulses,
-            paths: &self.paths,
-        };
+        // Field by field, so the pipeline and the state stay free to change.
+        let ctx = step_context!(self);
         self.by_id = OnceLock::new();
         self.events.clear();
         self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
