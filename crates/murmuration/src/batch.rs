@@ -89,24 +89,33 @@ pub(crate) fn lane<V: Vector>(src: &[Lanes; 3], l: usize) -> V {
     v
 }
 
+/// One boid's input to a lane of the batch.
+pub struct Lane<'a, V> {
+    /// Its neighbour sums.
+    pub sums: &'a Sums<V>,
+    /// Position, units.
+    pub pos: V,
+    /// Velocity, units/s.
+    pub vel: V,
+    /// The steering it applied last step (for smoothing), units/s².
+    pub prev: V,
+    /// The soft boundary's push, units/s².
+    pub soft: V,
+    /// The kick the scalar path would add to its velocity, if any.
+    pub jitter: Option<V>,
+}
+
 impl Batch {
-    /// Fills lane `l` with one boid's sums, state and parameters. `jitter` is the
-    /// kick the scalar path would add to its velocity, if any.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one boid's state and its species' tables, passed in the hot loop; a context struct is issue 15's next step"
-    )]
-    pub fn load<V: Vector>(
-        &mut self,
-        l: usize,
-        sums: &Sums<V>,
-        pos: V,
-        vel: V,
-        prev: V,
-        soft: V,
-        jitter: Option<V>,
-        sp: &SpeciesParams,
-    ) {
+    /// Fills lane `l` with one boid's sums and state and its species' parameters.
+    pub fn load<V: Vector>(&mut self, l: usize, boid: Lane<'_, V>, sp: &SpeciesParams) {
+        let Lane {
+            sums,
+            pos,
+            vel,
+            prev,
+            soft,
+            jitter,
+        } = boid;
         set(&mut self.sep, l, sums.sep);
         set(&mut self.ali, l, sums.ali);
         set(&mut self.coh, l, sums.coh);

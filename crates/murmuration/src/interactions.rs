@@ -124,6 +124,32 @@ impl<V: Vector> TargetIndex<V> {
     }
 }
 
+/// One boid as its interactions see it.
+pub(crate) struct Seeker<V> {
+    /// Species index.
+    pub species: usize,
+    /// Index in the step's sorted (cell) order.
+    pub sorted_index: usize,
+    /// Boid id (a boid never reacts to itself).
+    pub id: BoidId,
+    /// Position, units.
+    pub pos: V,
+    /// Velocity, units/s.
+    pub vel: V,
+}
+
+/// What every boid's interactions read: the species, their relations and the
+/// step's sorted state.
+#[derive(Clone, Copy)]
+pub(crate) struct Tables<'a> {
+    /// Species parameters.
+    pub species: &'a [SpeciesParams],
+    /// Relations between species.
+    pub relations: &'a Relations,
+    /// The step's sorted state and grid.
+    pub view: &'a Sorted<'a>,
+}
+
 /// The step's boids in cell order (the pipeline's grid and sorted copy), for
 /// queries of any radius.
 pub(crate) struct Sorted<'a> {
@@ -340,32 +366,16 @@ impl<V: Vector> Interactions<V> {
         }
     }
 
-    /// The chase-or-follow acceleration (weighted) of the boid at sorted index `si`
-    /// (species `a`, id `id`, at `p` with velocity `v`); adds the threats found by
-    /// search to `away` (setting `seen`).
+    /// The chase-or-follow acceleration (weighted) of boid `me`; adds the threats
+    /// found by search to `away` (setting `seen`).
     ///
     /// Flee steers along the sum over threats in reach of `-d / |d|²` (closer ones
     /// weigh more), scattered or searched. Chase pursues the single best target among every species it
     /// chases: the nearest, with distance scaled up by the target's flockmates
     /// when stragglers are preferred; ties go to the lower id.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one boid's state and its species' tables, passed in the hot loop; a context struct is issue 15's next step"
-    )]
-    pub fn forces(
-        &self,
-        a: usize,
-        si: usize,
-        id: BoidId,
-        p: V,
-        v: V,
-        species: &[SpeciesParams],
-        relations: &Relations,
-        view: &Sorted<'_>,
-        away: &mut V,
-        seen: &mut bool,
-    ) -> V {
-        let sp = &species[a];
+    pub fn forces(&self, me: &Seeker<V>, tables: &Tables<'_>, away: &mut V, seen: &mut bool) -> V {
+        let (a, id, p, v) = (me.species, me.id, me.pos, me.vel);
+        let sp = &tables.species[a];
         let mut chase = V::ZERO;
         let mut chases = false;
         for &(b, relation) in &self.plan[a] {
@@ -411,26 +421,20 @@ impl<V: Vector> Interactions<V> {
             }
         }
         if chases {
-            chase += self.chase(a, si, v, sp, species, relations, view);
+            chase += self.chase(me, tables);
         }
         chase
     }
 
     /// Pursuit of the best target in chase range (see [`Interactions::forces`]).
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one boid's state and its species' tables, passed in the hot loop; a context struct is issue 15's next step"
-    )]
-    fn chase(
-        &self,
-        a: usize,
-        si: usize,
-        v: V,
-        sp: &SpeciesParams,
-        species: &[SpeciesParams],
-        relations: &Relations,
-        view: &Sorted<'_>,
-    ) -> V {
+    fn chase(&self, me: &Seeker<V>, tables: &Tables<'_>) -> V {
+        let (a, si, v) = (me.species, me.sorted_index, me.vel);
+        let Tables {
+            species,
+            relations,
+            view,
+        } = *tables;
+        let sp = &species[a];
         let p = view.data.position::<V>(si);
         let is_target =
             |j: usize| relations.get(a, view.data.species[j] as usize) == Relation::Chase;

@@ -5,11 +5,11 @@
 //! predators) steer eight boids at a time in SIMD lanes ([`Batch`]); everything
 //! else takes the scalar path. Both give the same bits.
 
-use crate::batch::{self, Batch};
+use crate::batch::{self, Batch, Lane};
 use crate::boundary::{confine, soft_force};
 use crate::candidates::Candidates;
 use crate::grid::Runs;
-use crate::interactions::Sorted;
+use crate::interactions::{Seeker, Sorted, Tables};
 use crate::kernel::{self, Focal, RelationPattern};
 use crate::params::{Boundary, SpeciesParams};
 use crate::pipeline::{CHUNK, Pipeline, StepContext};
@@ -220,6 +220,11 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     let obstacles = ctx.obstacles;
     let (has_obstacles, has_interactions) = (env.has_obstacles, env.has_interactions);
     let view = Sorted { grid, data, ids };
+    let tables = Tables {
+        species: ctx.species,
+        relations: ctx.relations,
+        view: &view,
+    };
     let (batched, skin) = (env.batched, env.skin);
     let base = chunk * CHUNK;
     let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env);
@@ -237,16 +242,15 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             for (l, info) in lanes.iter_mut().enumerate().take(m) {
                 let f = walk.focus(base + k0 + l);
                 let sp = &ctx.species[f.species];
-                batch.load(
-                    l,
-                    &f.sums,
-                    f.pos,
-                    f.vel,
-                    out_a[k0 + l],
-                    soft_force(f.pos, cfg),
-                    jitter(sp, cfg.seed, f.id, ctx.step),
-                    sp,
-                );
+                let boid = Lane {
+                    sums: &f.sums,
+                    pos: f.pos,
+                    vel: f.vel,
+                    prev: out_a[k0 + l],
+                    soft: soft_force(f.pos, cfg),
+                    jitter: jitter(sp, cfg.seed, f.id, ctx.step),
+                };
+                batch.load(l, boid, sp);
                 *info = (f.vel, f.species, f.id);
             }
             let s = batch.steer::<V>(dt, bounds);
@@ -319,18 +323,14 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             if has_interactions {
                 let (mut away, mut seen) = pipe.interactions.scattered(si);
                 if pipe.interactions.searches(species) {
-                    target += pipe.interactions.forces(
+                    let me = Seeker {
                         species,
-                        si,
+                        sorted_index: si,
                         id,
-                        me_pos,
-                        v,
-                        ctx.species,
-                        ctx.relations,
-                        &view,
-                        &mut away,
-                        &mut seen,
-                    );
+                        pos: me_pos,
+                        vel: v,
+                    };
+                    target += pipe.interactions.forces(&me, &tables, &mut away, &mut seen);
                 }
                 if seen {
                     flee = rules::seek(away, v, sp) * sp.flee_weight;
