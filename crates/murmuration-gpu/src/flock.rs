@@ -106,6 +106,148 @@ fn shader_source<V: GpuVector>() -> String {
     )
 }
 
+/// The layout of the step's bindings: the `Sim` uniform, then
+/// [`STORAGE_BUFFERS`] storage buffers (the first two, species and relations,
+/// read-only).
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    for binding in 1..=STORAGE_BUFFERS {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage {
+                    read_only: binding <= 2,
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("flock bindings"),
+        entries: &entries,
+    })
+}
+
+/// Creates every buffer of a flock, uploads `world`'s state in its storage order
+/// (state A) and parameters, and binds them in the shader's order.
+fn upload<V: GpuVector>(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    world: &World<V>,
+    sim: &SimUniform,
+    stat_words: u64,
+) -> Buffers {
+    let n = sim.n.max(1) as u64;
+    let vec_bytes = std::mem::size_of::<V::Packed>() as u64;
+    let b = world.boids();
+    let pack = |xs: &[V]| -> Vec<V::Packed> {
+        let mut v: Vec<V::Packed> = xs.iter().map(|&x| x.pack()).collect();
+        if v.is_empty() {
+            v.push(V::ZERO.pack());
+        }
+        v
+    };
+    let mut meta: Vec<[u32; 2]> = b
+        .ids()
+        .iter()
+        .zip(b.species())
+        .map(|(&id, &s)| [id, s as u32])
+        .collect();
+    if meta.is_empty() {
+        meta.push([0, 0]);
+    }
+    let storage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let init = |label: &str, contents: &[u8]| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage: storage,
+        })
+    };
+    let empty = |label: &str, bytes: u64| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(16).next_multiple_of(16),
+            usage: storage,
+            mapped_at_creation: false,
+        })
+    };
+    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("sim uniform"),
+        contents: bytemuck::bytes_of(sim),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    });
+    let (species_data, rel) = param_data(world);
+    let species = init("species", bytemuck::cast_slice(&species_data));
+    let relations = init("relations", bytemuck::cast_slice(&rel));
+    let state = [
+        init("pos_a", bytemuck::cast_slice(&pack(b.positions()))),
+        init("vel_a", bytemuck::cast_slice(&pack(b.velocities()))),
+        init("acc_a", bytemuck::cast_slice(&pack(b.steering()))),
+        init("meta_a", bytemuck::cast_slice(&meta)),
+    ];
+    let sorted = [
+        empty("pos_b", n * vec_bytes),
+        empty("vel_b", n * vec_bytes),
+        empty("acc_b", n * vec_bytes),
+        empty("meta_b", n * 8),
+    ];
+    let keys = empty("keys", n * 8);
+    let counts = empty("counts", sim.cells as u64 * 4);
+    let starts = empty("starts", (sim.cells as u64 + 1) * 4);
+    let order = empty("order", n * 4);
+    let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
+    let stats = empty("stats", stat_words * 4);
+    // `scan_blocks` advances the clock before `steer` reads it.
+    let before = world.step_index().wrapping_sub(1);
+    let clock = init(
+        "clock",
+        bytemuck::cast_slice(&[before as u32, (before >> 32) as u32, 0, 0]),
+    );
+    let all: [&wgpu::Buffer; 18] = [
+        &uniform, &species, &relations, &state[0], &state[1], &state[2], &state[3], &sorted[0],
+        &sorted[1], &sorted[2], &sorted[3], &keys, &counts, &starts, &order, &blocks, &stats,
+        &clock,
+    ];
+    let bind_entries: Vec<wgpu::BindGroupEntry> = all
+        .iter()
+        .enumerate()
+        .map(|(i, buf)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: buf.as_entire_binding(),
+        })
+        .collect();
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("flock bind group"),
+        layout,
+        entries: &bind_entries,
+    });
+    let mut scratch = Vec::from(sorted);
+    scratch.extend([keys, counts, starts, order, blocks, clock]);
+    Buffers {
+        uniform,
+        species,
+        relations,
+        state,
+        stats,
+        bind_group,
+        _scratch: scratch,
+    }
+}
+
 impl<V: GpuVector> GpuFlock<V> {
     /// Uploads `world` (state, parameters, relations) to `gpu`.
     pub fn new(gpu: &Gpu, world: &World<V>) -> Result<Self, GpuError> {
@@ -144,128 +286,15 @@ impl<V: GpuVector> GpuFlock<V> {
             label: Some("flock.wgsl"),
             source: wgpu::ShaderSource::Wgsl(shader_source::<V>().into()),
         });
-        let mut entries = vec![wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }];
-        for binding in 1..=STORAGE_BUFFERS {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage {
-                        read_only: binding <= 2,
-                    },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            });
-        }
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("flock bindings"),
-            entries: &entries,
-        });
+        let layout = bind_group_layout(device);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("flock pipeline layout"),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
         let pipelines = build_pipelines(device, &module, &pipeline_layout, &variant(world, &sim));
-
-        // Upload the state in the world's storage order.
-        let b = world.boids();
-        let pack = |xs: &[V]| -> Vec<V::Packed> {
-            let mut v: Vec<V::Packed> = xs.iter().map(|&x| x.pack()).collect();
-            if v.is_empty() {
-                v.push(V::ZERO.pack());
-            }
-            v
-        };
-        let mut meta: Vec<[u32; 2]> = b
-            .ids()
-            .iter()
-            .zip(b.species())
-            .map(|(&id, &s)| [id, s as u32])
-            .collect();
-        if meta.is_empty() {
-            meta.push([0, 0]);
-        }
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let init = |label: &str, contents: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage: storage,
-            })
-        };
-        let empty = |label: &str, bytes: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes.max(16).next_multiple_of(16),
-                usage: storage,
-                mapped_at_creation: false,
-            })
-        };
-        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("sim uniform"),
-            contents: bytemuck::bytes_of(&sim),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        let (species_data, rel) = param_data(world);
-        let species = init("species", bytemuck::cast_slice(&species_data));
-        let relations = init("relations", bytemuck::cast_slice(&rel));
-        let state = [
-            init("pos_a", bytemuck::cast_slice(&pack(b.positions()))),
-            init("vel_a", bytemuck::cast_slice(&pack(b.velocities()))),
-            init("acc_a", bytemuck::cast_slice(&pack(b.steering()))),
-            init("meta_a", bytemuck::cast_slice(&meta)),
-        ];
-        let sorted = [
-            empty("pos_b", n * vec_bytes),
-            empty("vel_b", n * vec_bytes),
-            empty("acc_b", n * vec_bytes),
-            empty("meta_b", n * 8),
-        ];
-        let keys = empty("keys", n * 8);
-        let counts = empty("counts", sim.cells as u64 * 4);
-        let starts = empty("starts", (sim.cells as u64 + 1) * 4);
-        let order = empty("order", n * 4);
-        let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
-        let stats = empty("stats", stat_words * 4);
+        let buffers = upload(device, &layout, world, &sim, stat_words);
         let step = world.step_index();
-        // `scan_blocks` advances the clock before `steer` reads it.
-        let before = step.wrapping_sub(1);
-        let clock = init(
-            "clock",
-            bytemuck::cast_slice(&[before as u32, (before >> 32) as u32, 0, 0]),
-        );
-        let all: [&wgpu::Buffer; 18] = [
-            &uniform, &species, &relations, &state[0], &state[1], &state[2], &state[3], &sorted[0],
-            &sorted[1], &sorted[2], &sorted[3], &keys, &counts, &starts, &order, &blocks, &stats,
-            &clock,
-        ];
-        let bind_entries: Vec<wgpu::BindGroupEntry> = all
-            .iter()
-            .enumerate()
-            .map(|(i, buf)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: buf.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("flock bind group"),
-            layout: &layout,
-            entries: &bind_entries,
-        });
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(GpuError::Runtime(format!("out of GPU memory: {e}")));
         }
@@ -276,19 +305,7 @@ impl<V: GpuVector> GpuFlock<V> {
             gpu: gpu.clone(),
             sim,
             step,
-            buffers: Buffers {
-                uniform,
-                species,
-                relations,
-                state,
-                stats,
-                bind_group,
-                _scratch: {
-                    let mut v = Vec::from(sorted);
-                    v.extend([keys, counts, starts, order, blocks, clock]);
-                    v
-                },
-            },
+            buffers,
             variant: variant(world, &sim),
             pipelines,
             module,
