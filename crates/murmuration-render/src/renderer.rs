@@ -223,44 +223,6 @@ impl Renderer {
             bind_group_layouts: &[Some(&globals_layout)],
             immediate_size: 0,
         });
-        let tex_entry = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
-        let post_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("render post layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                tex_entry(1),
-                tex_entry(2),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 3,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
-        });
-        let post_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("render post pipeline layout"),
-            bind_group_layouts: &[Some(&post_layout)],
-            immediate_size: 0,
-        });
         let depth = |write: bool| wgpu::DepthStencilState {
             format: DEPTH,
             depth_write_enabled: Some(write),
@@ -364,32 +326,8 @@ impl Renderer {
             multiview_mask: None,
             cache: None,
         });
-        let post_pipeline = |label, entry, format: wgpu::TextureFormat| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&post_pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &post_module,
-                    entry_point: Some("vs_full"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: Default::default(),
-                depth_stencil: None,
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &post_module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    targets: &[Some(format.into())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let bright_pipeline = post_pipeline("render bright pipeline", "fs_bright", HDR);
-        let blur_pipeline = post_pipeline("render blur pipeline", "fs_blur", HDR);
-        let composite_pipeline = post_pipeline("render composite pipeline", "fs_composite", format);
+        let (post_layout, [bright_pipeline, blur_pipeline, composite_pipeline]) =
+            post_pipelines(device, &post_module, format);
         let post_buffer = |label| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -756,4 +694,79 @@ impl Renderer {
         );
         self.queue.submit([encoder.finish()]);
     }
+}
+
+/// The post-processing passes' bind group layout (settings, two textures, a
+/// sampler) and their pipelines over a full-screen triangle: the bright pass and
+/// the blur into HDR targets, the tone-mapping composite into `format`.
+fn post_pipelines(
+    device: &wgpu::Device,
+    post_module: &wgpu::ShaderModule,
+    format: wgpu::TextureFormat,
+) -> (wgpu::BindGroupLayout, [wgpu::RenderPipeline; 3]) {
+    let tex_entry = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    };
+    let post_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("render post layout"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            tex_entry(1),
+            tex_entry(2),
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+        ],
+    });
+    let post_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("render post pipeline layout"),
+        bind_group_layouts: &[Some(&post_layout)],
+        immediate_size: 0,
+    });
+    let post_pipeline = |label, entry, format: wgpu::TextureFormat| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(&post_pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: post_module,
+                entry_point: Some("vs_full"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: post_module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                targets: &[Some(format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    };
+    let bright = post_pipeline("render bright pipeline", "fs_bright", HDR);
+    let blur = post_pipeline("render blur pipeline", "fs_blur", HDR);
+    let composite = post_pipeline("render composite pipeline", "fs_composite", format);
+    (post_layout, [bright, blur, composite])
 }
