@@ -402,24 +402,23 @@ impl<V: Vector> ObstacleSet<V> {
     /// Builds the coarse distance bound now if a change dropped it (so it is not
     /// first built inside a parallel pass).
     pub(crate) fn prepare(&self) {
-        self.clearance.get_or_init(|| {
-            Clearance::build(&self.bounds, |p, reach| {
-                self.nearest(p, reach).map(|s| s.distance)
-            })
-        });
+        self.coarse();
     }
 
     /// A distance `p` is at least from every obstacle: one lookup in a coarse
     /// grid, for culling (0 when it may touch one).
     #[inline]
     pub fn clearance(&self, p: V) -> f32 {
-        self.clearance
-            .get_or_init(|| {
-                Clearance::build(&self.bounds, |p, reach| {
-                    self.nearest(p, reach).map(|s| s.distance)
-                })
+        self.coarse().lower_bound(p)
+    }
+
+    /// The coarse distance bound, built on first use after a change.
+    fn coarse(&self) -> &Clearance {
+        self.clearance.get_or_init(|| {
+            Clearance::build(&self.bounds, |p, reach| {
+                self.nearest(p, reach).map(|s| s.distance)
             })
-            .lower_bound(p)
+        })
     }
 
     /// The shapes, in the order they were added.

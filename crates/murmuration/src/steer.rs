@@ -50,19 +50,20 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     cell_clear: f32,
     /// The one species of every boid around this cell, if there is one.
     uniform: Option<u16>,
-    /// The cell's runs copied into one block (not with the per-pair minimum
-    /// image, where one cell can appear in several runs).
-    use_block: bool,
     block: Candidates,
     /// Block index of the cell's first boid, and that boid's sorted index.
     block_self: (usize, usize),
-    /// Neighbours and candidates counted so far.
+    /// Neighbours counted so far.
     pub neighbours: u64,
     /// Candidates scanned so far.
     pub candidates: u64,
 }
 
 impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SINGLE> {
+    /// The cell's runs are copied into one block (not with the per-pair minimum
+    /// image, where one cell can appear in several runs).
+    const USE_BLOCK: bool = FLAGS & kernel::MIN_IMAGE == 0;
+
     /// A walk over `env`, with this thread's candidate block.
     pub fn new(env: &'a PassEnv<'a, V>) -> Self {
         Self {
@@ -72,7 +73,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             scanned: 0,
             cell_clear: f32::INFINITY,
             uniform: None,
-            use_block: FLAGS & kernel::MIN_IMAGE == 0,
             block: BLOCK.with(RefCell::take),
             block_self: (0, 0),
             neighbours: 0,
@@ -114,7 +114,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             },
             species: species as f32,
         };
-        let (use_block, block, seed) = (self.use_block, &self.block, ctx.config.seed);
+        let (use_block, block, seed) = (Self::USE_BLOCK, &self.block, ctx.config.seed);
         let whole = [block.run::<V>()];
         let (runs, data, me) = if use_block {
             let me = Focal {
@@ -180,7 +180,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             .iter()
             .map(|r| (r.end - r.start) as u64)
             .sum();
-        if self.use_block {
+        if Self::USE_BLOCK {
             self.block
                 .fill(data, self.runs.as_slice(), FLAGS & kernel::MULTI != 0);
             let own = self

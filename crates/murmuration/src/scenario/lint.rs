@@ -119,7 +119,7 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
 
     // Spawn regions mostly inside obstacles (wholly inside is an error).
     for s in &plan.spawns {
-        let solid = world.solid_fraction(s.region);
+        let solid = s.solid;
         if s.count > 0 && solid >= 0.5 {
             let field = super::spawn_field(&s.name, s.region.is_some());
             warn(

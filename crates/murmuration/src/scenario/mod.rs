@@ -124,6 +124,8 @@ pub(crate) struct SpawnPlan<V: Vector> {
     pub region: Option<(V, V)>,
     pub speed: f32,
     pub heading: Option<V>,
+    /// Share of the region inside obstacles, in [0, 1] ([`World::solid_fraction`]).
+    pub solid: f64,
 }
 
 /// The field a spawn region's messages point at: `species.NAME.spawn`, or the
@@ -451,8 +453,9 @@ impl Scenario {
                 .add_zone(z.to_zone(s))
                 .map_err(|e| self.world_error(e, &field, &names))?;
         }
-        for s in &spawns {
-            if s.count > 0 && world.solid_fraction(s.region) >= 1.0 {
+        for s in &mut spawns {
+            s.solid = world.solid_fraction(s.region);
+            if s.count > 0 && s.solid >= 1.0 {
                 let field = spawn_field(&s.name, s.region.is_some());
                 return Err(self.error_at(
                     &field,
@@ -595,6 +598,7 @@ impl Scenario {
                 region,
                 speed,
                 heading: spawn.heading,
+                solid: 0.0, // set by `plan` once the obstacles are in place
             },
         ))
     }
