@@ -44,7 +44,7 @@ pub use device::Gpu;
 pub use dims::GpuVector;
 pub use error::GpuError;
 pub use flock::{BoidBuffers, GpuFlock, GpuStats};
-pub use simulation::{Backend, GpuStepper, Simulation};
+pub use simulation::{Backend, Simulation};
 
 /// Invocations per workgroup of every compute pass (the shaders' `WG`).
 pub const WORKGROUP_SIZE: u32 = 256;

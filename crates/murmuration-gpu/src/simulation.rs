@@ -79,8 +79,8 @@ impl std::fmt::Display for Backend {
 /// one place that knows when the GPU copy is ahead of the world (read it back), when
 /// the world changed (rebuild or re-upload), and when the world uses a feature the
 /// GPU backend lacks (step the world on the CPU meanwhile, and say why).
-/// [`Simulation`] wraps it with a world it owns; the sandbox keeps its own world.
-pub struct GpuStepper<V: GpuVector> {
+/// [`Simulation`] wraps it with a world it owns.
+struct GpuStepper<V: GpuVector> {
     gpu: Gpu,
     flock: Option<GpuFlock<V>>,
     /// The flock holds newer state than the world.
@@ -205,6 +205,25 @@ impl<V: GpuVector> Simulation<V> {
         })
     }
 
+    /// Moves the simulation to `gpu` (`None`: the CPU), keeping the world's
+    /// current state. Unlike [`Simulation::with_gpu`] this never refuses a world:
+    /// while it uses a feature the GPU backend lacks, steps run on the CPU and
+    /// [`Simulation::fallback`] says why (an interactive sandbox wants that).
+    pub fn set_gpu(&mut self, gpu: Option<Gpu>) -> Result<(), GpuError> {
+        self.sync()?;
+        self.stepper = gpu.map(GpuStepper::new);
+        self.fallback = None;
+        Ok(())
+    }
+
+    /// Goes on on the CPU after a device error, from the state the world last
+    /// held (newer GPU state is lost with the device); `why` becomes the
+    /// [`Simulation::fallback`].
+    pub fn lose_gpu(&mut self, why: String) {
+        self.stepper = None;
+        self.fallback = Some(why);
+    }
+
     /// `cpu`, or the GPU adapter's name.
     pub fn engine(&self) -> String {
         self.stepper
@@ -225,18 +244,20 @@ impl<V: GpuVector> Simulation<V> {
         self.stepper.is_some()
     }
 
-    /// Advances `steps` steps.
-    pub fn step_n(&mut self, steps: u64) -> Result<(), GpuError> {
+    /// Advances `steps` steps: `Ok(true)` when they ran on the GPU (queued, not
+    /// waited for), `Ok(false)` on the CPU.
+    pub fn step_n(&mut self, steps: u64) -> Result<bool, GpuError> {
         match &mut self.stepper {
-            None => self.world.step_n(steps),
-            Some(s) => {
-                s.step(&mut self.world, steps)?;
+            None => {
+                self.world.step_n(steps);
+                Ok(false)
             }
+            Some(s) => s.step(&mut self.world, steps),
         }
-        Ok(())
     }
 
-    fn sync(&mut self) -> Result<(), GpuError> {
+    /// Copies the GPU state back into the world when it is ahead.
+    pub fn sync(&mut self) -> Result<(), GpuError> {
         match &mut self.stepper {
             Some(s) => s.sync(&mut self.world),
             None => Ok(()),
@@ -274,6 +295,18 @@ impl<V: GpuVector> Simulation<V> {
             s.invalidate();
         }
         Ok(&mut self.world)
+    }
+
+    /// Changes parameters or the configuration (not boids or entities: use
+    /// [`Simulation::world_mut`]) through `f`; a live GPU flock gets them
+    /// uploaded, or is rebuilt before the next step when the change needs it.
+    pub fn tune<R>(&mut self, f: impl FnOnce(&mut World<V>) -> R) -> Result<R, GpuError> {
+        self.sync()?;
+        let r = f(&mut self.world);
+        if let Some(s) = &mut self.stepper {
+            s.params_changed(&mut self.world)?;
+        }
+        Ok(r)
     }
 
     /// The world, up to date.

@@ -1,7 +1,7 @@
 //! `murmuration play [FILE]`: the sandbox — a window (winit + wgpu) drawing the
 //! live flock with the renderer, and an egui panel bound to every parameter.
 
-mod engine;
+mod flock;
 mod panel;
 mod sim;
 mod window;

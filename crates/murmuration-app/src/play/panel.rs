@@ -2,11 +2,11 @@
 //! slider over its documented range, boundary, live metric plots and the tuning
 //! help table.
 
-use super::sim::{HISTORY, Sim, with_world};
+use super::sim::{HISTORY, Sim};
 use crate::presets::PRESETS;
 use egui::{Color32, RichText, Slider, Ui};
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS};
-use murmuration::{Boundary, CombineMode, SpeciesParams, Vector};
+use murmuration::{Boundary, CombineMode, SpeciesParams};
 use murmuration_render::{ColourMode, RenderSettings};
 
 /// What the panel asks the window to do after it is drawn.
@@ -92,7 +92,7 @@ impl Panel {
     pub fn ui(&mut self, ui: &mut Ui, sim: &mut Sim, settings: &mut RenderSettings) -> Requests {
         let mut req = Requests::default();
         let name = sim.scenario.name().to_string();
-        let n = with_world!(&sim.world, w => w.len());
+        let n = sim.flock.len();
         ui.heading(RichText::new(format!("Murmuration: {name}")).strong());
         ui.label(format!(
             "{n} boids, {}D · {:.0} fps · step {:.2} ms",
@@ -100,7 +100,16 @@ impl Panel {
             self.fps,
             sim.step_ms
         ));
-        ui.label(format!("engine: {}", sim.engine_label()));
+        let e = sim.flock.entities();
+        ui.label(format!(
+            "step {} · {} targets, {} obstacles, {} paths, {} pulses",
+            sim.flock.step_index(),
+            e.attractors.len(),
+            e.obstacles,
+            e.paths,
+            e.pulses
+        ));
+        ui.label(format!("engine: {}", sim.flock.engine_label()));
         if let Some(e) = &self.error {
             ui.colored_label(Color32::from_rgb(255, 110, 100), e);
         }
@@ -215,7 +224,7 @@ impl Panel {
                         )
                         .changed()
                     {
-                        self.result(sim.set_count(i, count));
+                        self.result(sim.flock.set_count(i, count));
                     }
                     if species_sliders(ui, &mut p) {
                         self.result(sim.set_species(i, p));
@@ -225,9 +234,18 @@ impl Panel {
         ui.separator();
         if let Some(text) = sim.selected_summary() {
             ui.label(RichText::new(text).small());
-            if ui.button("Clear selection").clicked() {
-                sim.selected = None;
-            }
+            ui.horizontal(|ui| {
+                if ui.button("Clear selection").clicked() {
+                    sim.selected = None;
+                }
+                if let Some(id) = sim.selected
+                    && ui.button("Remove this boid").clicked()
+                {
+                    let r = sim.flock.remove_boid(id);
+                    self.result(r);
+                    sim.selected = None;
+                }
+            });
         }
         self.plots(ui, sim);
         ui.collapsing("Mouse and keys", |ui| {
@@ -256,10 +274,7 @@ impl Panel {
     }
 
     fn boundary(&mut self, ui: &mut Ui, sim: &mut Sim) {
-        let mut config = with_world!(&sim.world, w => {
-            let c = w.config();
-            (c.boundary, (c.max - c.min).get(0).min((c.max - c.min).get(1)))
-        });
+        let mut config = sim.flock.boundary();
         let before = config.0;
         ui.horizontal(|ui| {
             ui.label("boundary");
@@ -298,13 +313,8 @@ impl Panel {
             );
         }
         if config.0 != before {
-            let r = with_world!(&mut sim.world, w => {
-                let mut c = *w.config();
-                c.boundary = config.0;
-                w.set_config(c)
-            });
-            sim.params_changed();
-            self.result(r.map_err(|e| e.to_string()));
+            let r = sim.flock.set_boundary(config.0);
+            self.result(r);
         }
     }
 
@@ -383,7 +393,6 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
 
 /// Writes the current world as a scenario file (atomically).
 fn save(sim: &mut Sim, path: &str) -> anyhow::Result<()> {
-    sim.sync();
     let names: Vec<String> = sim
         .scenario
         .species()
@@ -394,7 +403,7 @@ fn save(sim: &mut Sim, path: &str) -> anyhow::Result<()> {
         .file_stem()
         .map_or("saved".into(), |s| s.to_string_lossy().into_owned());
     let description = format!("saved from the sandbox (from {})", sim.scenario.name());
-    let text = with_world!(&sim.world, w => murmuration::scenario::to_toml(w, &names, &name, &description));
+    let text = sim.flock.to_toml(&names, &name, &description);
     let mut f = crate::outputs::AtomicFile::create(std::path::Path::new(path), "save")?;
     std::io::Write::write_all(f.writer(), text.as_bytes())?;
     f.finish()
@@ -408,22 +417,22 @@ mod tests {
     #[test]
     fn saving_writes_a_scenario_that_loads_the_same_flock() {
         let text = crate::presets::preset("idle-crowd").unwrap();
-        let mut sim = Sim::new(Scenario::parse(text, "idle-crowd").unwrap()).unwrap();
+        let mut sim = Sim::new(Scenario::parse(text, "idle-crowd").unwrap(), None).unwrap();
         let p = SpeciesParams {
             cohesion_weight: 0.9,
             ..sim.species()[0]
         };
         sim.set_species(0, p).unwrap();
-        sim.set_count(0, 123).unwrap();
-        sim.obstacle([5.0, 5.0, 0.0]).unwrap();
+        sim.flock.set_count(0, 123).unwrap();
+        sim.flock.obstacle(glam::Vec3::new(5.0, 5.0, 0.0)).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("mine.toml");
         save(&mut sim, file.to_str().unwrap()).unwrap();
         let back = crate::presets::load(Some(file.to_str().unwrap()), &[]).unwrap();
         assert_eq!(back.name(), "mine");
-        let loaded = Sim::new(back).unwrap();
+        let loaded = Sim::new(back, None).unwrap();
         assert_eq!(loaded.species(), sim.species());
         assert_eq!(loaded.counts(), vec![123]);
-        with_world!(&loaded.world, w => assert_eq!(w.obstacles().len(), 2));
+        assert_eq!(loaded.flock.entities().obstacles, 2);
     }
 }

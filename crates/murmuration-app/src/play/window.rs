@@ -2,12 +2,11 @@
 //! renderer with the egui panel over it, mouse tools, and scripted screenshots.
 
 use super::PlayArgs;
-use super::engine::GpuEngine;
 use super::panel::Panel;
 use super::sim::Sim;
 use crate::backend::Backend;
 use anyhow::{Context, Result, anyhow};
-use glam::Vec2;
+use glam::{Vec2, Vec3};
 use murmuration::scenario::Scenario;
 use murmuration_gpu::Gpu;
 use murmuration_render::{Camera, RenderSettings, Renderer, Scene, Trails};
@@ -58,7 +57,7 @@ struct App<'a> {
 /// Opens the window and runs until it is closed (or `--frames` are done).
 pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
     let event_loop = EventLoop::new().context("cannot connect to the display")?;
-    let mut sim = Sim::new(scenario)?;
+    let mut sim = Sim::new(scenario, None)?;
     sim.selected = args.select;
     let mut app = App {
         args,
@@ -151,7 +150,7 @@ impl App<'_> {
                 adapter.get_info().name
             ),
         }
-        self.sim.engine = gpu.map(GpuEngine::new);
+        self.sim.flock.set_gpu(gpu);
         let caps = surface.get_capabilities(&adapter);
         let format = caps
             .formats
@@ -287,12 +286,9 @@ impl App<'_> {
         } else {
             req.load.map(|f| crate::presets::load(Some(&f), &[]))
         };
-        match next.map(|s| s.and_then(Sim::new)) {
-            Some(Ok(mut sim)) => {
-                sim.engine = self.sim.engine.take().map(|mut e| {
-                    e.invalidate();
-                    e
-                });
+        let gpu = self.sim.flock.gpu();
+        match next.map(|s| s.and_then(|s| Sim::new(s, gpu))) {
+            Some(Ok(sim)) => {
                 self.sim = sim;
                 self.trails.clear();
                 self.fit_camera();
@@ -399,15 +395,15 @@ impl App<'_> {
                     return;
                 }
                 if self.stroke.len() >= 2 {
-                    let pts = std::mem::take(&mut self.stroke);
-                    let r = self.sim.path(&pts);
+                    let pts: Vec<Vec3> = self.stroke.drain(..).map(Vec3::from).collect();
+                    let r = self.sim.flock.path(&pts);
                     self.report(r);
                 } else if !moved && button == MouseButton::Left && self.modifiers.control_key() {
                     self.pick();
                 } else if !moved && let Some(p) = self.world_at_cursor() {
                     let r = match button {
-                        MouseButton::Left => self.sim.attract(p),
-                        MouseButton::Right => self.sim.pulse(p),
+                        MouseButton::Left => self.sim.flock.attract(p.into()),
+                        MouseButton::Right => self.sim.flock.pulse(p.into()),
                         _ => Ok(()),
                     };
                     self.report(r);
@@ -486,7 +482,7 @@ impl App<'_> {
             Key::Named(NamedKey::Escape) => self.sim.selected = None,
             Key::Character(c) if c.as_str() == "o" => {
                 if let Some(p) = self.world_at_cursor() {
-                    let r = self.sim.obstacle(p);
+                    let r = self.sim.flock.obstacle(p.into());
                     self.report(r);
                 }
             }
