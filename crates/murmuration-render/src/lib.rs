@@ -23,6 +23,7 @@
 //! ```
 
 mod camera;
+mod glow;
 mod offscreen;
 mod overlay;
 mod renderer;
