@@ -210,175 +210,231 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     out_v: &mut [V],
     out_a: &mut [V],
 ) -> (u64, u64) {
-    let pipe = env.pipe;
-    let ctx = env.ctx;
-    let grid = &pipe.grid;
-    let data = &pipe.sorted;
-    let cfg = ctx.config;
-    let dt = cfg.dt;
-    let ids = env.ids;
-    let obstacles = ctx.obstacles;
-    let (has_obstacles, has_interactions) = (env.has_obstacles, env.has_interactions);
-    let view = Sorted { grid, data, ids };
-    let tables = Tables {
-        species: ctx.species,
-        relations: ctx.relations,
-        view: &view,
-    };
-    let (batched, skin) = (env.batched, env.skin);
     let base = chunk * CHUNK;
     let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env);
-
-    if batched {
-        // Eight boids' sums, then their steering in SIMD lanes.
-        let mut k0 = 0;
-        let mut batch = Batch::default();
-        // Only wrapping and reflecting act on positions, and only outside the box.
-        let bounds = matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect)
-            .then_some((cfg.min, cfg.max));
-        while k0 < out_p.len() {
-            let m = (out_p.len() - k0).min(kernel::LANES);
-            let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
-            for (l, info) in lanes.iter_mut().enumerate().take(m) {
-                let f = walk.focus(base + k0 + l);
-                let sp = &ctx.species[f.species];
-                let boid = Lane {
-                    sums: &f.sums,
-                    pos: f.pos,
-                    vel: f.vel,
-                    prev: out_a[k0 + l],
-                    soft: soft_force(f.pos, cfg),
-                    jitter: jitter(sp, cfg.seed, f.id, ctx.step),
-                };
-                batch.load(l, boid, sp);
-                *info = (f.vel, f.species, f.id);
-            }
-            let s = batch.steer::<V>(dt, bounds);
-            for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
-                let k = k0 + l;
-                let mut p2 = batch::lane::<V>(&s.pos, l);
-                let mut v2 = batch::lane::<V>(&s.vel, l);
-                if s.slow & (1 << l) != 0 {
-                    let sp = &ctx.species[species];
-                    v2 = clamp_speed(batch::lane(&s.unclamped, l), v, sp, cfg.seed, id, ctx.step);
-                    p2 = data.position::<V>(base + k) + v2 * dt;
-                }
-                if bounds.is_some() && (s.outside | s.slow) & (1 << l) != 0 {
-                    confine(&mut p2, &mut v2, cfg);
-                }
-                out_p[k] = p2;
-                out_v[k] = v2;
-                out_a[k] = batch::lane(&s.accel, l);
-            }
-            k0 += m;
-        }
+    if env.batched {
+        steer_lanes(env, &mut walk, base, out_p, out_v, out_a);
     } else {
         for k in 0..out_p.len() {
-            let si = base + k;
-            let f = walk.focus(si);
-            let (species, id, v) = (f.species, f.id, f.vel);
-            let sp = &ctx.species[species];
-            let me_pos = f.pos;
-            let [sep, coh, ali] = rules::forces(&f.sums, v, sp);
-            // One lookup bounds the distance to every obstacle; far from
-            // all of them (most boids) nothing else is asked. Near, the
-            // avoidance and the sweep give what they would anyway.
-            let (avoid, near_obstacle) = if has_obstacles {
-                let avoid_reach = sp.obstacle_margin + v.length() * sp.obstacle_lookahead;
-                let sweep_reach = sp.max_speed * dt;
-                let mut clear = f.cell_clear;
-                if clear <= avoid_reach.max(sweep_reach) + skin {
-                    clear = obstacles.clearance(me_pos);
-                }
-                let avoid = if sp.obstacle_weight > 0.0 && clear <= avoid_reach + skin {
-                    obstacles.avoidance(
-                        me_pos,
-                        v,
-                        sp.obstacle_lookahead,
-                        sp.obstacle_margin,
-                        sp.max_speed,
-                        sp.max_force,
-                    ) * sp.obstacle_weight
-                } else {
-                    V::ZERO
-                };
-                (avoid, clear <= sweep_reach + skin)
-            } else {
-                // No obstacle: nothing to avoid or sweep against (the
-                // clearance would be infinite).
-                (V::ZERO, false)
-            };
-            let mut pulse = V::ZERO;
-            for q in ctx.pulses {
-                pulse += q.push(me_pos);
-            }
-            let mut target = V::ZERO;
-            for t in ctx.attractors {
-                target += t.arrive(species as u16, me_pos, v, sp.max_speed, sp.max_force);
-            }
-            for path in ctx.paths {
-                target += path.follow(me_pos, v, sp.max_speed, sp.max_force);
-            }
-            let mut flee = V::ZERO;
-            if has_interactions {
-                let (mut away, mut seen) = pipe.interactions.scattered(si);
-                if pipe.interactions.searches(species) {
-                    let me = Seeker {
-                        species,
-                        sorted_index: si,
-                        id,
-                        pos: me_pos,
-                        vel: v,
-                    };
-                    target += pipe.interactions.forces(&me, &tables, &mut away, &mut seen);
-                }
-                if seen {
-                    flee = rules::seek(away, v, sp) * sp.flee_weight;
-                }
-            }
-            // Priority order: boundary, obstacle, pulse, flee, target (and
-            // chase), separation, cohesion, alignment.
-            let mut a = rules::combine(
-                &[
-                    soft_force(me_pos, cfg),
-                    avoid,
-                    pulse,
-                    flee,
-                    target,
-                    sep,
-                    coh,
-                    ali,
-                ],
-                sp,
-            );
-            if sp.smoothing > 0.0 {
-                a = out_a[k] * sp.smoothing + a * (1.0 - sp.smoothing);
-            }
-            let mut v2 = v + a * dt;
-            if let Some(kick) = jitter(sp, cfg.seed, id, ctx.step) {
-                v2 += kick;
-            }
-            v2 = clamp_speed(v2, v, sp, cfg.seed, id, ctx.step);
-            let mut p2 = me_pos + v2 * dt;
-            // Sweep the motion against the obstacles, then confine; a wrap
-            // or reflection can land inside one, so project again.
-            if near_obstacle {
-                p2 = obstacles.resolve(me_pos, p2, &mut v2, skin);
-            }
-            let before = p2;
-            confine(&mut p2, &mut v2, cfg);
-            if has_obstacles && p2 != before {
-                p2 = obstacles.resolve(p2, p2, &mut v2, skin);
-                // Pushed out of the box again: an obstacle covers the box's edge
-                // there, with no free place inside. The box wins.
-                confine(&mut p2, &mut v2, cfg);
-            }
+            let f = walk.focus(base + k);
+            let (p2, v2, a) = steer_one(env, &f, base + k, out_a[k]);
             out_p[k] = p2;
             out_v[k] = v2;
             out_a[k] = a;
         }
     }
     (walk.neighbours, walk.candidates)
+}
+
+/// The batched path (plain flocks: no obstacles, entities or relations): eight
+/// boids' sums, then their steering in SIMD lanes.
+#[inline(always)]
+fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    env: &PassEnv<'_, V>,
+    walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
+    base: usize,
+    out_p: &mut [V],
+    out_v: &mut [V],
+    out_a: &mut [V],
+) {
+    let ctx = env.ctx;
+    let cfg = ctx.config;
+    let dt = cfg.dt;
+    let mut k0 = 0;
+    let mut batch = Batch::default();
+    // Only wrapping and reflecting act on positions, and only outside the box.
+    let bounds =
+        matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
+    while k0 < out_p.len() {
+        let m = (out_p.len() - k0).min(kernel::LANES);
+        let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
+        for (l, info) in lanes.iter_mut().enumerate().take(m) {
+            let f = walk.focus(base + k0 + l);
+            let sp = &ctx.species[f.species];
+            let boid = Lane {
+                sums: &f.sums,
+                pos: f.pos,
+                vel: f.vel,
+                prev: out_a[k0 + l],
+                soft: soft_force(f.pos, cfg),
+                jitter: jitter(sp, cfg.seed, f.id, ctx.step),
+            };
+            batch.load(l, boid, sp);
+            *info = (f.vel, f.species, f.id);
+        }
+        let s = batch.steer::<V>(dt, bounds);
+        for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
+            let k = k0 + l;
+            let mut p2 = batch::lane::<V>(&s.pos, l);
+            let mut v2 = batch::lane::<V>(&s.vel, l);
+            if s.slow & (1 << l) != 0 {
+                let sp = &ctx.species[species];
+                v2 = clamp_speed(batch::lane(&s.unclamped, l), v, sp, cfg.seed, id, ctx.step);
+                p2 = env.pipe.sorted.position::<V>(base + k) + v2 * dt;
+            }
+            if bounds.is_some() && (s.outside | s.slow) & (1 << l) != 0 {
+                confine(&mut p2, &mut v2, cfg);
+            }
+            out_p[k] = p2;
+            out_v[k] = v2;
+            out_a[k] = batch::lane(&s.accel, l);
+        }
+        k0 += m;
+    }
+}
+
+/// One boid's new position, velocity and acceleration on the general path
+/// (`prev`: its last acceleration, for smoothing).
+#[inline(always)]
+fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) -> (V, V, V) {
+    let ctx = env.ctx;
+    let cfg = ctx.config;
+    let sp = &ctx.species[f.species];
+    let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp);
+    let (avoid, near_obstacle) = obstacle_steering(env, f, sp);
+    let (pulse, target, flee) = entity_steering(env, f, si, sp);
+    // Priority order: boundary, obstacle, pulse, flee, target (and chase),
+    // separation, cohesion, alignment.
+    let forces = [
+        soft_force(f.pos, cfg),
+        avoid,
+        pulse,
+        flee,
+        target,
+        sep,
+        coh,
+        ali,
+    ];
+    let mut a = rules::combine(&forces, sp);
+    if sp.smoothing > 0.0 {
+        a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
+    }
+    let (p2, v2) = integrate(env, f, a, sp, near_obstacle);
+    (p2, v2, a)
+}
+
+/// Obstacle avoidance, and whether the step's motion must be swept against
+/// the obstacles. One lookup bounds the distance to every obstacle; far from
+/// all of them (most boids) nothing else is asked. Near, the avoidance and the
+/// sweep give what they would anyway.
+#[inline(always)]
+fn obstacle_steering<V: Vector>(
+    env: &PassEnv<'_, V>,
+    f: &Focus<V>,
+    sp: &SpeciesParams,
+) -> (V, bool) {
+    if !env.has_obstacles {
+        // No obstacle: nothing to avoid or sweep against (the clearance would
+        // be infinite).
+        return (V::ZERO, false);
+    }
+    let (obstacles, skin) = (env.ctx.obstacles, env.skin);
+    let avoid_reach = sp.obstacle_margin + f.vel.length() * sp.obstacle_lookahead;
+    let sweep_reach = sp.max_speed * env.ctx.config.dt;
+    let mut clear = f.cell_clear;
+    if clear <= avoid_reach.max(sweep_reach) + skin {
+        clear = obstacles.clearance(f.pos);
+    }
+    let avoid = if sp.obstacle_weight > 0.0 && clear <= avoid_reach + skin {
+        obstacles.avoidance(
+            f.pos,
+            f.vel,
+            sp.obstacle_lookahead,
+            sp.obstacle_margin,
+            sp.max_speed,
+            sp.max_force,
+        ) * sp.obstacle_weight
+    } else {
+        V::ZERO
+    };
+    (avoid, clear <= sweep_reach + skin)
+}
+
+/// The pulse push, the pull of targets, paths and prey (chase and follow), and
+/// the flight from predators, of the boid at sorted index `si`.
+#[inline(always)]
+fn entity_steering<V: Vector>(
+    env: &PassEnv<'_, V>,
+    f: &Focus<V>,
+    si: usize,
+    sp: &SpeciesParams,
+) -> (V, V, V) {
+    let (ctx, pipe) = (env.ctx, env.pipe);
+    let (pos, vel) = (f.pos, f.vel);
+    let mut pulse = V::ZERO;
+    for q in ctx.pulses {
+        pulse += q.push(pos);
+    }
+    let mut target = V::ZERO;
+    for t in ctx.attractors {
+        target += t.arrive(f.species as u16, pos, vel, sp.max_speed, sp.max_force);
+    }
+    for path in ctx.paths {
+        target += path.follow(pos, vel, sp.max_speed, sp.max_force);
+    }
+    let mut flee = V::ZERO;
+    if env.has_interactions {
+        let (mut away, mut seen) = pipe.interactions.scattered(si);
+        if pipe.interactions.searches(f.species) {
+            let me = Seeker {
+                species: f.species,
+                sorted_index: si,
+                id: f.id,
+                pos,
+                vel,
+            };
+            let view = Sorted {
+                grid: &pipe.grid,
+                data: &pipe.sorted,
+                ids: env.ids,
+            };
+            let tables = Tables {
+                species: ctx.species,
+                relations: ctx.relations,
+                view: &view,
+            };
+            target += pipe.interactions.forces(&me, &tables, &mut away, &mut seen);
+        }
+        if seen {
+            flee = rules::seek(away, vel, sp) * sp.flee_weight;
+        }
+    }
+    (pulse, target, flee)
+}
+
+/// Integrates acceleration `a` (jitter, speed limits), sweeps the motion
+/// against the obstacles and confines it to the box.
+#[inline(always)]
+fn integrate<V: Vector>(
+    env: &PassEnv<'_, V>,
+    f: &Focus<V>,
+    a: V,
+    sp: &SpeciesParams,
+    near_obstacle: bool,
+) -> (V, V) {
+    let (ctx, skin) = (env.ctx, env.skin);
+    let (cfg, obstacles) = (ctx.config, ctx.obstacles);
+    let dt = cfg.dt;
+    let mut v2 = f.vel + a * dt;
+    if let Some(kick) = jitter(sp, cfg.seed, f.id, ctx.step) {
+        v2 += kick;
+    }
+    v2 = clamp_speed(v2, f.vel, sp, cfg.seed, f.id, ctx.step);
+    let mut p2 = f.pos + v2 * dt;
+    // Sweep the motion against the obstacles, then confine; a wrap or
+    // reflection can land inside one, so project again.
+    if near_obstacle {
+        p2 = obstacles.resolve(f.pos, p2, &mut v2, skin);
+    }
+    let before = p2;
+    confine(&mut p2, &mut v2, cfg);
+    if env.has_obstacles && p2 != before {
+        p2 = obstacles.resolve(p2, p2, &mut v2, skin);
+        // Pushed out of the box again: an obstacle covers the box's edge there,
+        // with no free place inside. The box wins.
+        confine(&mut p2, &mut v2, cfg);
+    }
+    (p2, v2)
 }
 
 /// The neighbour sums of one boid and what the steering reads besides them.
