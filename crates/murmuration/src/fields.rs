@@ -271,6 +271,22 @@ impl Field {
     }
 }
 
+impl SpeciesParams {
+    /// Checks every field against its range in the parameter table
+    /// ([`SPECIES_FIELDS`]), then the bounds between fields (`min_speed` ≤
+    /// `max_speed`, separation ≤ perception). `prefix` names the species in
+    /// messages (e.g. `species[0]`).
+    pub fn validate(&self, prefix: &str) -> Result<(), ParamError> {
+        for f in &SPECIES_FIELDS {
+            f.check(self, prefix)?;
+        }
+        for f in &SPECIES_FIELDS {
+            f.check_bound(self, prefix)?;
+        }
+        Ok(())
+    }
+}
+
 /// The row of `key`, if it is a numeric species field.
 pub fn species_field(key: &str) -> Option<&'static Field> {
     SPECIES_FIELDS.iter().find(|f| f.key == key)

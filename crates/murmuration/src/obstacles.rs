@@ -10,6 +10,7 @@
 use crate::clearance::Clearance;
 use crate::error::ParamError;
 use crate::sdf_grid::SdfGrid;
+use crate::surface::Surface;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
 
@@ -54,15 +55,6 @@ pub enum Obstacle<V: Vector> {
     /// A baked layout: a signed distance field sampled on a grid (one lookup per
     /// query however many shapes went into it). See [`SdfGrid`].
     Field(SdfGrid<V>),
-}
-
-/// Signed distance and outward unit normal at a point.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Surface<V> {
-    /// Signed distance, units: negative inside.
-    pub distance: f32,
-    /// Outward unit normal of the nearest surface point.
-    pub normal: V,
 }
 
 fn unit_or_x<V: Vector>(d: V) -> V {

@@ -1,11 +1,11 @@
 //! Parameters as plain data: species parameters, world configuration, interactions.
 //!
 //! Every field documents its unit and valid range; the species' ranges live in
-//! the parameter table (`fields.rs`), which `validate` checks, returning a
-//! [`ParamError`] naming the field and the value.
+//! the parameter table (`fields.rs`, which also holds `SpeciesParams::validate`
+//! so this module need not know the table), returning a [`ParamError`] naming
+//! the field and the value.
 
 use crate::error::ParamError;
-use crate::fields::SPECIES_FIELDS;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
 
@@ -139,20 +139,6 @@ impl SpeciesParams {
         self.alignment_radius
             .max(self.cohesion_radius)
             .max(self.separation_radius)
-    }
-
-    /// Checks every field against its range in the parameter table
-    /// ([`crate::fields::SPECIES_FIELDS`]), then the bounds between fields
-    /// (`min_speed` ≤ `max_speed`, separation ≤ perception). `prefix` names the
-    /// species in messages (e.g. `species[0]`).
-    pub fn validate(&self, prefix: &str) -> Result<(), ParamError> {
-        for f in &SPECIES_FIELDS {
-            f.check(self, prefix)?;
-        }
-        for f in &SPECIES_FIELDS {
-            f.check_bound(self, prefix)?;
-        }
-        Ok(())
     }
 
     /// True when the vision cone hides anything (a field of view under 360°).

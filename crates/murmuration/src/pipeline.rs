@@ -10,40 +10,17 @@
 //! in the fixed sorted order, randomness keyed by seed, id and step), so any thread
 //! count gives bit-identical results.
 
-use crate::attractors::{Attractor, Pulse};
 use crate::boids::Boids;
+use crate::context::StepContext;
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
-use crate::obstacles::ObstacleSet;
-use crate::params::{Boundary, CombineMode, Relations, SpeciesParams, WorldConfig};
-use crate::paths::Path;
+use crate::params::{Boundary, CombineMode, SpeciesParams};
 use crate::rules::{RuleConsts, Sums};
-use crate::steer::{Focuser, PassEnv, steer_chunk};
+use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
 use crate::vector::Vector;
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// Everything a step reads besides the state.
-#[derive(Clone, Copy, Debug)]
-pub struct StepContext<'a, V: Vector> {
-    /// World box, boundary, dt, seed.
-    pub config: &'a WorldConfig<V>,
-    /// Parameters per species index.
-    pub species: &'a [SpeciesParams],
-    /// How each species reacts to each other.
-    pub relations: &'a Relations,
-    /// Index of the step being computed (keys the random numbers).
-    pub step: u64,
-    /// Solid obstacles (avoided, never entered).
-    pub obstacles: &'a ObstacleSet<V>,
-    /// Points boids seek (arrive).
-    pub attractors: &'a [Attractor<V>],
-    /// Repelling impulses.
-    pub pulses: &'a [Pulse<V>],
-    /// Polylines boids within their capture radius flow along.
-    pub paths: &'a [Path<V>],
-}
 
 /// Counters of one step, for benchmarks and diagnostics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,9 +52,6 @@ pub struct Pipeline<V> {
     spare_ids: Vec<u32>,
     spare_steering: Vec<V>,
 }
-
-/// Boids per parallel task of the steering pass.
-pub(crate) const CHUNK: usize = 256;
 
 impl<V: Vector> Pipeline<V> {
     /// Empty scratch; grows to fit on the first step.
@@ -269,7 +243,11 @@ impl<V: Vector> Pipeline<V> {
         let has_obstacles = !ctx.obstacles.is_empty();
         let has_interactions = !self.interactions.is_empty();
         PassEnv {
-            pipe: self,
+            grid: &self.grid,
+            sorted: &self.sorted,
+            consts: &self.consts,
+            patterns: &self.patterns,
+            interactions: &self.interactions,
             ctx,
             ids,
             period: self.grid.period::<V>().unwrap_or(V::ZERO),

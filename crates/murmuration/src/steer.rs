@@ -8,15 +8,18 @@
 use crate::batch::{self, Batch, Lane};
 use crate::boundary::{confine, soft_force};
 use crate::candidates::Candidates;
-use crate::grid::Runs;
-use crate::interactions::{Seeker, Sorted, Tables};
-use crate::kernel::{self, Focal, RelationPattern};
+use crate::context::StepContext;
+use crate::grid::{Grid, Runs};
+use crate::interactions::{Interactions, Seeker, Sorted, Tables};
+use crate::kernel::{self, Focal, RelationPattern, SortedSoa};
 use crate::params::{Boundary, SpeciesParams};
-use crate::pipeline::{CHUNK, Pipeline, StepContext};
 use crate::rng::{CounterRng, Stream};
-use crate::rules::{self, Sums};
+use crate::rules::{self, RuleConsts, Sums};
 use crate::vector::Vector;
 use std::cell::RefCell;
+
+/// Boids per parallel task of the steering pass.
+pub(crate) const CHUNK: usize = 256;
 
 thread_local! {
     /// Each worker's candidate block, reused from chunk to chunk and step to step.
@@ -25,7 +28,16 @@ thread_local! {
 
 /// What every chunk of the steering pass reads.
 pub(crate) struct PassEnv<'a, V: Vector> {
-    pub pipe: &'a Pipeline<V>,
+    /// The step's neighbour grid.
+    pub grid: &'a Grid,
+    /// Boids in cell order.
+    pub sorted: &'a SortedSoa,
+    /// Each species' derived rule constants.
+    pub consts: &'a [RuleConsts],
+    /// Each species' relation pattern.
+    pub patterns: &'a [RelationPattern],
+    /// Predator and prey searches of the step.
+    pub interactions: &'a Interactions<V>,
     pub ctx: &'a StepContext<'a, V>,
     /// Boid ids in sorted order.
     pub ids: &'a [u32],
@@ -69,7 +81,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         Self {
             env,
             cell: u32::MAX,
-            runs: env.pipe.grid.runs::<V>([0; 3]),
+            runs: env.grid.runs::<V>([0; 3]),
             scanned: 0,
             cell_clear: f32::INFINITY,
             uniform: None,
@@ -84,9 +96,9 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     #[inline(always)]
     pub fn focus(&mut self, si: usize) -> Focus<V> {
         let env = self.env;
-        let (pipe, ctx) = (env.pipe, env.ctx);
-        let grid = &pipe.grid;
-        let data = &pipe.sorted;
+        let ctx = env.ctx;
+        let grid = env.grid;
+        let data = env.sorted;
         let c = grid.keys()[grid.order()[si] as usize];
         if c != self.cell {
             self.enter(c, si);
@@ -95,7 +107,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let id = env.ids[si];
         let species = data.species[si] as usize;
         let sp = &ctx.species[species];
-        let rc = &pipe.consts[species];
+        let rc = &env.consts[species];
         let rel_count = ctx.relations.count;
         let v = data.velocity::<V>(si);
         let me = Focal {
@@ -108,7 +120,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             },
             relations: &ctx.relations.table[species * rel_count..(species + 1) * rel_count],
             pattern: if FLAGS & kernel::MULTI != 0 {
-                pipe.patterns[species]
+                env.patterns[species]
             } else {
                 RelationPattern::General
             },
@@ -155,8 +167,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     /// The walk enters cell `c` at sorted index `si`.
     fn enter(&mut self, c: u32, si: usize) {
         let env = self.env;
-        let grid = &env.pipe.grid;
-        let data = &env.pipe.sorted;
+        let grid = &env.grid;
+        let data = &env.sorted;
         self.cell = c;
         let coords = grid.cell_coords(c as usize);
         grid.runs_into::<V>(coords, &mut self.runs);
@@ -270,7 +282,7 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
             if s.slow & (1 << l) != 0 {
                 let sp = &ctx.species[species];
                 v2 = clamp_speed(batch::lane(&s.unclamped, l), v, sp, cfg.seed, id, ctx.step);
-                p2 = env.pipe.sorted.position::<V>(base + k) + v2 * dt;
+                p2 = env.sorted.position::<V>(base + k) + v2 * dt;
             }
             if bounds.is_some() && (s.outside | s.slow) & (1 << l) != 0 {
                 confine(&mut p2, &mut v2, cfg);
@@ -359,7 +371,7 @@ fn entity_steering<V: Vector>(
     si: usize,
     sp: &SpeciesParams,
 ) -> (V, V, V) {
-    let (ctx, pipe) = (env.ctx, env.pipe);
+    let ctx = env.ctx;
     let (pos, vel) = (f.pos, f.vel);
     let mut pulse = V::ZERO;
     for q in ctx.pulses {
@@ -374,8 +386,8 @@ fn entity_steering<V: Vector>(
     }
     let mut flee = V::ZERO;
     if env.has_interactions {
-        let (mut away, mut seen) = pipe.interactions.scattered(si);
-        if pipe.interactions.searches(f.species) {
+        let (mut away, mut seen) = env.interactions.scattered(si);
+        if env.interactions.searches(f.species) {
             let me = Seeker {
                 species: f.species,
                 sorted_index: si,
@@ -384,8 +396,8 @@ fn entity_steering<V: Vector>(
                 vel,
             };
             let view = Sorted {
-                grid: &pipe.grid,
-                data: &pipe.sorted,
+                grid: env.grid,
+                data: env.sorted,
                 ids: env.ids,
             };
             let tables = Tables {
@@ -393,7 +405,7 @@ fn entity_steering<V: Vector>(
                 relations: ctx.relations,
                 view: &view,
             };
-            target += pipe.interactions.forces(&me, &tables, &mut away, &mut seen);
+            target += env.interactions.forces(&me, &tables, &mut away, &mut seen);
         }
         if seen {
             flee = rules::seek(away, vel, sp) * sp.flee_weight;

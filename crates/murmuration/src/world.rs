@@ -3,13 +3,14 @@
 use crate::attractors::{Attractor, Pulse};
 use crate::boids::{BoidId, Boids};
 use crate::boundary::wrap;
+use crate::context::StepContext;
 use crate::error::WorldError;
 use crate::interactions::{self, Event};
 use crate::metrics::{self, Metrics};
 use crate::obstacles::{Obstacle, ObstacleSet};
 use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
 use crate::paths::Path;
-use crate::pipeline::{Pipeline, StepContext, StepStats};
+use crate::pipeline::{Pipeline, StepStats};
 use crate::rng::{CounterRng, Stream};
 use crate::sdf_grid::SdfGrid;
 use crate::vector::Vector;
