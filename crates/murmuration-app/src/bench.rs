@@ -196,7 +196,7 @@ fn measure_in_child(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row
 
 fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
     memory::reset_peak();
-    let mut world = murmuration::workload::benchmark::<V>(n)?;
+    let mut world = murmuration::World::<V>::benchmark(n)?;
     let (warmup, measured) = phase_steps(n, phase);
     world.step_n(warmup);
     let mut times = Vec::with_capacity(measured);
@@ -250,7 +250,7 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
     n: u64,
     phase: Phase,
 ) -> Result<Row> {
-    let world = murmuration::workload::benchmark::<V>(n)?;
+    let world = murmuration::World::<V>::benchmark(n)?;
     let mut flock = murmuration_gpu::GpuFlock::new(gpu, &world)?;
     drop(world);
     let (warmup, measured) = phase_steps(n, phase);

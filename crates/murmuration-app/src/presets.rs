@@ -150,6 +150,7 @@ mod tests {
     use murmuration::World2;
     use murmuration::glam::Vec2;
     use murmuration::{Boundary, SpeciesParams, WorldConfig};
+    use murmuration::{Spawn, SpeciesId};
 
     #[test]
     fn every_preset_parses() {
@@ -169,7 +170,9 @@ mod tests {
             ..SpeciesParams::default()
         };
         let mut by_hand = World2::new(config, vec![species]).unwrap();
-        by_hand.spawn(0, 2_000, None, species.max_speed).unwrap();
+        by_hand
+            .spawn(Spawn::new(SpeciesId::FIRST, 2_000).speed(species.max_speed))
+            .unwrap();
         let s = load(None, &[]).unwrap();
         let mut from_file: World2 = s.build_world().unwrap();
         assert_eq!(from_file.config(), by_hand.config());

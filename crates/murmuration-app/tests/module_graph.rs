@@ -79,7 +79,12 @@ fn circle(g: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<Stri
 fn no_crate_has_an_import_circle() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut checked = 0;
-    for krate in ["murmuration", "murmuration-gpu", "murmuration-render", "murmuration-app"] {
+    for krate in [
+        "murmuration",
+        "murmuration-gpu",
+        "murmuration-render",
+        "murmuration-app",
+    ] {
         let g = graph(&crates.join(krate).join("src"));
         assert!(g.len() > 5, "{krate}: too few modules found ({})", g.len());
         for m in g.keys() {

@@ -2,11 +2,11 @@
 //!
 //! `cargo run --release -p murmuration-gpu --example gpu_phases -- N [2|3] [uniform|flocked]`
 
-use murmuration::workload;
+use murmuration::World;
 use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
 
 fn profile<V: GpuVector>(gpu: &Gpu, n: u64, warmup: u64) -> Result<(), Box<dyn std::error::Error>> {
-    let world = workload::benchmark::<V>(n)?;
+    let world = World::<V>::benchmark(n)?;
     let mut flock = GpuFlock::new(gpu, &world)?;
     flock.step_n(warmup)?;
     let step: Vec<f64> = {

@@ -22,11 +22,11 @@
 //! up to date on demand.
 //!
 //! ```no_run
-//! use murmuration::workload;
+//! use murmuration::World;
 //! use murmuration_gpu::{Gpu, GpuFlock};
 //!
 //! let gpu = Gpu::new().expect("a GPU adapter");
-//! let mut world = workload::benchmark::<glam::Vec2>(100_000).unwrap();
+//! let mut world = World::<glam::Vec2>::benchmark(100_000).unwrap();
 //! let mut flock = GpuFlock::new(&gpu, &world).unwrap();
 //! flock.step_n(100).unwrap();
 //! flock.read_into(&mut world).unwrap();

@@ -170,7 +170,7 @@ impl<V: GpuVector> GpuStepper<V> {
     }
 }
 
-/// A [`World`] and, on the GPU backend, its [`GpuStepper`]. The world is the source
+/// A [`World`] and, on the GPU backend, its GPU flock (`GpuStepper`). The world is the source
 /// of truth between steps: reading it copies the GPU state back first, and changing
 /// it rebuilds the GPU copy before the next step.
 pub struct Simulation<V: GpuVector> {

@@ -10,6 +10,8 @@
 //! 0, p99 ≤ 2.4e-7, max ≤ 2e-6; a 1% change of one weight gives median 1.7e-4.)
 //! Without an adapter (no GPU, no lavapipe) each test says so and passes.
 
+use murmuration::{Spawn, SpeciesId};
+
 use glam::{Vec2, Vec3};
 use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, World, WorldConfig};
 use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
@@ -71,7 +73,8 @@ fn world<V: GpuVector>(
     let count = species.len();
     let mut w = World::new(cfg, species).unwrap();
     for s in 0..count {
-        w.spawn(s, n / count as u64, None, 1.0).unwrap();
+        w.spawn(Spawn::new(SpeciesId::new(s), n / count as u64).speed(1.0))
+            .unwrap();
     }
     w
 }
@@ -80,9 +83,9 @@ fn world<V: GpuVector>(
 fn benchmark_world_2d_and_3d_agree() {
     let Some(gpu) = gpu() else { return };
     eprintln!("adapter: {}", gpu.name());
-    let w2 = murmuration::workload::benchmark::<Vec2>(3000).unwrap();
+    let w2 = murmuration::World::<Vec2>::benchmark(3000).unwrap();
     compare(&gpu, &w2, 20, "2D benchmark");
-    let w3 = murmuration::workload::benchmark::<Vec3>(3000).unwrap();
+    let w3 = murmuration::World::<Vec3>::benchmark(3000).unwrap();
     compare(&gpu, &w3, 20, "3D benchmark");
 }
 
@@ -105,8 +108,10 @@ fn everything() -> Vec<SpeciesParams> {
 }
 
 fn with_relations<V: GpuVector>(mut w: World<V>) -> World<V> {
-    w.set_relation(0, 1, Relation::Ignore).unwrap();
-    w.set_relation(1, 0, Relation::Separate).unwrap();
+    w.set_relation(SpeciesId::FIRST, SpeciesId::new(1), Relation::Ignore)
+        .unwrap();
+    w.set_relation(SpeciesId::new(1), SpeciesId::FIRST, Relation::Separate)
+        .unwrap();
     w
 }
 
@@ -168,10 +173,15 @@ fn coincident_boids_separate_as_on_the_cpu() {
     let cfg = WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap);
     let mut w = World::new(cfg, vec![SpeciesParams::default()]).unwrap();
     for k in 0..6 {
-        w.add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(0.1 * k as f32, 0.0))
-            .unwrap();
+        w.add_boid(
+            SpeciesId::FIRST,
+            Vec2::new(5.0, 5.0),
+            Vec2::new(0.1 * k as f32, 0.0),
+        )
+        .unwrap();
     }
-    w.spawn(0, 100, None, 0.5).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 100).speed(0.5))
+        .unwrap();
     compare(&gpu, &w, 10, "coincident");
 }
 
@@ -192,7 +202,7 @@ fn gpu_runs_repeat_bit_for_bit() {
 #[test]
 fn stats_count_the_same_neighbours_as_the_cpu() {
     let Some(gpu) = gpu() else { return };
-    let mut w = murmuration::workload::benchmark::<Vec2>(4000).unwrap();
+    let mut w = murmuration::World::<Vec2>::benchmark(4000).unwrap();
     let mut f = GpuFlock::new(&gpu, &w).unwrap();
     f.step().unwrap();
     let g = f.last_stats().unwrap();
@@ -239,7 +249,8 @@ fn two_thousand_steps_agree_statistically() {
             ..SpeciesParams::default()
         };
         let mut w = World::new(cfg, vec![p]).unwrap();
-        w.spawn(0, 500, None, 1.0).unwrap();
+        w.spawn(Spawn::new(SpeciesId::FIRST, 500).speed(1.0))
+            .unwrap();
         let (pc, nc) = long_run_metrics(&w, 2000, None);
         let (pg, ng) = long_run_metrics(&w, 2000, Some(&gpu));
         eprintln!(
@@ -276,10 +287,12 @@ fn simulation_uploads_world_changes_between_gpu_steps() {
     cpu.step_n(5);
     // Change the world between steps: more boids, a faster species.
     for world in [&mut cpu, sim.world_mut().unwrap()] {
-        world.spawn(0, 100, None, 1.0).unwrap();
+        world
+            .spawn(Spawn::new(SpeciesId::FIRST, 100).speed(1.0))
+            .unwrap();
         let mut p = world.species()[0];
         p.max_speed = 4.0;
-        world.set_species_params(0, p).unwrap();
+        world.set_species_params(SpeciesId::FIRST, p).unwrap();
     }
     sim.step_n(5).unwrap();
     cpu.step_n(5);
@@ -321,7 +334,8 @@ fn worlds_with_obstacles_are_refused_by_name_until_the_gpu_has_them() {
 fn flee_and_chase_relations_are_refused_by_name() {
     let Some(gpu) = gpu() else { return };
     let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, everything());
-    w.set_relation(0, 1, Relation::Flee).unwrap();
+    w.set_relation(SpeciesId::FIRST, SpeciesId::new(1), Relation::Flee)
+        .unwrap();
     let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
     assert!(e.contains("Flee (flee, chase and follow)"), "{e}");
 }

@@ -11,7 +11,7 @@
 //! # use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
 //! # let config = WorldConfig::new(glam::Vec2::splat(40.0), Boundary::Wrap);
 //! # let mut world = World2::new(config, vec![SpeciesParams::default()]).unwrap();
-//! # world.spawn(0, 500, None, 3.0).unwrap();
+//! # world.spawn(Spawn::new(SpeciesId::FIRST, 500).speed(3.0)).unwrap();
 //! let mut scene = Scene::new();
 //! let settings = RenderSettings::default();
 //! scene.update(&world, &settings, &mut Trails::default());

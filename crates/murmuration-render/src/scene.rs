@@ -266,13 +266,16 @@ mod tests {
     use super::*;
     use glam::Vec2;
     use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
+    use murmuration::{Spawn, SpeciesId};
 
     #[test]
     fn every_boid_becomes_one_instance_with_its_species_colour() {
         let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
         let mut w = World2::new(config, vec![SpeciesParams::default(); 2]).unwrap();
-        w.spawn(0, 50, None, 1.0).unwrap();
-        w.spawn(1, 30, None, 1.0).unwrap();
+        w.spawn(Spawn::new(SpeciesId::FIRST, 50).speed(1.0))
+            .unwrap();
+        w.spawn(Spawn::new(SpeciesId::new(1), 30).speed(1.0))
+            .unwrap();
         w.step();
         let mut scene = Scene::new();
         let mut trails = Trails::default();

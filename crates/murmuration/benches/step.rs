@@ -5,13 +5,13 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use murmuration::glam::{Vec2, Vec3};
-use murmuration::grid::{Extent, Grid};
+use murmuration::{Extent, Grid};
 use murmuration::{Vector, World};
 use std::hint::black_box;
 use std::time::Duration;
 
 fn workload<V: Vector>(n: u64) -> World<V> {
-    let mut w = murmuration::workload::benchmark::<V>(n).unwrap();
+    let mut w = murmuration::World::<V>::benchmark(n).unwrap();
     w.step_n(5);
     w
 }

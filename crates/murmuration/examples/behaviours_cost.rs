@@ -6,18 +6,20 @@
 //!
 //! `cargo run --release -p murmuration --example behaviours_cost -- [N]`
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::Vec2;
-use murmuration::{Attractor, Obstacle, Relation, SpeciesParams, World2, workload};
+use murmuration::{Attractor, Obstacle, Relation, SpeciesParams, World2};
 use std::time::Instant;
 
 fn loaded(n: u64, parts: &str) -> World2 {
-    let mut w = workload::benchmark::<Vec2>(n).unwrap();
+    let mut w = World2::benchmark(n).unwrap();
     let l = w.config().size().x;
     let prey = SpeciesParams {
         flee_radius: 3.0,
         ..SpeciesParams::benchmark()
     };
-    w.set_species_params(0, prey).unwrap();
+    w.set_species_params(SpeciesId::FIRST, prey).unwrap();
     let shark = SpeciesParams {
         max_speed: 1.3,
         chase_radius: 4.0,
@@ -34,9 +36,12 @@ fn loaded(n: u64, parts: &str) -> World2 {
             break;
         }
         w.add_species(shark).unwrap();
-        w.set_relation(0, s, Relation::Flee).unwrap();
-        w.set_relation(s, 0, Relation::Chase).unwrap();
-        w.spawn(s, 50, None, 1.0).unwrap();
+        w.set_relation(SpeciesId::FIRST, SpeciesId::new(s), Relation::Flee)
+            .unwrap();
+        w.set_relation(SpeciesId::new(s), SpeciesId::FIRST, Relation::Chase)
+            .unwrap();
+        w.spawn(Spawn::new(SpeciesId::new(s), 50).speed(1.0))
+            .unwrap();
     }
     for k in 0..10 {
         if !parts.contains('o') {
@@ -124,7 +129,7 @@ fn main() {
     let parts = std::env::args().nth(2).unwrap_or_else(|| "oap".into());
     let (mut plain, mut busy) = (Vec::new(), Vec::new());
     for _ in 0..3 {
-        plain.push(median_ms(&mut workload::benchmark::<Vec2>(n).unwrap(), 30));
+        plain.push(median_ms(&mut World2::benchmark(n).unwrap(), 30));
         busy.push(median_ms(&mut loaded(n, &parts), 30));
     }
     plain.sort_by(f64::total_cmp);

@@ -4,7 +4,7 @@ use glam::{Vec2, Vec3};
 use murmuration::Vector;
 
 fn run<V: Vector>(n: u64) {
-    let mut w = murmuration::workload::benchmark::<V>(n).unwrap();
+    let mut w = murmuration::World::<V>::benchmark(n).unwrap();
     w.step_n(5);
     let (mut g, mut ga, mut s) = (vec![], vec![], vec![]);
     for _ in 0..20 {

@@ -20,7 +20,7 @@ const MIN_CELL_BUDGET: usize = 4096;
 /// A contiguous run of sorted indices `[start, end)` whose positions must be moved by
 /// `shift` (a periodic image offset) before measuring distances.
 #[derive(Clone, Copy, Debug)]
-pub struct Run<V> {
+pub(crate) struct Run<V> {
     /// First sorted index.
     pub start: u32,
     /// One past the last sorted index.
@@ -31,7 +31,7 @@ pub struct Run<V> {
 
 /// Up to 18 runs covering the 3^DIM cells around one cell (9 rows × a seam split).
 #[derive(Clone, Copy, Debug)]
-pub struct Runs<V> {
+pub(crate) struct Runs<V> {
     len: usize,
     items: [Run<V>; 18],
 }
@@ -349,7 +349,7 @@ impl Grid {
     }
 
     /// The runs of sorted indices covering every cell within one cell of `c`.
-    pub fn runs<V: Vector>(&self, c: [u32; 3]) -> Runs<V> {
+    pub(crate) fn runs<V: Vector>(&self, c: [u32; 3]) -> Runs<V> {
         let mut out = Runs::new();
         self.runs_into(c, &mut out);
         out
@@ -357,7 +357,7 @@ impl Grid {
 
     /// [`Grid::runs`] writing into `out` (no copy of the run list).
     #[inline]
-    pub fn runs_into<V: Vector>(&self, c: [u32; 3], out: &mut Runs<V>) {
+    pub(crate) fn runs_into<V: Vector>(&self, c: [u32; 3], out: &mut Runs<V>) {
         out.len = 0;
         // Fast path, most cells: a neighbour on both sides along every axis, so no
         // clipping, no seam and no shift. Same runs in the same order as below.
@@ -549,7 +549,7 @@ impl Grid {
 }
 
 /// Component-wise bounding box of finite positions (zero box when none).
-pub fn bounding_box<V: Vector>(positions: &[V]) -> (V, V) {
+pub(crate) fn bounding_box<V: Vector>(positions: &[V]) -> (V, V) {
     let init = || (V::splat(f32::INFINITY), V::splat(f32::NEG_INFINITY));
     let (lo, hi) = positions
         .par_iter()

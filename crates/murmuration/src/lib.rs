@@ -11,12 +11,13 @@
 //!   pipeline holds only reusable scratch memory.
 //!
 //! ```
-//! use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
+//! use murmuration::{Boundary, SpeciesId, SpeciesParams, Spawn, World2, WorldConfig};
 //! use glam::Vec2;
 //!
 //! let config = WorldConfig::new(Vec2::splat(40.0), Boundary::Wrap);
 //! let mut world = World2::new(config, vec![SpeciesParams::default()]).unwrap();
-//! world.spawn(0, 500, None, 3.0).unwrap();
+//! let fish = SpeciesId::FIRST;
+//! world.spawn(Spawn::new(fish, 500).speed(3.0)).unwrap();
 //! for _ in 0..100 {
 //!     world.step();
 //! }
@@ -44,7 +45,7 @@ mod context;
 mod digest;
 mod error;
 pub mod fields;
-pub mod grid;
+mod grid;
 mod inspect;
 mod interactions;
 mod kernel;
@@ -58,10 +59,11 @@ mod rules;
 pub mod scenario;
 mod sdf_grid;
 mod snapshot;
+mod spawn;
 mod steer;
 mod surface;
 mod vector;
-pub mod workload;
+mod workload;
 mod world;
 mod zones;
 
@@ -72,16 +74,19 @@ pub use context::StepContext;
 pub use digest::digest;
 pub use error::{ParamError, ScenarioError, SnapshotError, WorldError};
 pub use glam;
+pub use grid::{Extent, Grid};
 pub use inspect::Inspection;
 pub use interactions::Event;
-pub use metrics::Metrics;
 pub use obstacles::{Obstacle, ObstacleSet};
-pub use params::{Boundary, CombineMode, Relation, Relations, SpeciesParams, WorldConfig};
+pub use params::{
+    Boundary, CombineMode, Relation, Relations, SpeciesId, SpeciesParams, WorldConfig,
+};
 pub use paths::Path;
 pub use pipeline::{Pipeline, StepStats};
 pub use rules::RuleConsts;
 pub use sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
 pub use snapshot::SNAPSHOT_VERSION;
+pub use spawn::Spawn;
 pub use surface::Surface;
 pub use vector::Vector;
 pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};

@@ -148,6 +148,41 @@ impl SpeciesParams {
     }
 }
 
+/// A species of a world: its place in the world's species list ([`crate::World::new`]'s
+/// order, then [`crate::World::add_species`]'s). Checked where it is used: a handle
+/// beyond the world's species is an error naming it, never a panic.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct SpeciesId(u16);
+
+impl SpeciesId {
+    /// The first species, which every world has.
+    pub const FIRST: Self = Self(0);
+
+    /// The species at `index` in a world's list.
+    pub const fn new(index: usize) -> Self {
+        // Indices past u16 exceed MAX_SPECIES anyway: saturate, refused at use.
+        Self(if index > u16::MAX as usize {
+            u16::MAX
+        } else {
+            index as u16
+        })
+    }
+
+    /// Its place in the world's list (index of [`crate::World::species`]).
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for SpeciesId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "species[{}]", self.0)
+    }
+}
+
 /// What happens at the edges of the world box.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

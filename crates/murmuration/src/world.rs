@@ -8,10 +8,9 @@ use crate::error::WorldError;
 use crate::interactions::{self, Event};
 use crate::metrics::{self, Metrics};
 use crate::obstacles::{Obstacle, ObstacleSet};
-use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
+use crate::params::{Boundary, Relation, Relations, SpeciesId, SpeciesParams, WorldConfig};
 use crate::paths::Path;
 use crate::pipeline::{Pipeline, StepStats};
-use crate::rng::{CounterRng, Stream};
 use crate::sdf_grid::SdfGrid;
 use crate::vector::Vector;
 use crate::zones::Zone;
@@ -22,8 +21,6 @@ use std::sync::OnceLock;
 pub const MAX_BOIDS: u64 = 1 << 28;
 /// Most species one world holds.
 pub const MAX_SPECIES: usize = 1024;
-/// Random positions tried for one spawned boid before its region counts as full.
-const SPAWN_TRIES: u32 = 4096;
 
 /// The [`StepContext`] of a world, borrowing its fields one by one (so a step can
 /// borrow the pipeline and the state mutably beside it).
@@ -260,7 +257,7 @@ impl<V: Vector> World<V> {
     /// The state for changing: drops the cached id-ordered view. Every mutation of
     /// the boids goes through here (the step resets the cache itself, because it
     /// also borrows the parameters).
-    fn state_mut(&mut self) -> &mut Boids<V> {
+    pub(crate) fn state_mut(&mut self) -> &mut Boids<V> {
         self.by_id = OnceLock::new();
         &mut self.boids
     }
@@ -563,16 +560,17 @@ impl<V: Vector> World<V> {
     /// Replaces the parameters of species `index` (validated).
     pub fn set_species_params(
         &mut self,
-        index: usize,
+        species: SpeciesId,
         params: SpeciesParams,
     ) -> Result<(), WorldError> {
+        let index = species.index();
         self.check_species(index)?;
         params.validate(&format!("species[{index}]"))?;
         self.species[index] = params;
         Ok(())
     }
-    /// Adds a species; returns its index. It flocks with itself and separates from others.
-    pub fn add_species(&mut self, params: SpeciesParams) -> Result<usize, WorldError> {
+    /// Adds a species; returns its handle. It flocks with itself and separates from others.
+    pub fn add_species(&mut self, params: SpeciesParams) -> Result<SpeciesId, WorldError> {
         let index = self.species.len();
         params.validate(&format!("species[{index}]"))?;
         if index >= MAX_SPECIES {
@@ -590,7 +588,12 @@ impl<V: Vector> World<V> {
             }
         }
         self.species.push(params);
-        Ok(index)
+        Ok(SpeciesId::new(index))
+    }
+
+    /// Handles of every species, in order.
+    pub fn species_ids(&self) -> impl ExactSizeIterator<Item = SpeciesId> + use<V> {
+        (0..self.species.len()).map(SpeciesId::new)
     }
 
     /// The species relation table.
@@ -604,14 +607,20 @@ impl<V: Vector> World<V> {
         Ok(())
     }
     /// Sets how species `a` reacts to species `b`.
-    pub fn set_relation(&mut self, a: usize, b: usize, r: Relation) -> Result<(), WorldError> {
+    pub fn set_relation(
+        &mut self,
+        a: SpeciesId,
+        b: SpeciesId,
+        r: Relation,
+    ) -> Result<(), WorldError> {
+        let (a, b) = (a.index(), b.index());
         self.check_species(a)?;
         self.check_species(b)?;
         self.relations.set(a, b, r);
         Ok(())
     }
 
-    fn check_species(&self, index: usize) -> Result<(), WorldError> {
+    pub(crate) fn check_species(&self, index: usize) -> Result<(), WorldError> {
         if index < self.species.len() {
             Ok(())
         } else {
@@ -622,7 +631,7 @@ impl<V: Vector> World<V> {
         }
     }
 
-    fn check_room(&self, extra: u64) -> Result<(), WorldError> {
+    pub(crate) fn check_room(&self, extra: u64) -> Result<(), WorldError> {
         let requested = self.len() as u64 + extra;
         let id_room = u32::MAX as u64 - self.boids.next_id() as u64;
         if requested > MAX_BOIDS || extra > id_room {
@@ -632,170 +641,6 @@ impl<V: Vector> World<V> {
             });
         }
         Ok(())
-    }
-
-    /// Adds one boid; returns its id. Positions are wrapped into a periodic box.
-    pub fn add_boid(
-        &mut self,
-        species: usize,
-        position: V,
-        velocity: V,
-    ) -> Result<BoidId, WorldError> {
-        self.check_species(species)?;
-        self.check_room(1)?;
-        for (what, v) in [("position", position), ("velocity", velocity)] {
-            if !v.is_finite() {
-                return Err(WorldError::NotFinite {
-                    what,
-                    value: v.to_array3(),
-                });
-            }
-        }
-        let p = if self.config.boundary == Boundary::Wrap {
-            wrap(position, &self.config)
-        } else {
-            position
-        };
-        let max = self.species[species].max_speed;
-        Ok(self
-            .state_mut()
-            .push(species as u16, p, velocity.clamp_length_max(max)))
-    }
-
-    /// Adds `count` boids of `species`, positions uniform in the box `[lo, hi)` (the
-    /// world box when `None`), headings uniform, at `speed` (clamped to max speed).
-    /// Random numbers are keyed by (seed, new id), so spawning is reproducible.
-    /// Returns the first and one-past-last new ids.
-    pub fn spawn(
-        &mut self,
-        species: usize,
-        count: u64,
-        region: Option<(V, V)>,
-        speed: f32,
-    ) -> Result<(BoidId, BoidId), WorldError> {
-        self.spawn_heading(species, count, region, speed, None)
-    }
-
-    /// [`World::spawn`] with an optional common heading: `Some(direction)` starts
-    /// every new boid along `direction` (any non-zero length), `None` draws uniform
-    /// headings. Positions are the same as [`World::spawn`]'s for the same ids.
-    pub fn spawn_heading(
-        &mut self,
-        species: usize,
-        count: u64,
-        region: Option<(V, V)>,
-        speed: f32,
-        heading: Option<V>,
-    ) -> Result<(BoidId, BoidId), WorldError> {
-        self.check_species(species)?;
-        let heading = match heading {
-            None => None,
-            Some(h) if h.is_finite() && h.length_squared() > 0.0 => Some(h.normalize_or_zero()),
-            Some(h) => {
-                return Err(WorldError::NotFinite {
-                    what: "spawn heading (zero or not finite)",
-                    value: h.to_array3(),
-                });
-            }
-        };
-        self.check_room(count)?;
-        let (lo, hi) = region.unwrap_or((self.config.min, self.config.max));
-        if !(lo.is_finite() && hi.is_finite() && speed.is_finite() && speed >= 0.0) {
-            return Err(WorldError::NotFinite {
-                what: "spawn region or speed",
-                value: [lo.get(0), hi.get(0), speed],
-            });
-        }
-        let speed = speed.min(self.species[species].max_speed);
-        let first = self.boids.next_id();
-        let (seed, config) = (self.config.seed, self.config);
-        let skin = crate::obstacles::contact_skin(&self.species);
-        // Take the state out so the obstacles stay readable while boids are pushed.
-        let mut boids = std::mem::take(self.state_mut());
-        if let Err(e) = boids.reserve(count as usize) {
-            self.boids = boids;
-            return Err(WorldError::OutOfMemory {
-                what: format!("{count} more boids"),
-                reason: e.to_string(),
-            });
-        }
-        for placed in 0..count {
-            let id = boids.next_id() as u64;
-            // Rejection sampling: successive draws of the boid's own stream until one
-            // lands outside every obstacle (the first draw is the obstacle-free one).
-            let mut rp = CounterRng::new(seed, id, 0, Stream::SpawnPosition);
-            let mut tries = 0;
-            let p = loop {
-                let mut p = V::ZERO;
-                for i in 0..V::DIM {
-                    let (a, b) = (lo.get(i), hi.get(i));
-                    p.set(i, a + (b - a) * rp.next_f32());
-                }
-                if config.boundary == Boundary::Wrap {
-                    p = wrap(p, &config);
-                }
-                if self.obstacles.is_free(p, skin) {
-                    break p;
-                }
-                tries += 1;
-                if tries == SPAWN_TRIES {
-                    let solid_percent = 100.0 * self.solid_fraction(Some((lo, hi)));
-                    // All or nothing: the boids of this call placed so far go again.
-                    let kept = boids.len() - placed as usize;
-                    boids.retain_slots(|slot| slot >= kept);
-                    boids.next_id = first;
-                    self.boids = boids;
-                    return Err(WorldError::SpawnBlocked {
-                        placed,
-                        count,
-                        tries,
-                        lo: lo.to_array3(),
-                        hi: hi.to_array3(),
-                        solid_percent,
-                    });
-                }
-            };
-            let v = match heading {
-                Some(h) => h * speed,
-                None => {
-                    let mut rh = CounterRng::new(seed, id, 0, Stream::SpawnHeading);
-                    V::unit_from_uniform(rh.next_f32(), rh.next_f32()) * speed
-                }
-            };
-            boids.push(species as u16, p, v);
-        }
-        let end = boids.next_id();
-        self.boids = boids;
-        Ok((first, end))
-    }
-
-    /// Share of the box `[lo, hi)` (the world box when `None`) inside obstacles, in
-    /// [0, 1]: the centres of a regular lattice of about 4,096 points, counted
-    /// solid within the contact gap of a surface. 0 without obstacles.
-    pub fn solid_fraction(&self, region: Option<(V, V)>) -> f64 {
-        if self.obstacles.is_empty() {
-            return 0.0;
-        }
-        let (lo, hi) = region.unwrap_or((self.config.min, self.config.max));
-        let skin = crate::obstacles::contact_skin(&self.species);
-        let per_axis: u32 = if V::DIM == 2 { 64 } else { 16 };
-        let total = per_axis.pow(V::DIM as u32);
-        let solid = (0..total)
-            .filter(|&k| {
-                let mut p = V::ZERO;
-                let mut rest = k;
-                for i in 0..V::DIM {
-                    let t = ((rest % per_axis) as f32 + 0.5) / per_axis as f32;
-                    rest /= per_axis;
-                    p.set(i, lo.get(i) + (hi.get(i) - lo.get(i)) * t);
-                }
-                if self.config.boundary == Boundary::Wrap {
-                    p = wrap(p, &self.config);
-                }
-                !self.obstacles.is_free(p, skin)
-            })
-            .count();
-        solid as f64 / total as f64
     }
 
     /// Removes boid `id`; the others keep their ids and order.

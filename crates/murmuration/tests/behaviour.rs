@@ -2,6 +2,8 @@
 
 mod common;
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, SpeciesParams, World2, World3, WorldConfig};
 
@@ -21,7 +23,8 @@ fn alignment_heavy_flock_polarizes() {
         ..SpeciesParams::default()
     };
     let mut w = World2::new(cfg, vec![p]).unwrap();
-    w.spawn(0, 600, None, 2.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 600).speed(2.0))
+        .unwrap();
     let start = w.metrics().polarization;
     assert!(start < 0.2, "random headings start unpolarized ({start})");
     w.step_n(2400);
@@ -43,8 +46,12 @@ fn separation_holds_median_nearest_neighbour_near_the_separation_radius() {
         ..SpeciesParams::default()
     };
     let mut w = World2::new(cfg, vec![p]).unwrap();
-    w.spawn(0, 400, Some((Vec2::splat(10.0), Vec2::splat(20.0))), 1.0)
-        .unwrap();
+    w.spawn(
+        Spawn::new(SpeciesId::FIRST, 400)
+            .region(Vec2::splat(10.0), Vec2::splat(20.0))
+            .speed(1.0),
+    )
+    .unwrap();
     w.step_n(2000);
     let m = w.metrics();
     let ratio = m.median_nn_distance / 0.8;
@@ -69,9 +76,9 @@ fn a_boid_behind_is_ignored_with_a_120_degree_cone() {
         };
         let mut w = World2::new(cfg, vec![p]).unwrap();
         // Both head +x; the follower sits 0.3 behind the leader.
-        w.add_boid(0, Vec2::new(50.0, 50.0), Vec2::new(1.0, 0.0))
+        w.add_boid(SpeciesId::FIRST, Vec2::new(50.0, 50.0), Vec2::new(1.0, 0.0))
             .unwrap();
-        w.add_boid(0, Vec2::new(49.7, 50.0), Vec2::new(1.0, 0.0))
+        w.add_boid(SpeciesId::FIRST, Vec2::new(49.7, 50.0), Vec2::new(1.0, 0.0))
             .unwrap();
         w.step();
         (w.velocities()[0], w.steering()[1])
@@ -101,8 +108,9 @@ fn separation_is_not_lost_to_padded_lanes() {
         ..SpeciesParams::benchmark()
     };
     let mut w = World3::new(cfg, vec![p]).unwrap();
-    w.add_boid(0, Vec3::splat(50.0), Vec3::ZERO).unwrap();
-    w.add_boid(0, Vec3::new(50.2, 50.0, 50.0), Vec3::ZERO)
+    w.add_boid(SpeciesId::FIRST, Vec3::splat(50.0), Vec3::ZERO)
+        .unwrap();
+    w.add_boid(SpeciesId::FIRST, Vec3::new(50.2, 50.0, 50.0), Vec3::ZERO)
         .unwrap();
     w.step_n(30);
     let d = (w.positions()[0] - w.positions()[1]).length();
@@ -114,7 +122,8 @@ fn coincident_boids_separate_without_nan() {
     let cfg = WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap);
     let mut w = World2::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
     for _ in 0..5 {
-        w.add_boid(0, Vec2::splat(5.0), Vec2::ZERO).unwrap();
+        w.add_boid(SpeciesId::FIRST, Vec2::splat(5.0), Vec2::ZERO)
+            .unwrap();
     }
     w.step_n(60);
     let m = w.metrics();

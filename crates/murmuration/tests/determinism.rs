@@ -3,6 +3,8 @@
 
 mod common;
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Attractor, Boundary, SpeciesParams, Vector, World, World2, World3, WorldConfig};
 
@@ -109,8 +111,9 @@ fn skipping_relation_masks_among_one_species_changes_no_bit() {
         ..murmuration::SpeciesParams::default()
     };
     let s = w.add_species(other).unwrap();
-    w.set_relation(s, 0, murmuration::Relation::Ignore).unwrap();
-    w.spawn(s, 60, None, 1.0).unwrap();
+    w.set_relation(s, SpeciesId::FIRST, murmuration::Relation::Ignore)
+        .unwrap();
+    w.spawn(Spawn::new(s, 60).speed(1.0)).unwrap();
     let (d, _) = run_on(2, w, 200);
     assert_eq!(format!("{d:016x}"), MIXED_GOLDEN);
 }
@@ -142,8 +145,10 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
                 ..SpeciesParams::benchmark()
             };
             let mut w = World::new(cfg, vec![a, b, SpeciesParams::benchmark()]).unwrap();
-            w.spawn(0, 700, None, 0.0).unwrap();
-            w.spawn(1, 301, None, 1.0).unwrap();
+            w.spawn(Spawn::new(SpeciesId::FIRST, 700).speed(0.0))
+                .unwrap();
+            w.spawn(Spawn::new(SpeciesId::new(1), 301).speed(1.0))
+                .unwrap();
             w
         };
         let plain = make();

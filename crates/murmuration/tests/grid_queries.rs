@@ -4,8 +4,8 @@
 mod common;
 
 use murmuration::glam::{Vec2, Vec3};
-use murmuration::grid::{Extent, Grid};
 use murmuration::{Boundary, Vector, WorldConfig};
+use murmuration::{Extent, Grid};
 use proptest::prelude::*;
 
 /// The grid extent of a world: periodic when it wraps.

@@ -1,6 +1,8 @@
 //! `World::inspect`: the per-rule forces of one boid combine into the steering
 //! the next step applies.
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
 
@@ -12,7 +14,8 @@ fn check<V: Vector>(size: V, boundary: Boundary, fov: f32) {
         ..SpeciesParams::default()
     };
     let mut w = World::new(config, vec![p]).unwrap();
-    w.spawn(0, 600, None, 2.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 600).speed(2.0))
+        .unwrap();
     w.step_n(20);
     let mut seen = 0;
     for id in (0..600).step_by(37) {
@@ -57,12 +60,12 @@ fn coincident_neighbours_push_in_inspection_as_in_the_step() {
     let p = SpeciesParams::default();
     let mut w = World::new(config, vec![p]).unwrap();
     let a = w
-        .add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0))
+        .add_boid(SpeciesId::FIRST, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0))
         .unwrap();
     let b = w
-        .add_boid(0, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0))
+        .add_boid(SpeciesId::FIRST, Vec2::new(5.0, 5.0), Vec2::new(1.0, 0.0))
         .unwrap();
-    w.add_boid(0, Vec2::new(5.5, 5.0), Vec2::new(0.0, 1.0))
+    w.add_boid(SpeciesId::FIRST, Vec2::new(5.5, 5.0), Vec2::new(0.0, 1.0))
         .unwrap();
     let (ia, ib) = (w.inspect(a).unwrap(), w.inspect(b).unwrap());
     assert_eq!(ia.neighbours, 2);

@@ -3,6 +3,8 @@
 
 mod common;
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
 
@@ -50,9 +52,14 @@ fn long_run<V: Vector>(boundary: Boundary, steps: u64) {
         ..SpeciesParams::benchmark()
     };
     let mut w = World::new(cfg, vec![fast, SpeciesParams::benchmark()]).unwrap();
-    w.spawn(0, 600, None, 8.0).unwrap();
-    w.spawn(1, 200, Some((V::splat(4.0), V::splat(4.5))), 0.0)
+    w.spawn(Spawn::new(SpeciesId::FIRST, 600).speed(8.0))
         .unwrap();
+    w.spawn(
+        Spawn::new(SpeciesId::new(1), 200)
+            .region(V::splat(4.0), V::splat(4.5))
+            .speed(0.0),
+    )
+    .unwrap();
     for step in 0..steps {
         w.step();
         check_invariants(&w, step);

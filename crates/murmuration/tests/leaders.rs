@@ -1,5 +1,7 @@
 //! Leaders: a species steering by its own goal, followed by another.
 
+use murmuration::{Spawn, SpeciesId};
+
 use glam::Vec2;
 use murmuration::{Attractor, Boundary, Relation, SpeciesParams, World, World2, WorldConfig};
 
@@ -21,20 +23,28 @@ fn world(follow: bool) -> World2 {
         ..SpeciesParams::default()
     };
     let mut w = World::new(cfg, vec![follower, leader]).unwrap();
-    w.set_relation(FOLLOWER, LEADER, Relation::Follow).unwrap();
-    w.set_relation(LEADER, FOLLOWER, Relation::Ignore).unwrap();
-    w.spawn(
-        FOLLOWER,
-        100,
-        Some((Vec2::new(45.0, 45.0), Vec2::new(55.0, 55.0))),
-        0.5,
+    w.set_relation(
+        SpeciesId::new(FOLLOWER),
+        SpeciesId::new(LEADER),
+        Relation::Follow,
+    )
+    .unwrap();
+    w.set_relation(
+        SpeciesId::new(LEADER),
+        SpeciesId::new(FOLLOWER),
+        Relation::Ignore,
     )
     .unwrap();
     w.spawn(
-        LEADER,
-        3,
-        Some((Vec2::new(48.0, 48.0), Vec2::new(52.0, 52.0))),
-        0.5,
+        Spawn::new(SpeciesId::new(FOLLOWER), 100)
+            .region(Vec2::new(45.0, 45.0), Vec2::new(55.0, 55.0))
+            .speed(0.5),
+    )
+    .unwrap();
+    w.spawn(
+        Spawn::new(SpeciesId::new(LEADER), 3)
+            .region(Vec2::new(48.0, 48.0), Vec2::new(52.0, 52.0))
+            .speed(0.5),
     )
     .unwrap();
     let goal = Attractor {

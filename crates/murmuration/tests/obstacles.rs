@@ -1,5 +1,7 @@
 //! Obstacles: boids avoid them, and none ever ends a step inside one.
 
+use murmuration::{Spawn, SpeciesId};
+
 use glam::{Vec2, Vec3};
 use murmuration::{Boundary, Obstacle, ObstacleSet, SpeciesParams, Vector, World, WorldConfig};
 
@@ -84,7 +86,8 @@ fn maze_world(seed: u64) -> World<Vec2> {
 #[test]
 fn ten_thousand_boids_five_thousand_steps_in_a_maze_of_thin_walls_never_inside() {
     let mut w = maze_world(11);
-    w.spawn(0, 10_000, None, 3.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 10_000).speed(3.0))
+        .unwrap();
     // Spawned boids may start inside: the first step pushes them out.
     let mut worst = f32::INFINITY;
     for step in 0..5_000 {
@@ -106,7 +109,8 @@ fn a_baked_maze_is_never_entered_and_holds_every_original_wall() {
     assert_eq!(w.obstacles().len(), 1);
     assert!(matches!(w.obstacles()[0], Obstacle::Field(_)));
     let original = ObstacleSet::new(&walls);
-    w.spawn(0, 5_000, None, 3.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 5_000).speed(3.0))
+        .unwrap();
     let mut worst = f32::INFINITY;
     for step in 0..2_000 {
         w.step();
@@ -129,7 +133,8 @@ fn baked_fields_survive_snapshots_and_bad_fields_are_named_errors() {
     })
     .unwrap();
     w.bake_obstacles(0.5).unwrap();
-    w.spawn(0, 200, None, 3.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 200).speed(3.0))
+        .unwrap();
     w.step_n(20);
     let mut back = murmuration::World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
     assert_eq!(back.obstacles(), w.obstacles());
@@ -157,7 +162,8 @@ fn huge_steps_at_max_speed_do_not_tunnel_through_thin_walls_or_corners() {
     for o in maze(size) {
         w.add_obstacle(o).unwrap();
     }
-    w.spawn(0, 3_000, None, 10.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 3_000).speed(10.0))
+        .unwrap();
     for step in 0..600 {
         w.step();
         assert_outside(&w, step);
@@ -186,7 +192,8 @@ fn a_crowd_driven_into_a_wall_stays_on_its_side() {
     for k in 0..2_000 {
         let y = (k % 50) as f32 * 0.4;
         let x = 5.0 + (k / 50) as f32 * 0.3;
-        w.add_boid(0, Vec2::new(x, y), Vec2::new(4.0, 0.0)).unwrap();
+        w.add_boid(SpeciesId::FIRST, Vec2::new(x, y), Vec2::new(4.0, 0.0))
+            .unwrap();
     }
     for step in 0..400 {
         w.step();
@@ -219,7 +226,8 @@ fn three_d_spheres_and_boxes_are_never_entered() {
         radius: 0.05,
     })
     .unwrap();
-    w.spawn(0, 3_000, None, 3.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 3_000).speed(3.0))
+        .unwrap();
     for step in 0..1_000 {
         w.step();
         assert_outside(&w, step);
@@ -248,7 +256,8 @@ fn avoidance_turns_boids_before_they_touch() {
         .unwrap();
         for k in 0..100 {
             let at = Vec2::new(5.0 + (k / 10) as f32, 25.5 + (k % 10) as f32);
-            w.add_boid(0, at, Vec2::new(3.0, 0.0)).unwrap();
+            w.add_boid(SpeciesId::FIRST, at, Vec2::new(3.0, 0.0))
+                .unwrap();
         }
         let set = ObstacleSet::new(w.obstacles());
         let mut touched = [false; 100];
@@ -277,7 +286,7 @@ fn a_boid_added_inside_an_obstacle_is_pushed_out_by_the_next_step() {
         radius: 2.0,
     })
     .unwrap();
-    w.add_boid(0, Vec2::new(10.5, 10.2), Vec2::new(1.0, 0.0))
+    w.add_boid(SpeciesId::FIRST, Vec2::new(10.5, 10.2), Vec2::new(1.0, 0.0))
         .unwrap();
     w.step();
     assert_outside(&w, 0);
@@ -298,7 +307,8 @@ fn obstacle_runs_are_deterministic_across_threads_and_snapshots_keep_obstacles()
         for o in maze(40.0) {
             w.add_obstacle(o).unwrap();
         }
-        w.spawn(0, 2_000, None, 3.0).unwrap();
+        w.spawn(Spawn::new(SpeciesId::FIRST, 2_000).speed(3.0))
+            .unwrap();
         w
     };
     let run = |threads: usize| {
@@ -373,8 +383,12 @@ fn a_boid_resting_against_a_wall_can_move_away_from_it() {
     .unwrap();
     // Within the contact gap (1e-3 from the wall; the gap is 1e-3 × the 1.5
     // perception radius), moving away from it.
-    w.add_boid(0, Vec2::new(20.0 - 0.05 - 1e-3, 20.0), Vec2::new(-2.0, 0.0))
-        .unwrap();
+    w.add_boid(
+        SpeciesId::FIRST,
+        Vec2::new(20.0 - 0.05 - 1e-3, 20.0),
+        Vec2::new(-2.0, 0.0),
+    )
+    .unwrap();
     w.step_n(10);
     let x = w.positions()[0].x;
     assert!(x < 19.8, "still pinned at x = {x}");
@@ -422,7 +436,8 @@ fn spawning_never_places_a_boid_inside_an_obstacle() {
         half_extents: Vec2::new(20.0, 2.0),
     })
     .unwrap();
-    w.spawn(0, 2000, None, 1.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 2000).speed(1.0))
+        .unwrap();
     assert_outside(&w, 0);
     let mut w3 = World::new(
         WorldConfig::new(Vec3::splat(20.0), Boundary::Reflect),
@@ -434,7 +449,8 @@ fn spawning_never_places_a_boid_inside_an_obstacle() {
         radius: 8.0,
     })
     .unwrap();
-    w3.spawn(0, 2000, None, 1.0).unwrap();
+    w3.spawn(Spawn::new(SpeciesId::FIRST, 2000).speed(1.0))
+        .unwrap();
     assert_outside(&w3, 0);
 }
 
@@ -497,7 +513,10 @@ radius = 4
         radius: 50.0,
     })
     .unwrap();
-    let e = w.spawn(0, 5, None, 1.0).unwrap_err().to_string();
+    let e = w
+        .spawn(Spawn::new(SpeciesId::FIRST, 5).speed(1.0))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("no free place") && e.contains("100.0% inside obstacles"),
         "{e}"
@@ -511,7 +530,7 @@ radius = 4
         vec![SpeciesParams::default()],
     )
     .unwrap();
-    w.spawn(0, 3, None, 1.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 3).speed(1.0)).unwrap();
     // Free: two bands about 0.01 thick along the top and bottom (0.1% of the box).
     w.add_obstacle(Obstacle::Box {
         center: Vec2::splat(10.0),
@@ -519,7 +538,10 @@ radius = 4
     })
     .unwrap();
     let digest = w.digest();
-    let e = w.spawn(0, 1000, None, 1.0).unwrap_err().to_string();
+    let e = w
+        .spawn(Spawn::new(SpeciesId::FIRST, 1000).speed(1.0))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("no free place for boid") && !e.contains("boid 0 of"),
         "{e}"
@@ -527,7 +549,11 @@ radius = 4
     assert_eq!((w.len(), w.digest()), (3, digest));
     let band = (Vec2::new(0.0, 0.0), Vec2::new(20.0, 0.005));
     assert_eq!(
-        w.spawn(0, 1, Some(band), 1.0).unwrap(),
+        w.spawn(Spawn {
+            region: Some(band),
+            ..Spawn::new(SpeciesId::FIRST, 1).speed(1.0)
+        })
+        .unwrap(),
         (3, 4),
         "ids continue"
     );
@@ -542,7 +568,8 @@ fn an_obstacle_engulfing_a_periodic_world_keeps_every_boid_in_the_box() {
         vec![SpeciesParams::default()],
     )
     .unwrap();
-    w.spawn(0, 500, None, 1.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 500).speed(1.0))
+        .unwrap();
     w.add_obstacle(Obstacle::Sphere {
         center: Vec2::splat(10.0),
         radius: 50.0,

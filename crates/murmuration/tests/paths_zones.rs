@@ -1,5 +1,7 @@
 //! Paths (capture radius, flow along, fade) and zones (counts, events).
 
+use murmuration::{Spawn, SpeciesId};
+
 use glam::Vec2;
 use murmuration::{
     Boundary, Event, Obstacle, Path, SpeciesParams, World, World2, WorldConfig, Zone,
@@ -15,12 +17,13 @@ fn world(n_far: usize) -> World2 {
     };
     let mut w = World::new(cfg, vec![p]).unwrap();
     // One boid inside the capture radius, heading across the path.
-    w.add_boid(0, Vec2::new(20.0, 50.5), Vec2::new(0.0, 2.0))
+    w.add_boid(SpeciesId::FIRST, Vec2::new(20.0, 50.5), Vec2::new(0.0, 2.0))
         .unwrap();
     // A group far from the path (y around 80).
     for k in 0..n_far {
         let at = Vec2::new(10.0 + (k % 10) as f32 * 1.2, 78.0 + (k / 10) as f32 * 1.2);
-        w.add_boid(0, at, Vec2::new(1.0, 0.5)).unwrap();
+        w.add_boid(SpeciesId::FIRST, at, Vec2::new(1.0, 0.5))
+            .unwrap();
     }
     w
 }
@@ -72,8 +75,10 @@ fn zone_counts_equal_a_brute_force_count_and_events_match_membership() {
         vec![SpeciesParams::default(), SpeciesParams::default()],
     )
     .unwrap();
-    w.spawn(0, 400, None, 3.0).unwrap();
-    w.spawn(1, 400, None, 3.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 400).speed(3.0))
+        .unwrap();
+    w.spawn(Spawn::new(SpeciesId::new(1), 400).speed(3.0))
+        .unwrap();
     let plate = Obstacle::Box {
         center: Vec2::new(10.0, 10.0),
         half_extents: Vec2::new(4.0, 3.0),

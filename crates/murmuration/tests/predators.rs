@@ -1,5 +1,7 @@
 //! Species interactions: flee, chase, predators eating, with measured thresholds.
 
+use murmuration::{Spawn, SpeciesId};
+
 use glam::Vec2;
 use murmuration::{Boundary, Event, Relation, SpeciesParams, World, World2, WorldConfig};
 
@@ -26,16 +28,18 @@ fn scene(prey_reaction: Relation, eat_radius: f32, shark: Vec2) -> World2 {
         ..SpeciesParams::default()
     };
     let mut w = World::new(cfg, vec![prey, predator]).unwrap();
-    w.set_relation(PREY, SHARK, prey_reaction).unwrap();
-    w.set_relation(SHARK, PREY, Relation::Chase).unwrap();
+    w.set_relation(SpeciesId::new(PREY), SpeciesId::new(SHARK), prey_reaction)
+        .unwrap();
+    w.set_relation(SpeciesId::new(SHARK), SpeciesId::new(PREY), Relation::Chase)
+        .unwrap();
     w.spawn(
-        PREY,
-        200,
-        Some((Vec2::new(95.0, 95.0), Vec2::new(105.0, 105.0))),
-        1.0,
+        Spawn::new(SpeciesId::new(PREY), 200)
+            .region(Vec2::new(95.0, 95.0), Vec2::new(105.0, 105.0))
+            .speed(1.0),
     )
     .unwrap();
-    w.add_boid(SHARK, shark, Vec2::new(1.0, 0.0)).unwrap();
+    w.add_boid(SpeciesId::new(SHARK), shark, Vec2::new(1.0, 0.0))
+        .unwrap();
     w
 }
 
@@ -77,10 +81,15 @@ fn prey_flee_an_approaching_predator_and_without_flee_they_do_not() {
     // (it does not chase); the prey can swim at 3 and see it 12 units away.
     let run = |reaction| {
         let mut w = scene(reaction, 0.0, Vec2::new(80.0, 100.0));
-        w.set_relation(SHARK, PREY, Relation::Ignore).unwrap();
+        w.set_relation(
+            SpeciesId::new(SHARK),
+            SpeciesId::new(PREY),
+            Relation::Ignore,
+        )
+        .unwrap();
         let mut sp = w.species()[SHARK];
         (sp.max_speed, sp.min_speed) = (1.5, 1.5);
-        w.set_species_params(SHARK, sp).unwrap();
+        w.set_species_params(SpeciesId::new(SHARK), sp).unwrap();
         let (mut closest, mut speed_var, mut late_mean) = (f32::INFINITY, 0.0, 0.0);
         for k in 0..900 {
             w.step();
@@ -177,23 +186,38 @@ fn chasers_take_stragglers_before_boids_inside_the_group() {
             ..SpeciesParams::default()
         };
         let mut w = World::new(cfg, vec![prey, shark]).unwrap();
-        w.set_relation(PREY, SHARK, Relation::Ignore).unwrap();
-        w.set_relation(SHARK, PREY, Relation::Chase).unwrap();
+        w.set_relation(
+            SpeciesId::new(PREY),
+            SpeciesId::new(SHARK),
+            Relation::Ignore,
+        )
+        .unwrap();
+        w.set_relation(SpeciesId::new(SHARK), SpeciesId::new(PREY), Relation::Chase)
+            .unwrap();
         let centre = Vec2::new(100.0, 100.0);
         let mut stragglers = Vec::new();
         for k in 0..5 {
             let a = 1.2 + k as f32 * 0.9;
             stragglers.push(
-                w.add_boid(PREY, centre + Vec2::new(a.cos(), a.sin()) * 9.0, Vec2::ZERO)
-                    .unwrap(),
+                w.add_boid(
+                    SpeciesId::new(PREY),
+                    centre + Vec2::new(a.cos(), a.sin()) * 9.0,
+                    Vec2::ZERO,
+                )
+                .unwrap(),
             );
         }
         for k in 0..60 {
             let off = Vec2::new((k % 8) as f32, (k / 8) as f32) * 0.5;
-            w.add_boid(PREY, centre + Vec2::new(6.0, -1.75) + off, Vec2::ZERO)
-                .unwrap();
+            w.add_boid(
+                SpeciesId::new(PREY),
+                centre + Vec2::new(6.0, -1.75) + off,
+                Vec2::ZERO,
+            )
+            .unwrap();
         }
-        w.add_boid(SHARK, centre, Vec2::ZERO).unwrap();
+        w.add_boid(SpeciesId::new(SHARK), centre, Vec2::ZERO)
+            .unwrap();
         (w, stragglers)
     };
     let first_five = |preference: f32| {
@@ -280,18 +304,25 @@ fn flee_steering_equals_brute_force_with_few_and_with_many_threats() {
             ..SpeciesParams::default()
         };
         let mut w = World::new(cfg, vec![prey, threat]).unwrap();
-        w.set_relation(PREY, SHARK, Relation::Flee).unwrap();
-        w.set_relation(SHARK, PREY, Relation::Ignore).unwrap();
+        w.set_relation(SpeciesId::new(PREY), SpeciesId::new(SHARK), Relation::Flee)
+            .unwrap();
+        w.set_relation(
+            SpeciesId::new(SHARK),
+            SpeciesId::new(PREY),
+            Relation::Ignore,
+        )
+        .unwrap();
         for (k, p) in scatter_points(prey_n, 10.0, 40.0, 1)
             .into_iter()
             .enumerate()
         {
             let a = k as f32 * 0.7;
-            w.add_boid(PREY, p, Vec2::new(a.cos(), a.sin()) * 1.2)
+            w.add_boid(SpeciesId::new(PREY), p, Vec2::new(a.cos(), a.sin()) * 1.2)
                 .unwrap();
         }
         for p in scatter_points(threat_n, 10.0, 40.0, 2) {
-            w.add_boid(SHARK, p, Vec2::new(0.5, 0.0)).unwrap();
+            w.add_boid(SpeciesId::new(SHARK), p, Vec2::new(0.5, 0.0))
+                .unwrap();
         }
         let (pos, vel, spc) = (
             w.positions().to_vec(),
@@ -337,8 +368,12 @@ fn every_meal_is_within_reach_and_no_chaser_passes_one_by() {
     for eat_radius in [0.4, 2.0] {
         let mut w = scene(Relation::Flock, eat_radius, Vec2::new(92.0, 100.0));
         for k in 0..3 {
-            w.add_boid(SHARK, Vec2::new(108.0, 92.0 + 8.0 * k as f32), Vec2::ZERO)
-                .unwrap();
+            w.add_boid(
+                SpeciesId::new(SHARK),
+                Vec2::new(108.0, 92.0 + 8.0 * k as f32),
+                Vec2::ZERO,
+            )
+            .unwrap();
         }
         let mut meals = 0;
         for _ in 0..300 {

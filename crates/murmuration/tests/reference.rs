@@ -4,6 +4,8 @@
 
 mod common;
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, Vector, World, WorldConfig};
 use proptest::prelude::*;
@@ -69,10 +71,13 @@ fn world<V: Vector>(
     cfg.seed = seed;
     let mut w = World::new(cfg, vec![a, b]).unwrap();
     let r = |x: u8| [Relation::Flock, Relation::Separate, Relation::Ignore][x as usize % 3];
-    w.set_relation(0, 1, r(rel.0)).unwrap();
-    w.set_relation(1, 0, r(rel.1)).unwrap();
-    w.spawn(0, n, None, 1.0).unwrap();
-    w.spawn(1, n / 3, None, 0.5).unwrap();
+    w.set_relation(SpeciesId::FIRST, SpeciesId::new(1), r(rel.0))
+        .unwrap();
+    w.set_relation(SpeciesId::new(1), SpeciesId::FIRST, r(rel.1))
+        .unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, n).speed(1.0)).unwrap();
+    w.spawn(Spawn::new(SpeciesId::new(1), n / 3).speed(0.5))
+        .unwrap();
     w
 }
 

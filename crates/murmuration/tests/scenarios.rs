@@ -3,7 +3,7 @@
 
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::scenario::{AnyWorld, Override, Scenario};
-use murmuration::{Relation, ScenarioError, World2, World3, workload};
+use murmuration::{Relation, ScenarioError, World2, World3};
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -161,12 +161,12 @@ fn every_shipped_preset_parses_and_steps() {
 fn benchmark_presets_are_the_benchmark_worlds() {
     let s = Scenario::load(&presets_dir().join("bench-2d.toml")).unwrap();
     let w: World2 = s.build_world().unwrap();
-    let b = workload::benchmark::<Vec2>(100_000).unwrap();
+    let b = World2::benchmark(100_000).unwrap();
     assert_eq!(w.config(), b.config());
     assert_eq!(w.digest(), b.digest());
     let s = Scenario::load(&presets_dir().join("bench-3d.toml")).unwrap();
     let w: World3 = s.build_world().unwrap();
-    let b = workload::benchmark::<Vec3>(100_000).unwrap();
+    let b = World3::benchmark(100_000).unwrap();
     let (ws, bs) = (w.config().size(), b.config().size());
     assert!((ws - bs).abs().max_element() < 1e-4, "{ws} vs {bs}");
     assert_eq!(w.len(), b.len());

@@ -2,6 +2,8 @@
 
 mod common;
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{SnapshotError, World2, World3};
 use proptest::prelude::*;
@@ -162,7 +164,7 @@ proptest! {
         let mut w = small();
         let mut p = w.species()[0];
         p.separation_weight = x.abs().min(1000.0);
-        w.set_species_params(0, p).unwrap();
+        w.set_species_params(SpeciesId::FIRST, p).unwrap();
         let back = World2::from_snapshot_bytes(&w.to_snapshot_bytes()).unwrap();
         prop_assert_eq!(back.species()[0].separation_weight.to_bits(), p.separation_weight.to_bits());
     }
@@ -184,7 +186,8 @@ fn version_1_snapshots_without_obstacles_still_load() {
     // in the version field (and so the checksum): rewrite both.
     let cfg = murmuration::WorldConfig::new(glam::Vec2::splat(10.0), murmuration::Boundary::Wrap);
     let mut w = murmuration::World2::new(cfg, vec![murmuration::SpeciesParams::default()]).unwrap();
-    w.spawn(0, 50, None, 1.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 50).speed(1.0))
+        .unwrap();
     let mut bytes = w.to_snapshot_bytes();
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
     let body = bytes.len() - 8;

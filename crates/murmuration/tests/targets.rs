@@ -1,5 +1,7 @@
 //! Attractors (seek and arrive, moving goals) and pulses, with measured thresholds.
 
+use murmuration::SpeciesId;
+
 use glam::Vec2;
 use murmuration::{
     Attractor, Boundary, CombineMode, Obstacle, Pulse, SpeciesParams, World, World2, WorldConfig,
@@ -13,7 +15,8 @@ fn flock_at(at: Vec2, n: usize, p: SpeciesParams) -> World2 {
     let side = (n as f32).sqrt().ceil() as usize;
     for k in 0..n {
         let off = Vec2::new((k % side) as f32, (k / side) as f32) * 0.9;
-        w.add_boid(0, at + off, Vec2::new(1.0, 0.3)).unwrap();
+        w.add_boid(SpeciesId::FIRST, at + off, Vec2::new(1.0, 0.3))
+            .unwrap();
     }
     w
 }
@@ -134,7 +137,7 @@ fn pushed_into_a_wall(
         radius: 0.05,
     })
     .unwrap();
-    w.add_boid(0, Vec2::new(18.0, 20.0), Vec2::new(0.5, 0.0))
+    w.add_boid(SpeciesId::FIRST, Vec2::new(18.0, 20.0), Vec2::new(0.5, 0.0))
         .unwrap();
     // Strength 20 against a force budget of a few units: the sum saturates.
     w.add_pulse(Pulse::new(Vec2::new(15.0, 20.0), 10.0, 20.0, 3.0))

@@ -1,5 +1,7 @@
 //! Bad input gets a typed error naming the field and value, never a panic.
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::Vec2;
 use murmuration::{
     Boundary, MAX_BOIDS, ParamError, Relations, SpeciesParams, World2, WorldConfig, WorldError,
@@ -75,12 +77,12 @@ fn changing_parameters_is_validated_and_leaves_the_old_ones_on_error() {
         ..Default::default()
     };
     assert!(matches!(
-        w.set_species_params(0, bad),
+        w.set_species_params(SpeciesId::FIRST, bad),
         Err(WorldError::Param(ParamError::NotFinite { .. }))
     ));
     assert_eq!(w.species()[0], SpeciesParams::default());
     assert!(matches!(
-        w.set_species_params(3, SpeciesParams::default()),
+        w.set_species_params(SpeciesId::new(3), SpeciesParams::default()),
         Err(WorldError::UnknownSpecies { index: 3, count: 1 })
     ));
     let mut c = cfg();
@@ -101,23 +103,33 @@ fn changing_parameters_is_validated_and_leaves_the_old_ones_on_error() {
 #[test]
 fn absurd_counts_and_non_finite_boids_are_rejected() {
     let mut w = World2::new(cfg(), vec![SpeciesParams::default()]).unwrap();
-    let e = w.spawn(0, MAX_BOIDS + 1, None, 1.0).unwrap_err();
+    let e = w
+        .spawn(Spawn::new(SpeciesId::FIRST, MAX_BOIDS + 1).speed(1.0))
+        .unwrap_err();
     assert!(matches!(e, WorldError::TooManyBoids { .. }), "{e}");
     assert!(e.to_string().contains("268435457"), "{e}");
     let e = w
-        .add_boid(0, Vec2::new(f32::NAN, 0.0), Vec2::ZERO)
+        .add_boid(SpeciesId::FIRST, Vec2::new(f32::NAN, 0.0), Vec2::ZERO)
         .unwrap_err();
     assert!(e.to_string().contains("position"), "{e}");
-    assert!(w.add_boid(1, Vec2::ZERO, Vec2::ZERO).is_err());
+    assert!(
+        w.add_boid(SpeciesId::new(1), Vec2::ZERO, Vec2::ZERO)
+            .is_err()
+    );
     assert_eq!(w.len(), 0, "nothing was added by failed calls");
 }
 
 #[test]
 fn added_species_keeps_existing_relations() {
     let mut w = World2::new(cfg(), vec![SpeciesParams::default(); 2]).unwrap();
-    w.set_relation(0, 1, murmuration::Relation::Ignore).unwrap();
+    w.set_relation(
+        SpeciesId::FIRST,
+        SpeciesId::new(1),
+        murmuration::Relation::Ignore,
+    )
+    .unwrap();
     let s = w.add_species(SpeciesParams::default()).unwrap();
-    assert_eq!(s, 2);
+    assert_eq!(s, SpeciesId::new(2));
     assert_eq!(w.relations().get(0, 1), murmuration::Relation::Ignore);
     assert_eq!(w.relations().get(2, 2), murmuration::Relation::Flock);
 }

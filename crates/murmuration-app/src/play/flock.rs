@@ -6,6 +6,8 @@
 //! A GPU failure never loses an edit: it moves the flock to the CPU from the
 //! state the world last held, and [`Flock::engine_label`] says so.
 
+use murmuration::{Spawn, SpeciesId};
+
 use glam::{Vec2, Vec3};
 use murmuration::scenario::AnyWorld;
 use murmuration::{Attractor, Boundary, Obstacle, Path, Pulse, SpeciesParams, World};
@@ -206,7 +208,7 @@ impl<V: GpuVector> Flock for Simulation<V> {
     }
 
     fn set_species(&mut self, i: usize, p: SpeciesParams) -> Result<(), String> {
-        tune(self, |w| w.set_species_params(i, p))?.map_err(|e| e.to_string())
+        tune(self, |w| w.set_species_params(SpeciesId::new(i), p))?.map_err(|e| e.to_string())
     }
 
     fn set_count(&mut self, species: usize, target: u64) -> Result<(), String> {
@@ -214,7 +216,7 @@ impl<V: GpuVector> Flock for Simulation<V> {
         let max = self.species()[species].max_speed;
         if target > now {
             edit(self)
-                .spawn(species, target - now, None, max)
+                .spawn(Spawn::new(SpeciesId::new(species), target - now).speed(max))
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         } else if target < now {

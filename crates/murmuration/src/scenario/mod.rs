@@ -35,7 +35,8 @@ pub use export::to_toml;
 pub use lint::Lint;
 
 use crate::error::{ParamError, ScenarioError, WorldError};
-use crate::params::{Relations, SpeciesParams, WorldConfig};
+use crate::params::{Relations, SpeciesId, SpeciesParams, WorldConfig};
+use crate::spawn::Spawn;
 use crate::vector::Vector;
 use crate::world::{MAX_BOIDS, World};
 use glam::{Vec2, Vec3};
@@ -347,8 +348,15 @@ impl Scenario {
         }
         let Plan { mut world, spawns } = self.plan::<V>()?;
         for (i, s) in spawns.iter().enumerate() {
+            let spawn = Spawn {
+                species: SpeciesId::new(i),
+                count: s.count,
+                region: s.region,
+                speed: Some(s.speed),
+                heading: s.heading,
+            };
             world
-                .spawn_heading(i, s.count, s.region, s.speed, s.heading)
+                .spawn(spawn)
                 .map_err(|e| self.world_error(e, &format!("species.{}", s.name), &[]))?;
         }
         Ok(world)

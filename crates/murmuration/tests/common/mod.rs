@@ -2,6 +2,8 @@
 //! semantics literally, and small world builders.
 #![allow(dead_code, reason = "each test crate uses some of the helpers")]
 
+use murmuration::{Spawn, SpeciesId};
+
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, Vector, World, WorldConfig};
 
@@ -173,7 +175,7 @@ pub fn flock<V: Vector>(n: u64, side: f32, boundary: Boundary, seed: u64) -> Wor
     let mut cfg = WorldConfig::new(V::splat(side), boundary);
     cfg.seed = seed;
     let mut w = World::new(cfg, vec![SpeciesParams::benchmark()]).unwrap();
-    w.spawn(0, n, None, 1.0).unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, n).speed(1.0)).unwrap();
     w
 }
 
@@ -210,9 +212,13 @@ fn busy<V: Vector>(seed: u64) -> World<V> {
         ..SpeciesParams::benchmark()
     };
     let mut w = World::new(cfg, vec![a, b]).unwrap();
-    w.set_relation(0, 1, Relation::Separate).unwrap();
-    w.set_relation(1, 0, Relation::Ignore).unwrap();
-    w.spawn(0, 700, None, 1.0).unwrap();
-    w.spawn(1, 300, None, 1.0).unwrap();
+    w.set_relation(SpeciesId::FIRST, SpeciesId::new(1), Relation::Separate)
+        .unwrap();
+    w.set_relation(SpeciesId::new(1), SpeciesId::FIRST, Relation::Ignore)
+        .unwrap();
+    w.spawn(Spawn::new(SpeciesId::FIRST, 700).speed(1.0))
+        .unwrap();
+    w.spawn(Spawn::new(SpeciesId::new(1), 300).speed(1.0))
+        .unwrap();
     w
 }
