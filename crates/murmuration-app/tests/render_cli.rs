@@ -269,3 +269,30 @@ fn render_rejects_bad_options_with_exit_code_2() {
     );
     assert!(err.contains("cannot be written"), "{err}");
 }
+
+/// Regression: with the OpenGL backend enumerated, Mesa's libEGL was loaded, and
+/// its exit handler now and then aborted the process ("double free or corruption")
+/// when several renders ran at once. The primary backends never load it.
+#[test]
+fn render_never_loads_libegl_whose_exit_handler_aborted_concurrent_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    if !can_render(dir.path()) {
+        return;
+    }
+    for backend in ["cpu", "gpu"] {
+        let out = render_cmd()
+            .env("LD_DEBUG", "files")
+            .args(["render", "--frames", "1", "--size", "32x32", "-q"])
+            .args(["--backend", backend, "--out"])
+            .arg(dir.path().join(format!("{backend}.png")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let loader = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            loader.contains("file="),
+            "LD_DEBUG printed nothing: {loader}"
+        );
+        assert!(!loader.contains("libEGL"), "{backend}: libEGL was loaded");
+    }
+}

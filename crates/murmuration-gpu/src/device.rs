@@ -18,6 +18,16 @@ pub struct Gpu {
     pub(crate) failure: Arc<Mutex<Option<String>>>,
 }
 
+/// A wgpu instance on the primary backends (Vulkan, Metal, DX12; `WGPU_BACKEND`
+/// overrides). OpenGL is left out: it cannot run the flock's compute step, and
+/// loading Mesa's libEGL made processes abort at exit now and then when several
+/// ran at once (glvnd's exit handler freed memory a Mesa thread was freeing).
+pub fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::PRIMARY;
+    wgpu::Instance::new(desc.with_env())
+}
+
 impl Gpu {
     /// Opens the default adapter (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and
     /// `WGPU_POWER_PREF` are honoured) with the limits the flock needs.
@@ -26,8 +36,7 @@ impl Gpu {
     }
 
     async fn open() -> Result<Self, GpuError> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance = instance();
         let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
             .await
             .map_err(|e| GpuError::NoAdapter(e.to_string()))?;

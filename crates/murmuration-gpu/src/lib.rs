@@ -40,7 +40,7 @@ mod flock;
 mod simulation;
 mod uniforms;
 
-pub use device::Gpu;
+pub use device::{Gpu, instance};
 pub use dims::GpuVector;
 pub use error::GpuError;
 pub use flock::{BoidBuffers, GpuFlock, GpuStats};

@@ -109,8 +109,7 @@ impl App<'_> {
             )
             .context("cannot open a window")?,
         );
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance = murmuration_gpu::instance();
         let surface = instance
             .create_surface(window.clone())
             .context("cannot draw into the window")?;
