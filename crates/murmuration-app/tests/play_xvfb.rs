@@ -122,6 +122,17 @@ fn play_opens_a_window_runs_and_saves_screenshots_of_a_moving_flock() {
         changed > 2_000,
         "only {changed} pixels changed between frames 30 and 120"
     );
+    // --warmup steps the flock before the first frame (a formed flock on screen).
+    let c = dir.path().join("c.png");
+    let out = play(&x, 8, &c, &["--warmup", "300"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let steps: u64 = stdout
+        .rsplit("world at step ")
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no step count in {stdout}"));
+    assert!((300..=320).contains(&steps), "{stdout}");
 }
 
 #[test]

@@ -437,6 +437,9 @@ fn a_world_saved_as_a_scenario_loads_back_with_the_same_parameters() {
                 }))
                 .unwrap();
                 let text = murmuration::scenario::to_toml(&w, &names, "saved", "round trip");
+                for noise in ["0000001", "9999999", "99999988"] {
+                    assert!(!text.contains(noise), "float noise {noise} in\n{text}");
+                }
                 let back: World2 = Scenario::parse(&text, "saved.toml")
                     .unwrap_or_else(|e| panic!("{e}\n{text}"))
                     .build_world()

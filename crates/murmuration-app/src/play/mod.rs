@@ -1,6 +1,7 @@
 //! `murmuration play [FILE]`: the sandbox — a window (winit + wgpu) drawing the
 //! live flock with the renderer, and an egui panel bound to every parameter.
 
+mod clock;
 mod flock;
 mod panel;
 mod sim;
@@ -27,6 +28,10 @@ pub struct PlayArgs {
     /// Save the window's last frame to this PNG (with --frames).
     #[arg(long, value_name = "FILE.png")]
     pub screenshot: Option<PathBuf>,
+    /// Steps run before the first frame, so a scripted screenshot shows a formed
+    /// flock (on the CPU, before the window opens).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u64,
     /// Select this boid at the start (its radii, vision cone and forces are drawn).
     #[arg(long, value_name = "ID")]
     pub select: Option<u32>,

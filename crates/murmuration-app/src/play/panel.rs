@@ -146,7 +146,8 @@ impl Panel {
         ui.add(
             Slider::new(&mut sim.speed, 0.25..=4.0)
                 .logarithmic(true)
-                .text("speed ×"),
+                .text("speed ×")
+                .custom_formatter(|x, _| human(x)),
         );
         ui.horizontal(|ui| {
             ui.add(egui::TextEdit::singleline(&mut self.file).desired_width(150.0));
@@ -193,7 +194,11 @@ impl Panel {
                 ui.radio_value(&mut settings.colour, ColourMode::Neighbours, "neighbours");
             });
             ui.checkbox(&mut settings.bloom, "glow");
-            ui.add(Slider::new(&mut settings.bloom_strength, 0.0..=4.0).text("glow strength"));
+            ui.add(
+                Slider::new(&mut settings.bloom_strength, 0.0..=4.0)
+                    .text("glow strength")
+                    .custom_formatter(|x, _| human(x)),
+            );
             ui.add(Slider::new(&mut settings.trails, 0..=32).text("trail frames"));
             ui.checkbox(&mut settings.overlays, "obstacles, zones, targets");
             ui.checkbox(&mut self.follow, "follow the flock");
@@ -253,18 +258,14 @@ impl Panel {
             ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
         });
         ui.collapsing("Tuning help", |ui| {
-            egui::Grid::new("help").striped(true).show(ui, |ui| {
-                ui.strong("symptom");
-                ui.strong("cause");
-                ui.strong("fix");
-                ui.end_row();
-                for (s, c, f) in HELP {
-                    ui.label(s);
-                    ui.label(c);
-                    ui.label(f);
-                    ui.end_row();
-                }
-            });
+            // One block per symptom, wrapped to the panel's width (three columns
+            // did not fit in 340 px and were cut off).
+            for (symptom, cause, fix) in HELP {
+                ui.add(egui::Label::new(RichText::new(symptom).strong()).wrap());
+                ui.add(egui::Label::new(format!("cause: {cause}")).wrap());
+                ui.add(egui::Label::new(format!("fix: {fix}")).wrap());
+                ui.add_space(4.0);
+            }
         });
         req
     }
@@ -305,11 +306,16 @@ impl Panel {
             ref mut strength,
         } = config.0
         {
-            ui.add(Slider::new(margin, 0.01..=half).text("margin"));
+            ui.add(
+                Slider::new(margin, 0.01..=half)
+                    .text("margin")
+                    .custom_formatter(|x, _| human(x)),
+            );
             ui.add(
                 Slider::new(strength, 0.01..=100.0)
                     .logarithmic(true)
-                    .text("push"),
+                    .text("push")
+                    .custom_formatter(|x, _| human(x)),
             );
         }
         if config.0 != before {
@@ -363,10 +369,35 @@ impl Panel {
     }
 }
 
-/// A labelled slider over `[lo, hi]`; true when it moved.
+/// A labelled slider over `[lo, hi]`, its value written as people write numbers
+/// ([`human`]); true when it moved.
 fn slider(ui: &mut Ui, v: &mut f32, lo: f32, hi: f32, log: bool, text: &str) -> bool {
-    ui.add(Slider::new(v, lo..=hi).logarithmic(log).text(text))
-        .changed()
+    let s = Slider::new(v, lo..=hi)
+        .logarithmic(log)
+        .text(text)
+        .custom_formatter(|x, _| human(x));
+    ui.add(s).changed()
+}
+
+/// `x` with four significant digits and no trailing zeros: `400`, `103.7`,
+/// `0.0125`, `12500`.
+pub fn human(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = 4 - 1 - x.abs().log10().floor() as i32;
+    let s = format!("{:.*}", digits.max(0) as usize, x);
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if digits < 0 {
+        // Round to four significant digits above them too.
+        let unit = 10f64.powi(-digits);
+        return format!("{}", (x / unit).round() * unit);
+    }
+    s
 }
 
 /// One slider per row of the parameter table (`murmuration::fields`), over its
@@ -413,6 +444,17 @@ fn save(sim: &mut Sim, path: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use murmuration::scenario::Scenario;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(human(400.0), "400");
+        assert_eq!(human(103.69999694824219), "103.7");
+        assert_eq!(human(0.699999988079071), "0.7");
+        assert_eq!(human(0.0125), "0.0125");
+        assert_eq!(human(123_456.0), "123500");
+        assert_eq!(human(-2.5), "-2.5");
+        assert_eq!(human(0.0), "0");
+    }
 
     #[test]
     fn saving_writes_a_scenario_that_loads_the_same_flock() {

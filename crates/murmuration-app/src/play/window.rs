@@ -2,6 +2,7 @@
 //! renderer with the egui panel over it, mouse tools, and scripted screenshots.
 
 use super::PlayArgs;
+use super::clock::{self, FrameClock};
 use super::panel::Panel;
 use super::sim::Sim;
 use crate::backend::Backend;
@@ -50,14 +51,17 @@ struct App<'a> {
     modifiers: ModifiersState,
     drag: Option<(MouseButton, Vec2)>,
     stroke: Vec<[f32; 3]>,
-    /// Wall time between frames, ms (for the summary printed at exit).
-    frame_ms: Vec<f32>,
+    /// Frame times: the panel's rate and the summary printed at exit.
+    clock: FrameClock,
+    /// The monitor's refresh rate, Hz, when the display reports it.
+    refresh_hz: Option<f32>,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` are done).
 pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
     let event_loop = EventLoop::new().context("cannot connect to the display")?;
     let mut sim = Sim::new(scenario, None)?;
+    sim.flock.step(args.warmup);
     sim.selected = args.select;
     let mut app = App {
         args,
@@ -75,7 +79,8 @@ pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
         modifiers: ModifiersState::empty(),
         drag: None,
         stroke: Vec::new(),
-        frame_ms: Vec::new(),
+        clock: FrameClock::default(),
+        refresh_hz: None,
     };
     event_loop
         .run_app(&mut app)
@@ -83,17 +88,11 @@ pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
     if let Some(e) = app.error {
         return Err(e);
     }
-    // The first frames build pipelines: leave them out.
-    let mut ms: Vec<f32> = app.frame_ms.iter().skip(5).copied().collect();
-    if !ms.is_empty() {
-        ms.sort_by(f32::total_cmp);
-        let median = ms[ms.len() / 2];
-        println!(
-            "play: {} frames, median frame {median:.2} ms ({:.0} fps, the display's refresh rate caps it), last step {:.3} ms",
-            app.frame,
-            1000.0 / median.max(1e-3),
-            app.sim.step_ms
-        );
+    if let Some(median) = app.clock.median_ms() {
+        app.sim.flock.sync();
+        let steps = app.sim.flock.step_index();
+        let line = clock::summary(app.frame, median, app.sim.step_ms, steps, app.refresh_hz);
+        println!("{line}");
     }
     Ok(())
 }
@@ -109,6 +108,10 @@ impl App<'_> {
             )
             .context("cannot open a window")?,
         );
+        self.refresh_hz = window
+            .current_monitor()
+            .and_then(|m| m.refresh_rate_millihertz())
+            .map(|mhz| mhz as f32 / 1000.0);
         let instance = murmuration_gpu::instance();
         let surface = instance
             .create_surface(window.clone())
@@ -232,13 +235,12 @@ impl App<'_> {
     fn redraw(&mut self, el: &ActiveEventLoop) -> Result<()> {
         let now = Instant::now();
         let raw_dt = now.duration_since(self.last).as_secs_f32();
+        // Simulated time advances at most 0.1 s a frame; the rate shown is real.
         let dt = raw_dt.min(0.1);
         self.last = now;
-        if dt > 0.0 {
-            self.panel.fps = 0.95 * self.panel.fps + 0.05 / dt.max(1e-3);
-        }
-        if self.frame > 0 && self.frame_ms.len() < 1 << 20 {
-            self.frame_ms.push(raw_dt * 1000.0);
+        if self.frame > 0 {
+            self.clock.tick(raw_dt);
+            self.panel.fps = self.clock.fps();
         }
         // Scripted runs step at a fixed 60 frames per second of simulated time.
         let frame_dt = if self.args.frames.is_some() {

@@ -157,5 +157,28 @@ pub fn to_toml<V: Vector>(
             .collect();
         t.insert("zones".into(), list(z));
     }
+    let mut t = Value::Table(t);
+    tidy_floats(&mut t);
     toml::to_string(&t).expect("a scenario table serializes")
+}
+
+/// Writes every float that is an `f32` widened to `f64` as the shortest decimal
+/// that reads back as the same `f32` (`0.7`, not `0.699999988079071`): what a
+/// person would type, and still the same bits when loaded.
+fn tidy_floats(v: &mut Value) {
+    match v {
+        Value::Float(x) => {
+            let narrow = *x as f32;
+            if narrow as f64 == *x
+                && narrow.is_finite()
+                && let Ok(short) = narrow.to_string().parse::<f64>()
+                && short as f32 == narrow
+            {
+                *x = short;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy_floats),
+        Value::Table(t) => t.iter_mut().for_each(|(_, v)| tidy_floats(v)),
+        _ => {}
+    }
 }
