@@ -273,7 +273,7 @@ fn run_world<V: GpuVector>(
     outln!("wall_s: {wall:.3}")?;
     outln!("steps_per_s: {:.1}", done as f64 / wall.max(1e-9))?;
     for (name, value) in m.scalars() {
-        outln!("{name}: {value:.6}")?;
+        outln!("{name}: {}", metric_text(value))?;
     }
     for (i, z) in world.zones().iter().enumerate() {
         outln!("zone_{i}: {}", z.count())?;
@@ -287,4 +287,32 @@ fn run_world<V: GpuVector>(
         return Err(Interrupted.into());
     }
     Ok(())
+}
+
+/// A metric as people write it: whole numbers without decimals (`count: 400`),
+/// others to six decimals without trailing zeros (`0.5`, `0.912345`).
+fn metric_text(v: f64) -> String {
+    if v.is_finite() && v == v.trunc() && v.abs() < 1e15 {
+        return format!("{v:.0}");
+    }
+    let s = format!("{v:.6}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod metric_text_tests {
+    use super::metric_text;
+
+    #[test]
+    fn metrics_print_as_people_write_them() {
+        assert_eq!(metric_text(400.0), "400");
+        assert_eq!(metric_text(0.5), "0.5");
+        assert_eq!(metric_text(0.912_345_678), "0.912346");
+        assert_eq!(metric_text(f64::NAN), "NaN");
+        assert_eq!(metric_text(2.000_000_1), "2");
+    }
 }

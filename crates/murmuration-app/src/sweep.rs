@@ -85,12 +85,12 @@ fn csv_field(s: &str) -> String {
 #[derive(Clone, Copy, Default)]
 struct Stats {
     n: u64,
-    mean: [f64; 8],
-    m2: [f64; 8],
+    mean: [f64; SCALAR_NAMES.len()],
+    m2: [f64; SCALAR_NAMES.len()],
 }
 
 impl Stats {
-    fn add(&mut self, x: [f64; 8]) {
+    fn add(&mut self, x: [f64; SCALAR_NAMES.len()]) {
         self.n += 1;
         for (i, &x) in x.iter().enumerate() {
             let d = x - self.mean[i];
@@ -103,7 +103,7 @@ impl Stats {
     }
 }
 
-fn sample<V: Vector>(w: &World<V>) -> [f64; 8] {
+fn sample<V: Vector>(w: &World<V>) -> [f64; SCALAR_NAMES.len()] {
     w.metrics().scalars().map(|(_, v)| v)
 }
 
@@ -283,7 +283,7 @@ mod tests {
     fn stats_match_the_textbook_formulas() {
         let mut s = Stats::default();
         for x in [1.0, 2.0, 4.0] {
-            s.add([x; 8]);
+            s.add([x; SCALAR_NAMES.len()]);
         }
         assert!((s.mean[0] - 7.0 / 3.0).abs() < 1e-12);
         let var = ((1.0f64 - 7.0 / 3.0).powi(2)

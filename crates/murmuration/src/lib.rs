@@ -61,6 +61,7 @@ mod sdf_grid;
 mod snapshot;
 mod spawn;
 mod steer;
+mod structure;
 mod surface;
 mod vector;
 mod workload;

@@ -6,8 +6,11 @@
 //! nearest periodic image.
 
 use crate::grid::{Extent, Grid};
-use crate::params::{Boundary, WorldConfig};
+use crate::obstacles::ObstacleSet;
+use crate::params::{Boundary, SpeciesParams, WorldConfig};
 use crate::rules::min_image;
+pub use crate::structure::Structure;
+use crate::structure::structure;
 use crate::vector::Vector;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -37,10 +40,17 @@ pub struct Metrics<V: Vector> {
     pub centroid: V,
     /// Size of the bounding box of offsets from the centroid, units.
     pub extent: V,
+    /// Local order in [0, 1], groups, largest group and speed over max speed
+    /// (see [`Structure`]).
+    pub structure: Structure,
+    /// Boids outside the world box (it can happen only with a soft or no boundary).
+    pub outside: usize,
+    /// Boids inside an obstacle (0 by construction: a check, not a statistic).
+    pub inside_obstacles: usize,
 }
 
 /// Names of the scalar metrics, in the order [`Metrics::scalars`] gives them.
-pub const SCALAR_NAMES: [&str; 8] = [
+pub const SCALAR_NAMES: [&str; 14] = [
     "count",
     "polarization",
     "milling",
@@ -49,11 +59,18 @@ pub const SCALAR_NAMES: [&str; 8] = [
     "min_pair_distance",
     "mean_speed",
     "speed_variance",
+    "local_order",
+    "groups",
+    "largest_group_fraction",
+    "speed_fraction",
+    "outside",
+    "inside_obstacles",
 ];
 
 impl<V: Vector> Metrics<V> {
     /// `(name, value)` pairs of the scalar metrics, in a fixed order (for CSV and summaries).
-    pub fn scalars(&self) -> [(&'static str, f64); 8] {
+    pub fn scalars(&self) -> [(&'static str, f64); SCALAR_NAMES.len()] {
+        let s = &self.structure;
         let values = [
             self.count as f64,
             self.polarization,
@@ -63,17 +80,42 @@ impl<V: Vector> Metrics<V> {
             self.min_pair_distance,
             self.mean_speed,
             self.speed_variance,
+            s.local_order,
+            s.groups as f64,
+            s.largest_group_fraction,
+            s.speed_fraction,
+            self.outside as f64,
+            self.inside_obstacles as f64,
         ];
         std::array::from_fn(|i| (SCALAR_NAMES[i], values[i]))
     }
 }
 
+/// What the metrics are computed over: the state and what it lives in.
+#[derive(Clone, Copy, Debug)]
+pub struct Flock<'a, V: Vector> {
+    /// Positions, units.
+    pub positions: &'a [V],
+    /// Velocities, units/s.
+    pub velocities: &'a [V],
+    /// Each boid's species index (into `species`).
+    pub species: &'a [u16],
+    /// Parameters per species.
+    pub params: &'a [SpeciesParams],
+    /// The obstacles.
+    pub obstacles: &'a ObstacleSet<V>,
+    /// The box and its boundary.
+    pub config: &'a WorldConfig<V>,
+}
+
 /// Computes every metric.
-pub fn compute<V: Vector>(
-    positions: &[V],
-    velocities: &[V],
-    config: &WorldConfig<V>,
-) -> Metrics<V> {
+pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
+    let Flock {
+        positions,
+        velocities,
+        config,
+        ..
+    } = *flock;
     let n = positions.len();
     let periodic = config.boundary == Boundary::Wrap;
     let centroid = centroid(positions, config);
@@ -134,6 +176,21 @@ pub fn compute<V: Vector>(
         speed_variance: (s2 / nf - mean_speed * mean_speed).max(0.0),
         centroid,
         extent: if n == 0 { V::ZERO } else { hi - lo },
+        structure: structure(positions, velocities, flock.species, flock.params, config),
+        outside: positions
+            .iter()
+            .filter(|p| {
+                (0..V::DIM).any(|i| p.get(i) < config.min.get(i) || p.get(i) > config.max.get(i))
+            })
+            .count(),
+        inside_obstacles: if flock.obstacles.is_empty() {
+            0
+        } else {
+            positions
+                .iter()
+                .filter(|&&p| flock.obstacles.clearance(p) < 0.0)
+                .count()
+        },
     }
 }
 
@@ -341,6 +398,21 @@ pub fn neighbour_counts<V: Vector>(
 mod tests {
     use super::*;
     use glam::{Vec2, Vec3};
+
+    fn compute<V: Vector>(
+        positions: &[V],
+        velocities: &[V],
+        config: &WorldConfig<V>,
+    ) -> Metrics<V> {
+        super::compute(&Flock {
+            positions,
+            velocities,
+            species: &vec![0; positions.len()],
+            params: &[SpeciesParams::default()],
+            obstacles: &ObstacleSet::default(),
+            config,
+        })
+    }
 
     #[test]
     fn aligned_flock_has_polarization_one_and_a_mill_has_milling_one() {

@@ -675,11 +675,14 @@ impl<V: Vector> World<V> {
     /// Order parameters and spatial statistics of the current state (sums run in
     /// storage order, which is itself deterministic).
     pub fn metrics(&self) -> Metrics<V> {
-        metrics::compute(
-            self.boids.positions(),
-            self.boids.velocities(),
-            &self.config,
-        )
+        metrics::compute(&metrics::Flock {
+            positions: self.boids.positions(),
+            velocities: self.boids.velocities(),
+            species: &self.boids.species,
+            params: &self.species,
+            obstacles: &self.obstacles,
+            config: &self.config,
+        })
     }
 
     /// For each boid in storage order ([`World::boids`]), how many others lie within
