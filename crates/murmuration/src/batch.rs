@@ -143,6 +143,7 @@ impl Batch {
     ///
     /// `bounds`, when given, is the world box: lanes that end outside it are
     /// flagged in [`Steered::outside`].
+    #[inline(always)]
     pub fn steer<V: Vector>(&self, dt: f32, bounds: Option<(V, V)>) -> Steered {
         let d = V::DIM;
         let zero = F::splat(0.0);
