@@ -8,6 +8,7 @@
 //! The sort is stable over slot (storage) order, which makes the sorted order, and
 //! so every floating-point sum, a pure function of the stored state.
 
+use crate::params::{Boundary, WorldConfig};
 use crate::vector::Vector;
 use rayon::prelude::*;
 
@@ -91,6 +92,19 @@ pub enum Extent<V> {
     },
     /// Open space: the grid covers the bounding box of the positions.
     Open,
+}
+
+impl<V: Vector> Extent<V> {
+    /// The extent a world's box implies: periodic when it wraps, else open.
+    pub fn of(config: &WorldConfig<V>) -> Self {
+        match config.boundary {
+            Boundary::Wrap => Extent::Periodic {
+                min: config.min,
+                max: config.max,
+            },
+            _ => Extent::Open,
+        }
+    }
 }
 
 impl Grid {

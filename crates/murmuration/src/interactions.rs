@@ -10,7 +10,7 @@
 use crate::boids::{BoidId, Boids};
 use crate::grid::{Extent, Grid};
 use crate::kernel::SortedSoa;
-use crate::params::{Boundary, Relation, Relations, SpeciesParams, WorldConfig};
+use crate::params::{Relation, Relations, SpeciesParams, WorldConfig};
 use crate::rules::min_image;
 use crate::rules::seek;
 use crate::vector::Vector;
@@ -200,16 +200,6 @@ pub(crate) struct Interactions<V> {
     seen: Vec<bool>,
 }
 
-fn extent<V: Vector>(cfg: &WorldConfig<V>) -> Extent<V> {
-    match cfg.boundary {
-        Boundary::Wrap => Extent::Periodic {
-            min: cfg.min,
-            max: cfg.max,
-        },
-        _ => Extent::Open,
-    }
-}
-
 /// True when some relation is flee, chase or follow.
 pub(crate) fn any(relations: &Relations) -> bool {
     relations.table.iter().any(|r| r.indexes_target())
@@ -269,7 +259,7 @@ impl<V: Vector> Interactions<V> {
                     t.ids.push(boids.ids[i]);
                 }
             }
-            t.grid.build(&t.positions, radius, extent(cfg));
+            t.grid.build(&t.positions, radius, Extent::of(cfg));
             let q = queriers(b, Relation::Flee) + queriers(b, Relation::Follow);
             if q >= t.positions.len() {
                 t.build_near();
@@ -537,7 +527,7 @@ pub(crate) fn eat<V: Vector>(
     let reuse = grid.keys().len() == n && radius + 2.5 * travel < grid.min_cell_width();
     let own = (!reuse).then(|| {
         let mut fresh = Grid::new();
-        fresh.build(&boids.positions, radius, extent(cfg));
+        fresh.build(&boids.positions, radius, Extent::of(cfg));
         fresh
     });
     let g = own.as_ref().unwrap_or(grid);

@@ -372,16 +372,8 @@ pub fn neighbour_counts<V: Vector>(
     if n == 0 || widest <= 0.0 {
         return vec![0; n];
     }
-    let extent = if config.boundary == Boundary::Wrap {
-        Extent::Periodic {
-            min: config.min,
-            max: config.max,
-        }
-    } else {
-        Extent::Open
-    };
     let mut grid = Grid::new();
-    grid.build(positions, widest, extent);
+    grid.build(positions, widest, Extent::of(config));
     (0..n)
         .into_par_iter()
         .with_min_len(1024)

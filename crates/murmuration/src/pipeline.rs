@@ -15,7 +15,7 @@ use crate::context::StepContext;
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
-use crate::params::{Boundary, CombineMode, SpeciesParams};
+use crate::params::{CombineMode, SpeciesParams};
 use crate::rules::{RuleConsts, Sums};
 use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
 use crate::vector::Vector;
@@ -115,13 +115,7 @@ impl<V: Vector> Pipeline<V> {
             .iter()
             .map(SpeciesParams::perception_radius)
             .fold(0.0f32, f32::max);
-        let extent = match ctx.config.boundary {
-            Boundary::Wrap => Extent::Periodic {
-                min: ctx.config.min,
-                max: ctx.config.max,
-            },
-            _ => Extent::Open,
-        };
+        let extent = Extent::of(ctx.config);
         let t0 = Instant::now();
         if interactions::any(ctx.relations) {
             self.interactions

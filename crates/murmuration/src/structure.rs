@@ -4,7 +4,7 @@
 //! order in `f64`, and groups are numbered by their smallest member.
 
 use crate::grid::{Extent, Grid};
-use crate::params::{Boundary, SpeciesParams, WorldConfig};
+use crate::params::{SpeciesParams, WorldConfig};
 use crate::vector::Vector;
 use rayon::prelude::*;
 
@@ -63,15 +63,7 @@ pub fn structure<V: Vector>(
         .sum::<f64>()
         / n as f64;
     let mut grid = Grid::new();
-    let extent = if config.boundary == Boundary::Wrap {
-        Extent::Periodic {
-            min: config.min,
-            max: config.max,
-        }
-    } else {
-        Extent::Open
-    };
-    grid.build(positions, link.max(1e-6), extent);
+    grid.build(positions, link.max(1e-6), Extent::of(config));
     let local: Vec<Option<f64>> = (0..n)
         .into_par_iter()
         .with_min_len(1024)
@@ -159,6 +151,7 @@ mod tests {
 
     #[test]
     fn two_aligned_clumps_are_two_groups_with_full_local_order() {
+        use crate::params::Boundary;
         let cfg = WorldConfig::new(Vec2::splat(100.0), Boundary::Unbounded);
         let mut pos = Vec::new();
         let mut vel = Vec::new();
@@ -186,6 +179,7 @@ mod tests {
 
     #[test]
     fn random_headings_have_low_local_order_and_lone_boids_are_groups() {
+        use crate::params::Boundary;
         let cfg = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
         let mut rng = 12345u64;
         let mut next = || {
