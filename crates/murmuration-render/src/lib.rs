@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
-//! # use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
+//! # use murmuration::{Boundary, Spawn, SpeciesId, SpeciesParams, World2, WorldConfig};
 //! # let config = WorldConfig::new(glam::Vec2::splat(40.0), Boundary::Wrap);
 //! # let mut world = World2::new(config, vec![SpeciesParams::default()]).unwrap();
 //! # world.spawn(Spawn::new(SpeciesId::FIRST, 500).speed(3.0)).unwrap();
