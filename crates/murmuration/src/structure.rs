@@ -110,14 +110,15 @@ fn groups<V: Vector>(positions: &[V], grid: &Grid, link: f32) -> (usize, usize) 
         i
     }
     if link > 0.0 {
+        let mut near = Vec::new();
         for i in 0..n {
-            let mut near = Vec::new();
+            near.clear();
             grid.for_each_within(positions, positions[i], link, Some(i), |j, _| {
                 if j > i {
                     near.push(j as u32);
                 }
             });
-            for j in near {
+            for &j in &near {
                 let (a, b) = (root(&mut parent, i as u32), root(&mut parent, j));
                 if a != b {
                     // The smaller index becomes the root: the numbering is canonical.
