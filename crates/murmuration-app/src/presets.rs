@@ -149,7 +149,7 @@ mod tests {
     use super::*;
     use murmuration::World2;
     use murmuration::glam::Vec2;
-    use murmuration::{Boundary, SpeciesParams, WorldConfig};
+    use murmuration::{Boundary, SpeciesParams, Steering, WorldConfig};
     use murmuration::{Spawn, SpeciesId};
 
     #[test]
@@ -166,7 +166,11 @@ mod tests {
         let mut config = WorldConfig::new(Vec2::splat(60.0), Boundary::Wrap);
         config.seed = 1;
         let species = SpeciesParams {
-            jitter: 0.01,
+            steering: Steering::Directions,
+            max_force: 4.0,
+            cruise_speed: 2.5,
+            fov_degrees: 270.0,
+            jitter: 0.02,
             ..SpeciesParams::default()
         };
         let mut by_hand = World2::new(config, vec![species]).unwrap();

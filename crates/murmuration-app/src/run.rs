@@ -9,7 +9,7 @@ use crate::outputs::{self, MetricsCsv, Trajectory};
 use crate::{presets, progress};
 use anyhow::{Context, Result};
 use clap::Args;
-use murmuration::scenario::{AnyWorld, Override};
+use murmuration::scenario::{AnyWorld, Expectations, Override};
 use murmuration::{Boundary, SnapshotError, World, World2, World3};
 use murmuration_gpu::{GpuVector, Simulation};
 use std::path::{Path, PathBuf};
@@ -143,7 +143,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     for (what, p) in named {
         outputs::probe(p, what)?;
     }
-    let (world, label, steps) = match &args.resume {
+    let (world, label, steps, expect) = match &args.resume {
         Some(snap) => {
             let world = load_snapshot(snap)
                 .with_context(|| format!("cannot resume from {}", snap.display()))?;
@@ -152,18 +152,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 AnyWorld::D3(w) => w.step_index(),
             };
             let label = format!("snapshot {} at step {step}", snap.display());
-            (world, label, args.steps.unwrap_or(1000))
+            (world, label, args.steps.unwrap_or(1000), None)
         }
         None => {
             let s = presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
             let label = presets::label(&s);
             let steps = args.steps.or(s.steps()).unwrap_or(1000);
-            (pool.install(|| s.build())?, label, steps)
+            let expect = s.expectations().cloned();
+            (pool.install(|| s.build())?, label, steps, expect)
         }
     };
+    let expect = expect.as_ref();
     match world {
-        AnyWorld::D2(w) => run_world(w, args, &label, steps, &pool),
-        AnyWorld::D3(w) => run_world(w, args, &label, steps, &pool),
+        AnyWorld::D2(w) => run_world(w, args, &label, steps, expect, &pool),
+        AnyWorld::D3(w) => run_world(w, args, &label, steps, expect, &pool),
     }
 }
 
@@ -172,6 +174,7 @@ fn run_world<V: GpuVector>(
     args: &RunArgs,
     label: &str,
     steps: u64,
+    expect: Option<&Expectations>,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
     let gpu = backend::open_for(args.backend, &world)?;
@@ -277,6 +280,24 @@ fn run_world<V: GpuVector>(
     }
     for (i, z) in world.zones().iter().enumerate() {
         outln!("zone_{i}: {}", z.count())?;
+    }
+    // The scenario's own bands, once its transient is over.
+    if let Some(e) = expect
+        && world.step_index() >= e.after
+    {
+        let verdicts = e.check(&m.scalars());
+        let held = verdicts.iter().filter(|v| v.holds()).count();
+        outln!("expect: {held} of {} bands hold", verdicts.len())?;
+        for v in verdicts.iter().filter(|v| !v.holds()) {
+            let b = v.band;
+            outln!(
+                "expect_missed: {} = {}, outside [{}, {}]",
+                b.metric,
+                metric_text(v.value),
+                b.min,
+                b.max
+            )?;
+        }
     }
     outln!("digest: {:016x}", world.digest())?;
     if interrupted {

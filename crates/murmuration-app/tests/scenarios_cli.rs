@@ -467,7 +467,7 @@ fn backend_auto_runs_worlds_the_gpu_lacks_features_for_on_the_cpu() {
     );
     assert!(stdout.contains(" threads"), "{stdout}");
     assert!(
-        stdout.contains("soft (margin 2, strength 1.5) boundary"),
+        stdout.contains("soft (margin 2, strength 2) boundary"),
         "{stdout}"
     );
 }

@@ -3,7 +3,7 @@
 
 use crate::dims::GpuVector;
 use bytemuck::{Pod, Zeroable};
-use murmuration::{Boundary, CombineMode, Relation, RuleConsts, SpeciesParams, World};
+use murmuration::{Boundary, CombineMode, Relation, RuleConsts, SpeciesParams, Steering, World};
 
 /// Elements per scan block (the shader's `SCAN_BLOCK`).
 pub(crate) const SCAN_BLOCK: u32 = crate::WORKGROUP_SIZE * 4;
@@ -62,7 +62,10 @@ pub(crate) struct SpeciesUniform {
     pub smoothing: f32,
     pub combine: u32,
     pub has_fov: u32,
-    pub _pad: [u32; 3],
+    /// [`Steering`] as the shader's `STEERING_*` codes.
+    pub steering: u32,
+    pub cruise_speed: f32,
+    pub cruise_time: f32,
 }
 
 // The WGSL structs' sizes (`Sim` in uniform layout, `Species` in storage layout):
@@ -104,7 +107,13 @@ impl SpeciesUniform {
                 CombineMode::Prioritized => 1,
             },
             has_fov: u32::from(p.has_vision_cone()),
-            _pad: [0; 3],
+            steering: match p.steering {
+                Steering::PerRule => 0,
+                Steering::Directions => 1,
+                Steering::Raw => 2,
+            },
+            cruise_speed: p.cruise_speed,
+            cruise_time: p.cruise_time,
         }
     }
 }

@@ -192,15 +192,23 @@ impl Batch {
         let has_ali = F::new(self.has_ali).simd_gt(zero);
         let ali = seek(&self.ali).map(|c| has_ali.select(c * F::new(self.w_ali), zero));
 
-        // Weighted sum in priority order: boundary, then the absent obstacle, pulse,
-        // flee and target forces (zero: one +0 is what their four additions do to a
-        // -0 component), then the rules.
-        let soft = ld(&self.soft);
+        // Weighted sum in priority order: the absent obstacle, pulse, flee and
+        // target forces after the scalar path's leading zero (one +0 is what their
+        // additions do to a -0 component), then the rules; the soft boundary acts
+        // on top of the clamped sum, where the scalar path adds it when nonzero.
         let mut acc = [zero; 3];
         for a in 0..d {
-            acc[a] = (((soft[a] + zero) + sep[a]) + coh[a]) + ali[a];
+            acc[a] = ((zero + sep[a]) + coh[a]) + ali[a];
         }
         let mut accel = clamp(acc, max_force);
+        let soft = ld(&self.soft);
+        let mut walled = F::splat(0.0);
+        for a in 0..d {
+            walled |= soft[a].simd_ne(zero);
+        }
+        for a in 0..d {
+            accel[a] = walled.select(accel[a] + soft[a], accel[a]);
+        }
 
         let smoothing = F::new(self.smoothing);
         let smooth = smoothing.simd_gt(zero);

@@ -102,9 +102,9 @@ fn max_speed(p: &SpeciesParams) -> f32 {
     p.max_speed
 }
 
-/// Every numeric field of [`SpeciesParams`], in declaration order (`combine`, an
-/// enum, is the one field not listed).
-pub const SPECIES_FIELDS: [Field; 23] = [
+/// Every numeric field of [`SpeciesParams`], in declaration order (`steering` and
+/// `combine`, enums, are the fields not listed).
+pub const SPECIES_FIELDS: [Field; 25] = [
     row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
         Some(("perception_radius", perception)),
         "Neighbours closer than this push away, harder the closer they are."),
@@ -129,6 +129,10 @@ pub const SPECIES_FIELDS: [Field; 23] = [
         "Vision cone: a neighbour counts only within half this angle of the heading."),
     row!(jitter, "jitter", "fraction of `max_speed`", closed 0.0, 1.0 closed, true, Rules, None,
         "Random velocity kick each step (seeds suggest ≤ 0.02)."),
+    row!(cruise_speed, "cruise speed", "units/s", closed 0.0, 1e5 closed, false, Rules, None,
+        "Preferred speed boids relax toward along their heading (above `max_speed`: to it); 0 turns it off."),
+    row!(cruise_time, "cruise time s", "s", open 0.0, 60.0 closed, true, Rules, None,
+        "Relaxation time toward the cruise speed: `(cruise − speed) / this` accelerates."),
     row!(smoothing, "smoothing", "—", closed 0.0, 1.0 open, false, Rules, None,
         "Exponential smoothing of the applied steering."),
     row!(obstacle_weight, "obstacle weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
@@ -306,10 +310,10 @@ mod tests {
             assert_eq!((f.get)(&p), 1000.0 + i as f32, "{}", f.key);
         }
         // Every f32 field of the struct is a row: the serialized table has the
-        // rows' keys plus `combine`.
+        // rows' keys plus `steering` and `combine`.
         let t = toml::Table::try_from(SpeciesParams::default()).unwrap();
         let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
-        keys.retain(|k| *k != "combine");
+        keys.retain(|k| *k != "combine" && *k != "steering");
         let rows: Vec<&str> = SPECIES_FIELDS.iter().map(|f| f.key).collect();
         assert_eq!(keys, rows);
     }
@@ -341,7 +345,7 @@ mod tests {
         let documented: Vec<&str> = section
             .lines()
             .skip(2)
-            .filter(|l| !l.starts_with("| `combine`"))
+            .filter(|l| !l.starts_with("| `combine`") && !l.starts_with("| `steering`"))
             .collect();
         let generated: Vec<String> = SPECIES_FIELDS.iter().map(Field::markdown_row).collect();
         assert_eq!(documented, generated);

@@ -3,8 +3,9 @@
 
 use crate::boids::BoidId;
 use crate::boundary::soft_force;
+use crate::params::Steering;
 use crate::pipeline::Pipeline;
-use crate::rules::forces;
+use crate::rules::{cruise, forces};
 use crate::vector::Vector;
 use crate::world::World;
 
@@ -23,14 +24,18 @@ pub struct Inspection<V: Vector> {
     pub velocity: V,
     /// Neighbours it reacts to (within perception, inside the vision cone, not ignored).
     pub neighbours: u32,
-    /// Weighted separation force, units/s².
+    /// Weighted separation force, units/s². Under [`Steering::Directions`] each rule
+    /// gives a direction, not a force: its weighted unit direction times
+    /// `max_force` (the one seek acts on the sum of the directions).
     pub separation: V,
-    /// Weighted alignment force, units/s².
+    /// Weighted alignment force, units/s² (see `separation`).
     pub alignment: V,
-    /// Weighted cohesion force, units/s².
+    /// Weighted cohesion force, units/s² (see `separation`).
     pub cohesion: V,
-    /// Soft-boundary force, units/s².
+    /// Soft-boundary force, units/s² (outside the `max_force` budget).
     pub boundary: V,
+    /// Relaxation toward the cruise speed, units/s² (outside the budget).
+    pub cruise: V,
     /// The acceleration the last step applied (every force combined), units/s².
     pub steering: V,
 }
@@ -47,7 +52,23 @@ impl<V: Vector> World<V> {
         // The step's own kernel on a copy of the state: the same neighbours, the
         // same lane order and the same push between coincident boids.
         let sums = Pipeline::sums_of(&self.boids, &self.context(), i);
-        let [separation, cohesion, alignment] = forces(&sums, vel, p);
+        let [separation, cohesion, alignment] = match p.steering {
+            Steering::Directions => {
+                let dir = |x: V, n: u32, w: f32| {
+                    if n > 0 {
+                        x.normalize_or_zero() * (w * p.max_force)
+                    } else {
+                        V::ZERO
+                    }
+                };
+                [
+                    dir(sums.sep, 1, p.separation_weight),
+                    dir(sums.coh, sums.coh_n, p.cohesion_weight),
+                    dir(sums.ali, sums.ali_n, p.alignment_weight),
+                ]
+            }
+            Steering::PerRule | Steering::Raw => forces(&sums, vel, p),
+        };
         Some(Inspection {
             id,
             species: s,
@@ -58,6 +79,7 @@ impl<V: Vector> World<V> {
             alignment,
             cohesion,
             boundary: soft_force(pos, &self.config),
+            cruise: cruise(vel, p),
             steering: b.steering[i],
         })
     }

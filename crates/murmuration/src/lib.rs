@@ -80,7 +80,7 @@ pub use inspect::Inspection;
 pub use interactions::Event;
 pub use obstacles::{Obstacle, ObstacleSet};
 pub use params::{
-    Boundary, CombineMode, Relation, Relations, SpeciesId, SpeciesParams, WorldConfig,
+    Boundary, CombineMode, Relation, Relations, SpeciesId, SpeciesParams, Steering, WorldConfig,
 };
 pub use paths::Path;
 pub use pipeline::{Pipeline, StepStats};

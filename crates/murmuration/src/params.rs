@@ -23,6 +23,39 @@ pub enum CombineMode {
     Prioritized,
 }
 
+/// How the three rules turn their neighbour sums into steering forces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Steering {
+    /// Each rule seeks its own direction at max speed (`desired − velocity`,
+    /// clamped to `max_force`), then the weighted forces combine (Reynolds'
+    /// steering behaviours, 1999). Three seeks each subtract the velocity, so
+    /// together they brake: flocks cruise below max speed.
+    #[default]
+    PerRule,
+    /// Seed 000's method: the rules' unit directions, weighted and summed, give
+    /// one desired direction, sought once at max speed. Flocks cruise near max speed.
+    Directions,
+    /// Seed 001's method: the raw rule vectors — separation Σ d̂/|d|, alignment
+    /// mean velocity − velocity, cohesion centre − position — weighted and summed
+    /// as accelerations, then combined and smoothed like every force.
+    Raw,
+}
+
+impl Steering {
+    /// Every mode, in the order the panel and the documentation list them.
+    pub const ALL: [Self; 3] = [Self::PerRule, Self::Directions, Self::Raw];
+
+    /// The mode's name in scenario files (`per_rule`, `directions`, `raw`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::PerRule => "per_rule",
+            Self::Directions => "directions",
+            Self::Raw => "raw",
+        }
+    }
+}
+
 /// Parameters of one species. Plain data: a tuning panel binds to the fields directly.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -52,8 +85,17 @@ pub struct SpeciesParams {
     /// Random jitter added to velocity each step, as a fraction of `max_speed`, in [0, 1].
     /// Seeds suggest at most 0.02.
     pub jitter: f32,
+    /// How the rules' sums become steering forces.
+    pub steering: Steering,
     /// How rule forces combine.
     pub combine: CombineMode,
+    /// Preferred speed, units/s, in [0, 1e5]; 0 turns it off (above `max_speed`
+    /// the speed clamp wins: a slider moving `max_speed` below it stays valid). Boids relax
+    /// toward it along their heading (as birds and fish hold a cruising speed)
+    /// with an acceleration `(cruise_speed − speed) / cruise_time`.
+    pub cruise_speed: f32,
+    /// Relaxation time toward the cruising speed, seconds, in (0, 60].
+    pub cruise_time: f32,
     /// Exponential smoothing of the final steering, in [0, 1): the applied
     /// acceleration is `s·previous + (1−s)·new`. 0 disables smoothing.
     pub smoothing: f32,
@@ -102,7 +144,10 @@ impl Default for SpeciesParams {
             max_force: 0.5,
             fov_degrees: 360.0,
             jitter: 0.0,
+            steering: Steering::PerRule,
             combine: CombineMode::WeightedSum,
+            cruise_speed: 0.0,
+            cruise_time: 1.0,
             smoothing: 0.0,
             obstacle_weight: 3.0,
             obstacle_lookahead: 1.0,

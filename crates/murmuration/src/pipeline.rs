@@ -15,7 +15,7 @@ use crate::context::StepContext;
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
-use crate::params::{CombineMode, SpeciesParams};
+use crate::params::{CombineMode, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
 use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
 use crate::vector::Vector;
@@ -253,10 +253,11 @@ impl<V: Vector> Pipeline<V> {
                 && ctx.attractors.is_empty()
                 && ctx.pulses.is_empty()
                 && ctx.paths.is_empty()
-                && ctx
-                    .species
-                    .iter()
-                    .all(|p| p.combine == CombineMode::WeightedSum),
+                && ctx.species.iter().all(|p| {
+                    p.combine == CombineMode::WeightedSum
+                        && p.steering == Steering::PerRule
+                        && p.cruise_speed == 0.0
+                }),
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::obstacles::contact_skin(ctx.species),
         }

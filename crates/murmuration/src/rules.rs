@@ -4,7 +4,7 @@
 //! A model plugs in as a pair (neighbour accumulation, force from the sums); other
 //! research models (Vicsek, Couzin zones) fit the same shape with their own sums.
 
-use crate::params::{CombineMode, SpeciesParams};
+use crate::params::{CombineMode, SpeciesParams, Steering};
 use crate::vector::Vector;
 
 /// Per-species constants derived once per step from [`SpeciesParams`]: the one
@@ -80,27 +80,72 @@ pub(crate) fn seek<V: Vector>(direction: V, v: V, p: &SpeciesParams) -> V {
     (dir * p.max_speed - v).clamp_length_max(p.max_force)
 }
 
-/// The rule forces of one boid, in priority order (highest first), already weighted.
+/// The rule forces of one boid, in priority order (highest first), already weighted,
+/// as the species' [`Steering`] method makes them.
 #[inline(always)]
 pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] {
-    let sep = seek(s.sep, v, p) * p.separation_weight;
-    let coh = if s.coh_n > 0 {
-        seek(s.coh, v, p) * p.cohesion_weight
-    } else {
-        V::ZERO
-    };
-    let ali = if s.ali_n > 0 {
-        // Mean velocity direction; when neighbours' velocities cancel, there is
-        // nothing to align with.
-        seek(s.ali, v, p) * p.alignment_weight
-    } else {
-        V::ZERO
-    };
-    [sep, coh, ali]
+    match p.steering {
+        Steering::PerRule => {
+            let sep = seek(s.sep, v, p) * p.separation_weight;
+            let coh = if s.coh_n > 0 {
+                seek(s.coh, v, p) * p.cohesion_weight
+            } else {
+                V::ZERO
+            };
+            let ali = if s.ali_n > 0 {
+                // Mean velocity direction; when neighbours' velocities cancel, there is
+                // nothing to align with.
+                seek(s.ali, v, p) * p.alignment_weight
+            } else {
+                V::ZERO
+            };
+            [sep, coh, ali]
+        }
+        Steering::Directions => {
+            // Seed 000: weighted unit directions, one desired direction, one seek.
+            let mut dir = s.sep.normalize_or_zero() * p.separation_weight;
+            if s.ali_n > 0 {
+                dir += s.ali.normalize_or_zero() * p.alignment_weight;
+            }
+            if s.coh_n > 0 {
+                dir += s.coh.normalize_or_zero() * p.cohesion_weight;
+            }
+            [seek(dir, v, p), V::ZERO, V::ZERO]
+        }
+        Steering::Raw => {
+            // Seed 001: the rule vectors themselves, weighted.
+            let sep = s.sep * p.separation_weight;
+            let coh = if s.coh_n > 0 {
+                s.coh * (p.cohesion_weight / s.coh_n as f32)
+            } else {
+                V::ZERO
+            };
+            let ali = if s.ali_n > 0 {
+                (s.ali * (1.0 / s.ali_n as f32) - v) * p.alignment_weight
+            } else {
+                V::ZERO
+            };
+            [sep, coh, ali]
+        }
+    }
 }
 
-/// Combines forces given in priority order (highest first: boundary, obstacle
-/// avoidance, then the rules) into one acceleration with magnitude at most
+/// The cruise-speed relaxation: `(cruise_speed − |v|) / cruise_time` along the
+/// heading; zero when the species has no cruising speed or the boid is at rest.
+#[inline(always)]
+pub(crate) fn cruise<V: Vector>(v: V, p: &SpeciesParams) -> V {
+    if p.cruise_speed <= 0.0 {
+        return V::ZERO;
+    }
+    let speed = v.length();
+    if speed <= 1e-12 {
+        return V::ZERO;
+    }
+    v * ((p.cruise_speed - speed) / (p.cruise_time * speed))
+}
+
+/// Combines forces given in priority order (highest first: obstacle avoidance,
+/// pulses, flight, targets, then the rules) into one acceleration with magnitude at most
 /// `max_force`. Zero forces change nothing, bit for bit.
 #[inline(always)]
 pub(crate) fn combine<V: Vector>(forces: &[V], p: &SpeciesParams) -> V {
@@ -171,6 +216,70 @@ mod tests {
             w.x < 0.0,
             "weighted sum lets the big low-priority force win"
         );
+    }
+
+    /// Each steering method turns the same sums into its documented forces.
+    #[test]
+    fn steering_methods_make_their_documented_forces() {
+        let s = Sums {
+            sep: Vec2::new(4.0, 0.0),
+            ali: Vec2::new(0.0, 6.0),
+            ali_n: 2,
+            coh: Vec2::new(-2.0, 2.0),
+            coh_n: 2,
+            neighbours: 2,
+        };
+        let v = Vec2::new(1.0, 0.0);
+        let p = SpeciesParams {
+            max_speed: 2.0,
+            max_force: 100.0,
+            separation_weight: 2.0,
+            alignment_weight: 1.0,
+            cohesion_weight: 0.5,
+            ..SpeciesParams::default()
+        };
+        let near = |a: Vec2, b: Vec2| (a - b).length() < 1e-5;
+        // Per rule: three seeks at max speed, weighted.
+        let [sep, coh, ali] = forces(&s, v, &p);
+        assert!(near(sep, Vec2::new(2.0, 0.0)), "{sep}");
+        assert!(near(ali, Vec2::new(-1.0, 2.0)), "{ali}");
+        let c = (Vec2::new(-1.0, 1.0).normalize() * 2.0 - v) * 0.5;
+        assert!(near(coh, c), "{coh}");
+        // Directions: one seek toward the weighted sum of unit directions.
+        let dirs = SpeciesParams {
+            steering: Steering::Directions,
+            ..p
+        };
+        let d = Vec2::new(2.0, 0.0) + Vec2::new(0.0, 1.0) + Vec2::new(-1.0, 1.0).normalize() * 0.5;
+        let [one, zero_a, zero_b] = forces(&s, v, &dirs);
+        assert!(near(one, d.normalize() * 2.0 - v), "{one}");
+        assert_eq!((zero_a, zero_b), (Vec2::ZERO, Vec2::ZERO));
+        // Raw: the vectors themselves (mean offset, mean velocity − velocity).
+        let raw = SpeciesParams {
+            steering: Steering::Raw,
+            ..p
+        };
+        let [sep, coh, ali] = forces(&s, v, &raw);
+        assert!(near(sep, Vec2::new(8.0, 0.0)), "{sep}");
+        assert!(near(coh, Vec2::new(-0.5, 0.5)), "{coh}");
+        assert!(near(ali, Vec2::new(-1.0, 3.0)), "{ali}");
+    }
+
+    #[test]
+    fn cruise_relaxes_speed_along_the_heading() {
+        let p = SpeciesParams {
+            cruise_speed: 2.0,
+            cruise_time: 0.5,
+            ..SpeciesParams::default()
+        };
+        assert_eq!(cruise(Vec2::new(0.0, 1.0), &p), Vec2::new(0.0, 2.0));
+        assert_eq!(cruise(Vec2::new(3.0, 0.0), &p), Vec2::new(-2.0, 0.0));
+        assert_eq!(cruise(Vec2::ZERO, &p), Vec2::ZERO);
+        let off = SpeciesParams {
+            cruise_speed: 0.0,
+            ..p
+        };
+        assert_eq!(cruise(Vec2::new(3.0, 0.0), &off), Vec2::ZERO);
     }
 
     #[test]

@@ -305,19 +305,20 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp);
     let (avoid, near_obstacle) = obstacle_steering(env, f, sp);
     let (pulse, target, flee) = entity_steering(env, f, si, sp);
-    // Priority order: boundary, obstacle, pulse, flee, target (and chase),
-    // separation, cohesion, alignment.
-    let forces = [
-        soft_force(f.pos, cfg),
-        avoid,
-        pulse,
-        flee,
-        target,
-        sep,
-        coh,
-        ali,
-    ];
+    // Priority order: obstacle, pulse, flee, target (and chase), separation,
+    // cohesion, alignment. The leading zero stands where the soft boundary was
+    // budgeted before it acted outside the budget: worlds without one keep their bits.
+    let forces = [V::ZERO, avoid, pulse, flee, target, sep, coh, ali];
     let mut a = rules::combine(&forces, sp);
+    // Walls hold: the soft boundary acts on top of the steering budget, so no
+    // flocking force can starve it.
+    let wall = soft_force(f.pos, cfg);
+    if wall != V::ZERO {
+        a += wall;
+    }
+    if sp.cruise_speed > 0.0 {
+        a += rules::cruise(f.vel, sp);
+    }
     if sp.smoothing > 0.0 {
         a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
     }

@@ -23,8 +23,12 @@ fn check<V: Vector>(size: V, boundary: Boundary, fov: f32) {
         let mut next = w.clone();
         next.step();
         let after = next.inspect(id).unwrap();
-        let combined = (before.boundary + before.separation + before.cohesion + before.alignment)
-            .clamp_length_max(p.max_force);
+        // The rules within the max-force budget; the wall on top of it.
+        let mut combined =
+            (before.separation + before.cohesion + before.alignment).clamp_length_max(p.max_force);
+        if before.boundary != V::ZERO {
+            combined += before.boundary;
+        }
         // The step's own kernel: the same sums, so the same bits.
         assert_eq!(
             combined.to_array3(),

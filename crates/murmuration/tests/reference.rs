@@ -7,7 +7,9 @@ mod common;
 use murmuration::{Spawn, SpeciesId};
 
 use murmuration::glam::{Vec2, Vec3};
-use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, Vector, World, WorldConfig};
+use murmuration::{
+    Boundary, CombineMode, Relation, SpeciesParams, Steering, Vector, World, WorldConfig,
+};
 use proptest::prelude::*;
 
 /// Velocity tolerance, units/s: f32 rounding of a different summation order,
@@ -43,7 +45,22 @@ fn boundary_from(k: u8, side: f32) -> Boundary {
 }
 
 fn species_from(fov: f32, prioritized: bool, smoothing: f32, sep: f32) -> SpeciesParams {
+    steered(fov, prioritized, smoothing, sep, 0, false)
+}
+
+/// A species with steering method `mode % 3` and, with `cruise`, a cruising speed.
+fn steered(
+    fov: f32,
+    prioritized: bool,
+    smoothing: f32,
+    sep: f32,
+    mode: u8,
+    cruise: bool,
+) -> SpeciesParams {
     SpeciesParams {
+        steering: Steering::ALL[mode as usize % 3],
+        cruise_speed: if cruise { 0.7 } else { 0.0 },
+        cruise_time: 0.5,
         fov_degrees: fov,
         combine: if prioritized {
             CombineMode::Prioritized
@@ -87,8 +104,8 @@ proptest! {
     #[test]
     fn step_2d_matches_reference(n in 2u64..400, side in 2.0f32..14.0, k: u8, seed in 0u64..1000,
                                  fov in 60.0f32..360.0, pri: bool, smooth in 0.0f32..0.9,
-                                 sep in 0.1f32..0.9, rel: (u8, u8)) {
-        let a = species_from(fov, pri, smooth, sep);
+                                 sep in 0.1f32..0.9, rel: (u8, u8), mode: u8, cruise: bool) {
+        let a = steered(fov, pri, smooth, sep, mode, cruise);
         let b = species_from(360.0, !pri, 0.0, 0.5);
         compare(world::<Vec2>(n, side, k, seed, a, b, rel), 3);
     }
@@ -96,8 +113,8 @@ proptest! {
     #[test]
     fn step_3d_matches_reference(n in 2u64..400, side in 2.0f32..8.0, k: u8, seed in 0u64..1000,
                                  fov in 60.0f32..360.0, pri: bool, smooth in 0.0f32..0.9,
-                                 sep in 0.1f32..0.9, rel: (u8, u8)) {
-        let a = species_from(fov, pri, smooth, sep);
+                                 sep in 0.1f32..0.9, rel: (u8, u8), mode: u8, cruise: bool) {
+        let a = steered(fov, pri, smooth, sep, mode, cruise);
         let b = species_from(360.0, !pri, 0.0, 0.5);
         compare(world::<Vec3>(n, side, k, seed, a, b, rel), 3);
     }

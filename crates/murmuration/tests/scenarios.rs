@@ -30,7 +30,7 @@ steps = 50
 
 [world]
 size = [40, 30]
-boundary = { kind = "soft", margin = 2.0, strength = 5.0 }
+boundary = { kind = "soft", margin = 2.0, strength = 8.0 }
 seed = 7
 
 [species.fish]
@@ -276,7 +276,7 @@ fn world_and_dimension_errors() {
     let t = GOOD.replace("margin = 2.0", "margin = 50.0");
     assert_err(&t, 7, 38, "world.boundary.margin = 50 is out of range");
     let t = GOOD.replace(
-        "boundary = { kind = \"soft\", margin = 2.0, strength = 5.0 }",
+        "boundary = { kind = \"soft\", margin = 2.0, strength = 8.0 }",
         "boundary = \"bouncy\"",
     );
     assert_err(&t, 7, 12, "unknown variant `bouncy`");

@@ -6,7 +6,7 @@ use super::sim::{HISTORY, Sim};
 use crate::presets::PRESETS;
 use egui::{Color32, RichText, Slider, Ui};
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS};
-use murmuration::{Boundary, CombineMode, SpeciesParams};
+use murmuration::{Boundary, CombineMode, SpeciesParams, Steering};
 use murmuration_render::{ColourMode, RenderSettings};
 
 /// What the panel asks the window to do after it is drawn.
@@ -413,10 +413,18 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
     group(ui, p, FieldGroup::Rules);
     let mut combine_changed = false;
     ui.horizontal(|ui| {
+        let before = p.steering;
+        ui.label("steering");
+        for mode in Steering::ALL {
+            ui.radio_value(&mut p.steering, mode, mode.key().replace('_', " "));
+        }
+        combine_changed |= before != p.steering;
+    });
+    ui.horizontal(|ui| {
         let before = p.combine;
         ui.radio_value(&mut p.combine, CombineMode::WeightedSum, "weighted sum");
         ui.radio_value(&mut p.combine, CombineMode::Prioritized, "prioritized");
-        combine_changed = before != p.combine;
+        combine_changed |= before != p.combine;
     });
     ui.collapsing("behaviours", |ui| group(ui, p, FieldGroup::Behaviours));
     changed | combine_changed

@@ -23,6 +23,8 @@ const RELATION_FLOCK: u32 = 0u;
 const RELATION_SEPARATE: u32 = 1u;
 const RELATION_IGNORE: u32 = 2u;
 const COMBINE_PRIORITIZED: u32 = 1u;
+const STEERING_DIRECTIONS: u32 = 1u;
+const STEERING_RAW: u32 = 2u;
 
 struct Sim {
     n: u32,
@@ -65,9 +67,9 @@ struct Species {
     smoothing: f32,
     combine: u32,
     has_fov: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    steering: u32,
+    cruise_speed: f32,
+    cruise_time: f32,
 }
 
 @group(0) @binding(0) var<uniform> sim: Sim;
@@ -330,14 +332,64 @@ fn soft_force(p: V) -> V {
     return f;
 }
 
-fn combine(boundary: V, sep: V, coh: V, ali: V, sp: Species) -> V {
-    if sp.combine != COMBINE_PRIORITIZED {
-        return clamp_length_max(boundary + sep + coh + ali, sp.max_force);
+// The rule forces (separation, cohesion, alignment) by the species' steering
+// method (the core's `rules::forces`).
+fn rule_forces(s: Sums, v: V, sp: Species) -> array<V, 3> {
+    if sp.steering == STEERING_DIRECTIONS {
+        var dir = normalize_or_zero(s.sep) * sp.w_sep;
+        if s.ali_n > 0u {
+            dir += normalize_or_zero(s.ali) * sp.w_ali;
+        }
+        if s.coh_n > 0u {
+            dir += normalize_or_zero(s.coh) * sp.w_coh;
+        }
+        return array<V, 3>(seek(dir, v, sp), V(0.0), V(0.0));
     }
-    var f = array<V, 4>(boundary, sep, coh, ali);
+    if sp.steering == STEERING_RAW {
+        var coh = V(0.0);
+        if s.coh_n > 0u {
+            coh = s.coh * (sp.w_coh / f32(s.coh_n));
+        }
+        var ali = V(0.0);
+        if s.ali_n > 0u {
+            ali = (s.ali * (1.0 / f32(s.ali_n)) - v) * sp.w_ali;
+        }
+        return array<V, 3>(s.sep * sp.w_sep, coh, ali);
+    }
+    let sep = seek(s.sep, v, sp) * sp.w_sep;
+    var coh = V(0.0);
+    if s.coh_n > 0u {
+        coh = seek(s.coh, v, sp) * sp.w_coh;
+    }
+    var ali = V(0.0);
+    if s.ali_n > 0u {
+        ali = seek(s.ali, v, sp) * sp.w_ali;
+    }
+    return array<V, 3>(sep, coh, ali);
+}
+
+// Relaxation toward the cruise speed along the heading (the core's `rules::cruise`).
+fn cruise(v: V, sp: Species) -> V {
+    if sp.cruise_speed <= 0.0 {
+        return V(0.0);
+    }
+    let speed = length(v);
+    if speed <= 1e-12 {
+        return V(0.0);
+    }
+    return v * ((sp.cruise_speed - speed) / (sp.cruise_time * speed));
+}
+
+// The rule forces combined within the max-force budget (the soft boundary acts
+// outside it).
+fn combine(sep: V, coh: V, ali: V, sp: Species) -> V {
+    if sp.combine != COMBINE_PRIORITIZED {
+        return clamp_length_max(sep + coh + ali, sp.max_force);
+    }
+    var f = array<V, 3>(sep, coh, ali);
     var left = sp.max_force;
     var acc = V(0.0);
-    for (var k = 0u; k < 4u; k++) {
+    for (var k = 0u; k < 3u; k++) {
         let m = length(f[k]);
         if m <= left {
             acc += f[k];
@@ -630,16 +682,8 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         nb = s.neighbours;
         cand = s.candidates;
 
-        let f_sep = seek(s.sep, v, sp) * sp.w_sep;
-        var f_coh = V(0.0);
-        if s.coh_n > 0u {
-            f_coh = seek(s.coh, v, sp) * sp.w_coh;
-        }
-        var f_ali = V(0.0);
-        if s.ali_n > 0u {
-            f_ali = seek(s.ali, v, sp) * sp.w_ali;
-        }
-        var a = combine(soft_force(p), f_sep, f_coh, f_ali, sp);
+        let f = rule_forces(s, v, sp);
+        var a = combine(f[0], f[1], f[2], sp) + soft_force(p) + cruise(v, sp);
         if sp.smoothing > 0.0 {
             a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
         }

@@ -1,6 +1,7 @@
 //! Warnings for valid scenarios that are probably not what was meant: a grid cell
 //! far from a species' perception, steps longer than an obstacle is thick,
-//! separation as wide as perception, zones no boid can reach.
+//! separation as wide as perception, soft walls too weak to hold, zones no boid
+//! can reach.
 
 use super::{Plan, Scenario};
 use crate::obstacles::Obstacle;
@@ -89,6 +90,30 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
                     names[i], p.separation_radius
                 ),
             );
+        }
+    }
+
+    // A soft wall too weak to turn a full-speed boid within its margin: the push
+    // grows linearly into the band (a spring of stiffness k = strength / margin)
+    // while the whole steering budget may pull outward (max_force f), so a boid
+    // arriving at speed v reaches depth (f + sqrt(f² + k v²)) / k, which stays
+    // within the margin when strength ≥ v² / margin + 2 f.
+    if let Boundary::Soft { margin, strength } = world.config().boundary {
+        for (i, p) in species.iter().enumerate() {
+            let (v, f) = (p.max_speed, p.max_force);
+            let needed = v * v / margin + 2.0 * f;
+            if plan.spawns[i].count > 0 && strength < needed {
+                let k = strength / margin;
+                let depth = (f + (f * f + k * v * v).sqrt()) / k;
+                warn(
+                    "world.boundary.strength".into(),
+                    format!(
+                        "world.boundary.strength = {strength} cannot turn species.{} around within the {margin}-unit margin at its max speed {v}: it can reach {:.2} units past the face; use strength >= {needed:.3} (max_speed² / margin + 2 max_force) or a wider margin",
+                        names[i],
+                        depth - margin
+                    ),
+                );
+            }
         }
     }
 

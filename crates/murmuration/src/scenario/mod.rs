@@ -25,12 +25,14 @@
 //! assert!(e.starts_with("fish.toml:9:21: species.fish.separation_radius = 2"), "{e}");
 //! ```
 
+mod expect;
 mod export;
 mod lint;
 mod location;
 mod spec;
 pub mod styles;
 
+pub use expect::{Band, Expectations, Verdict};
 pub use export::to_toml;
 pub use lint::Lint;
 
@@ -110,6 +112,7 @@ pub struct Scenario {
     steps: Option<u64>,
     seed: u64,
     species: Vec<(String, u64)>,
+    expect: Option<Expectations>,
 }
 
 /// A world with its entities but no boids yet, and what to spawn.
@@ -163,6 +166,7 @@ impl Scenario {
             steps: None,
             seed: 1,
             species: Vec::new(),
+            expect: None,
         };
         if text.len() > MAX_SCENARIO_BYTES {
             return Err(s.error_at(
@@ -272,6 +276,10 @@ impl Scenario {
             ));
         }
         self.steps = doc.steps;
+        if let Some(t) = &doc.expect {
+            let e = Expectations::from_table(t).map_err(|(field, m)| self.error_at(&field, m))?;
+            self.expect = Some(e);
+        }
         self.seed = plan.world.config().seed;
         self.species = plan
             .spawns
@@ -279,6 +287,11 @@ impl Scenario {
             .map(|s| (s.name.clone(), s.count))
             .collect();
         Ok(())
+    }
+
+    /// What the scenario should look like in numbers (its `[expect]` bands), if it says.
+    pub fn expectations(&self) -> Option<&Expectations> {
+        self.expect.as_ref()
     }
 
     /// The scenario's `name` (empty when it has none).

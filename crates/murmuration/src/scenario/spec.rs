@@ -43,6 +43,9 @@ pub(crate) struct Doc<V: Vector> {
     pub paths: Vec<PathSpec<V>>,
     #[serde(default)]
     pub zones: Vec<ZoneSpec<V>>,
+    /// `[expect]`: metric bands, read by [`super::Expectations::from_table`].
+    #[serde(default)]
+    pub expect: Option<toml::Table>,
 }
 
 /// `[world]`: the box, boundary, time step, seed.

@@ -5,7 +5,9 @@
 use murmuration::{Spawn, SpeciesId};
 
 use murmuration::glam::{Vec2, Vec3};
-use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, Vector, World, WorldConfig};
+use murmuration::{
+    Boundary, CombineMode, Relation, SpeciesParams, Steering, Vector, World, WorldConfig,
+};
 
 /// Nearest-image offset from `a` to `b`.
 pub fn offset<V: Vector>(a: V, b: V, cfg: &WorldConfig<V>) -> V {
@@ -78,17 +80,47 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
             }
         }
         let v = vel[i];
-        let f_sep = seek(sep, v, &p) * p.separation_weight;
-        let f_coh = if nc > 0 {
-            seek(coh, v, &p) * p.cohesion_weight
-        } else {
-            V::ZERO
+        // The documented steering methods (docs/SCENARIOS.md, "Steering methods").
+        let unit = |x: V| x.normalize_or_zero();
+        let [f_sep, f_coh, f_ali] = match p.steering {
+            Steering::PerRule => [
+                seek(sep, v, &p) * p.separation_weight,
+                if nc > 0 {
+                    seek(coh, v, &p) * p.cohesion_weight
+                } else {
+                    V::ZERO
+                },
+                if na > 0 {
+                    seek(ali, v, &p) * p.alignment_weight
+                } else {
+                    V::ZERO
+                },
+            ],
+            Steering::Directions => {
+                let mut dir = unit(sep) * p.separation_weight;
+                if na > 0 {
+                    dir += unit(ali) * p.alignment_weight;
+                }
+                if nc > 0 {
+                    dir += unit(coh) * p.cohesion_weight;
+                }
+                [seek(dir, v, &p), V::ZERO, V::ZERO]
+            }
+            Steering::Raw => [
+                sep * p.separation_weight,
+                if nc > 0 {
+                    coh * (p.cohesion_weight / nc as f32)
+                } else {
+                    V::ZERO
+                },
+                if na > 0 {
+                    (ali * (1.0 / na as f32) - v) * p.alignment_weight
+                } else {
+                    V::ZERO
+                },
+            ],
         };
-        let f_ali = if na > 0 {
-            seek(ali, v, &p) * p.alignment_weight
-        } else {
-            V::ZERO
-        };
+        // The soft wall acts on top of the steering budget.
         let mut wall = V::ZERO;
         if let Boundary::Soft { margin, strength } = cfg.boundary {
             for a in 0..V::DIM {
@@ -102,14 +134,19 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
                 }
             }
         }
+        // Cruise: relax toward the cruise speed along the heading.
+        let speed = v.length();
+        let cruise = if p.cruise_speed > 0.0 && speed > 1e-12 {
+            v * ((p.cruise_speed - speed) / (p.cruise_time * speed))
+        } else {
+            V::ZERO
+        };
         let mut acc = match p.combine {
-            CombineMode::WeightedSum => {
-                (wall + f_sep + f_coh + f_ali).clamp_length_max(p.max_force)
-            }
+            CombineMode::WeightedSum => (f_sep + f_coh + f_ali).clamp_length_max(p.max_force),
             CombineMode::Prioritized => {
                 let mut left = p.max_force;
                 let mut acc = V::ZERO;
-                for f in [wall, f_sep, f_coh, f_ali] {
+                for f in [f_sep, f_coh, f_ali] {
                     let m = f.length();
                     if m <= left {
                         acc += f;
@@ -123,7 +160,8 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
                 }
                 acc
             }
-        };
+        } + wall
+            + cruise;
         if p.smoothing > 0.0 {
             acc = steer[i] * p.smoothing + acc * (1.0 - p.smoothing);
         }
