@@ -318,6 +318,15 @@ mod tests {
         assert_eq!(keys, rows);
     }
 
+    /// `Steering::key` is the name serde reads and writes, for every mode.
+    #[test]
+    fn steering_keys_are_the_scenario_names() {
+        for mode in crate::params::Steering::ALL {
+            let v = toml::Value::try_from(mode).unwrap();
+            assert_eq!(v.as_str(), Some(mode.key()));
+        }
+    }
+
     #[test]
     fn ranges_hold_their_ends_as_written() {
         let r = species_field("separation_radius").unwrap();

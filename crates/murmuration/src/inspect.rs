@@ -5,7 +5,7 @@ use crate::boids::BoidId;
 use crate::boundary::soft_force;
 use crate::params::Steering;
 use crate::pipeline::Pipeline;
-use crate::rules::{cruise, forces};
+use crate::rules::{cruise, directions, forces};
 use crate::vector::Vector;
 use crate::world::World;
 
@@ -53,20 +53,7 @@ impl<V: Vector> World<V> {
         // same lane order and the same push between coincident boids.
         let sums = Pipeline::sums_of(&self.boids, &self.context(), i);
         let [separation, cohesion, alignment] = match p.steering {
-            Steering::Directions => {
-                let dir = |x: V, n: u32, w: f32| {
-                    if n > 0 {
-                        x.normalize_or_zero() * (w * p.max_force)
-                    } else {
-                        V::ZERO
-                    }
-                };
-                [
-                    dir(sums.sep, 1, p.separation_weight),
-                    dir(sums.coh, sums.coh_n, p.cohesion_weight),
-                    dir(sums.ali, sums.ali_n, p.alignment_weight),
-                ]
-            }
+            Steering::Directions => directions(&sums, p).map(|d| d * p.max_force),
             Steering::PerRule | Steering::Raw => forces(&sums, vel, p),
         };
         Some(Inspection {

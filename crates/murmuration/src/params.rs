@@ -89,10 +89,10 @@ pub struct SpeciesParams {
     pub steering: Steering,
     /// How rule forces combine.
     pub combine: CombineMode,
-    /// Preferred speed, units/s, in [0, 1e5]; 0 turns it off (above `max_speed`
-    /// the speed clamp wins: a slider moving `max_speed` below it stays valid). Boids relax
-    /// toward it along their heading (as birds and fish hold a cruising speed)
-    /// with an acceleration `(cruise_speed − speed) / cruise_time`.
+    /// Preferred speed, units/s, in [0, 1e5]; 0 turns it off. Boids relax toward
+    /// it along their heading (as birds and fish hold a cruising speed) with an
+    /// acceleration `(cruise_speed − speed) / cruise_time`. Above `max_speed` the
+    /// speed clamp wins, so lowering `max_speed` below it stays valid.
     pub cruise_speed: f32,
     /// Relaxation time toward the cruising speed, seconds, in (0, 60].
     pub cruise_time: f32,

@@ -103,12 +103,13 @@ pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] 
         }
         Steering::Directions => {
             // Seed 000: weighted unit directions, one desired direction, one seek.
-            let mut dir = s.sep.normalize_or_zero() * p.separation_weight;
+            let [sep, coh, ali] = directions(s, p);
+            let mut dir = sep;
             if s.ali_n > 0 {
-                dir += s.ali.normalize_or_zero() * p.alignment_weight;
+                dir += ali;
             }
             if s.coh_n > 0 {
-                dir += s.coh.normalize_or_zero() * p.cohesion_weight;
+                dir += coh;
             }
             [seek(dir, v, p), V::ZERO, V::ZERO]
         }
@@ -128,6 +129,25 @@ pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] 
             [sep, coh, ali]
         }
     }
+}
+
+/// Seed 000's weighted unit directions of separation, cohesion and alignment
+/// (zero for a rule without neighbours): what [`Steering::Directions`] sums and
+/// seeks once.
+#[inline(always)]
+pub(crate) fn directions<V: Vector>(s: &Sums<V>, p: &SpeciesParams) -> [V; 3] {
+    let unit = |x: V, n: u32, w: f32| {
+        if n > 0 {
+            x.normalize_or_zero() * w
+        } else {
+            V::ZERO
+        }
+    };
+    [
+        s.sep.normalize_or_zero() * p.separation_weight,
+        unit(s.coh, s.coh_n, p.cohesion_weight),
+        unit(s.ali, s.ali_n, p.alignment_weight),
+    ]
 }
 
 /// The cruise-speed relaxation: `(cruise_speed − |v|) / cruise_time` along the
