@@ -12,8 +12,9 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, ImageEncoder, RgbaImage};
-use murmuration::World;
+use murmuration::glam::Vec3;
 use murmuration::scenario::{AnyWorld, Override};
+use murmuration::{Vector, World};
 use murmuration_gpu::{GpuVector, Simulation};
 use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
 use std::path::{Path, PathBuf};
@@ -62,12 +63,16 @@ pub struct RenderArgs {
     /// Trail length in frames (0: none).
     #[arg(long, default_value_t = 0)]
     pub trails: u32,
-    /// Keep the flock's centroid in the middle of the picture.
+    /// Frame the flock, not the box: the camera centres on the flock's bulk
+    /// and zooms to hold 96 % of its boids on every axis, easing between frames.
     #[arg(long)]
     pub follow: bool,
     /// Zoom factor (2 shows half the width).
     #[arg(long, default_value_t = 1.0)]
     pub zoom: f32,
+    /// Drawn length of a boid, units (0: from the separation radius and the box).
+    #[arg(long, default_value_t = 0.0)]
+    pub boid_size: f32,
     /// 3D camera angles in degrees: YAW,PITCH.
     #[arg(long, value_name = "YAW,PITCH", value_parser = parse_angles)]
     pub orbit: Option<(f32, f32)>,
@@ -161,6 +166,12 @@ pub fn run(args: &RenderArgs) -> Result<()> {
             "--frames and --stride must be at least 1, --fps in [1, 100]",
         ));
     }
+    if !(args.boid_size.is_finite() && args.boid_size >= 0.0) {
+        return Err(invalid(format!(
+            "--boid-size {} must be 0 (automatic) or positive",
+            args.boid_size
+        )));
+    }
     if !(args.zoom.is_finite() && args.zoom > 0.0) {
         return Err(invalid(format!("--zoom {} must be positive", args.zoom)));
     }
@@ -192,6 +203,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         },
         bloom: !args.no_bloom,
         trails: args.trails.min(64),
+        boid_size: args.boid_size,
         ..RenderSettings::default()
     };
     let name = presets::label(&scenario);
@@ -257,6 +269,29 @@ fn update_scene<V: GpuVector>(
     Ok(())
 }
 
+/// The box a following camera frames: centred on the flock's per-axis median
+/// (its bulk, not the midpoint of a trailing tail) and reaching the 2nd and 98th
+/// percentiles on every axis (a few stragglers do not zoom the picture out),
+/// scaled by `scale` about its centre.
+fn flock_extent<V: Vector>(positions: &[V], scale: f32) -> (Vec3, Vec3) {
+    let (mut centre, mut half) = (Vec3::ZERO, Vec3::ZERO);
+    if positions.is_empty() {
+        return (centre, centre);
+    }
+    let mut axis = Vec::with_capacity(positions.len());
+    let n = positions.len();
+    let (a, m, b) = ((n - 1) * 2 / 100, (n - 1) / 2, (n - 1) * 98 / 100);
+    for d in 0..V::DIM {
+        axis.clear();
+        axis.extend(positions.iter().map(|p| p.get(d)));
+        let mut at = |k: usize| *axis.select_nth_unstable_by(k, f32::total_cmp).1;
+        let (low, mid, high) = (at(a), at(m), at(b));
+        centre[d] = mid;
+        half[d] = (high - mid).max(mid - low) * scale;
+    }
+    (centre - half, centre + half)
+}
+
 /// Steps and draws every frame, writing them as they come; returns the count.
 fn draw<V: GpuVector>(
     world: World<V>,
@@ -320,7 +355,10 @@ fn draw<V: GpuVector>(
             update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
         }
         if args.follow {
-            camera.set_target(scene.centroid);
+            let (lo, hi) = flock_extent(sim.world()?.positions(), 1.0 / args.zoom);
+            // The first frame jumps there; later ones ease in.
+            let blend = if f == 0 { 1.0 } else { 0.2 };
+            camera.frame(lo, hi, w as f32 / h as f32, blend);
         }
         last = out.render(&scene, &camera, settings)?;
         // Steps, scene, drawing and the read-back (which waits for the GPU);

@@ -189,6 +189,9 @@ fn run_world<V: GpuVector>(
         Boundary::Soft { margin, strength } => {
             format!("soft (margin {margin}, strength {strength})")
         }
+        Boundary::Roost { margin, strength } => {
+            format!("roost (margin {margin}, strength {strength})")
+        }
     };
     outln!(
         "scenario: {label} ({}D, {} boids, {} species, {boundary} boundary, seed {}), {steps} steps on {engine}",

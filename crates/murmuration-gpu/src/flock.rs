@@ -5,7 +5,7 @@ use crate::device::{Gpu, STORAGE_BUFFERS};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
-use murmuration::{BoidId, SpeciesParams, World};
+use murmuration::{BoidId, Boundary, SpeciesParams, World};
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
 
@@ -749,6 +749,19 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
     if let Some(r) = world.relations().table.iter().find(|r| r.indexes_target()) {
         return Err(GpuError::Unsupported(format!(
             "the species relation {r:?} (flee, chase and follow)"
+        )));
+    }
+    if let Boundary::Roost { .. } = world.config().boundary {
+        return Err(GpuError::Unsupported("the roost boundary".into()));
+    }
+    if let Some(p) = world
+        .species()
+        .iter()
+        .find(|p| p.topological_neighbours > 0)
+    {
+        return Err(GpuError::Unsupported(format!(
+            "topological neighbours (topological_neighbours = {})",
+            p.topological_neighbours
         )));
     }
     // Behaviours the GPU step does not have yet (issue 3 adds them on the CPU).

@@ -190,7 +190,8 @@ fn plan_with_span<V: GpuVector>(world: &World<V>, span: u32) -> SimUniform {
         Boundary::Wrap => (0, 1.0, 0.0),
         Boundary::Soft { margin, strength } => (1, margin, strength),
         Boundary::Reflect => (2, 1.0, 0.0),
-        Boundary::Unbounded => (3, 1.0, 0.0),
+        // Refused before upload (`check_supported`); never reaches the shader.
+        Boundary::Unbounded | Boundary::Roost { .. } => (3, 1.0, 0.0),
     };
     u.boundary = boundary;
     u.soft_margin = margin;

@@ -55,6 +55,54 @@ impl Camera {
         }
     }
 
+    /// Frames the box `[min, max]` (a flock's extent) keeping the view's angles:
+    /// a 2D view centred on it and tall enough to hold it, an orbit aimed at its
+    /// centre from the distance that fits its bounding sphere. The view always
+    /// centres on the box; its size (half height or distance) moves only the
+    /// fraction `blend` in (0, 1] of the way, so a following camera zooms smoothly
+    /// without trailing the flock.
+    pub fn frame(&mut self, min: Vec3, max: Vec3, aspect: f32, blend: f32) {
+        let blend = blend.clamp(0.0, 1.0);
+        let fitted = Camera::fit(self.dim(), min, max, aspect);
+        match (self, fitted) {
+            (
+                Camera::TopDown {
+                    center,
+                    half_height,
+                },
+                Camera::TopDown {
+                    center: c,
+                    half_height: h,
+                },
+            ) => {
+                *center = c;
+                *half_height += (h - *half_height) * blend;
+            }
+            (
+                Camera::Orbit {
+                    target, distance, ..
+                },
+                Camera::Orbit {
+                    target: t,
+                    distance: d,
+                    ..
+                },
+            ) => {
+                *target = t;
+                *distance += (d - *distance) * blend;
+            }
+            _ => unreachable!("fit keeps the dimension"),
+        }
+    }
+
+    /// 2 for a top-down view, 3 for an orbit.
+    fn dim(&self) -> usize {
+        match self {
+            Camera::TopDown { .. } => 2,
+            Camera::Orbit { .. } => 3,
+        }
+    }
+
     /// World-to-clip matrix for a picture of the given aspect (width / height).
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
         match *self {
@@ -188,6 +236,57 @@ mod tests {
             .unproject_2d(Vec2::new(800.0, 450.0), Vec2::new(1600.0, 900.0))
             .unwrap();
         assert!((p - Vec2::new(30.0, 15.0)).length() < 1e-3);
+    }
+
+    /// Framing a flock centres it at once, keeps the orbit's angles and eases
+    /// the distance; the fully framed flock fits inside the picture.
+    #[test]
+    fn framing_centres_the_flock_and_eases_the_zoom() {
+        let mut cam = Camera::fit(3, Vec3::ZERO, Vec3::splat(200.0), 1.6);
+        let (lo, hi) = (Vec3::new(40.0, 50.0, 60.0), Vec3::new(60.0, 55.0, 90.0));
+        let far = match cam {
+            Camera::Orbit { distance, .. } => distance,
+            _ => unreachable!(),
+        };
+        cam.frame(lo, hi, 1.6, 0.25);
+        let Camera::Orbit {
+            target,
+            distance,
+            yaw,
+            ..
+        } = cam
+        else {
+            unreachable!()
+        };
+        assert_eq!(target, 0.5 * (lo + hi));
+        assert_eq!(yaw, 0.6, "the view's angles stay");
+        let near = match Camera::fit(3, lo, hi, 1.6) {
+            Camera::Orbit { distance, .. } => distance,
+            _ => unreachable!(),
+        };
+        assert!((distance - (far + 0.25 * (near - far))).abs() < 1e-3);
+        cam.frame(lo, hi, 1.6, 1.0);
+        let m = cam.view_proj(1.6);
+        for corner in [lo, hi, Vec3::new(lo.x, hi.y, lo.z)] {
+            let c = m.project_point3(corner);
+            assert!(c.x.abs() <= 1.0 && c.y.abs() <= 1.0, "{corner} -> {c}");
+        }
+        let mut top = Camera::fit(2, Vec3::ZERO, Vec3::new(100.0, 100.0, 0.0), 1.0);
+        top.frame(
+            Vec3::new(10.0, 20.0, 0.0),
+            Vec3::new(30.0, 30.0, 0.0),
+            1.0,
+            1.0,
+        );
+        let Camera::TopDown {
+            center,
+            half_height,
+        } = top
+        else {
+            unreachable!()
+        };
+        assert_eq!(center, Vec2::new(20.0, 25.0));
+        assert!((half_height - 1.04 * 10.0).abs() < 1e-4, "{half_height}");
     }
 
     #[test]

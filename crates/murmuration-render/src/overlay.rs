@@ -284,8 +284,12 @@ pub fn entities<V: Vector>(
     };
     let cfg = world.config();
     let extent = (to3(cfg.max) - to3(cfg.min)).max_element();
-    // The world box, faint, for orientation (none for an unbounded world).
-    if cfg.boundary != murmuration::Boundary::Unbounded {
+    // The world box, faint, for orientation (none for an open sky: unbounded,
+    // or over a roost).
+    if !matches!(
+        cfg.boundary,
+        murmuration::Boundary::Unbounded | murmuration::Boundary::Roost { .. }
+    ) {
         let (lo, hi) = (to3(cfg.min), to3(cfg.max));
         let b = Obstacle::<Vec3>::Box {
             center: 0.5 * (lo + hi),

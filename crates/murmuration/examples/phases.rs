@@ -1,10 +1,17 @@
 //! Where a step's time goes on the benchmark workload: grid build, gather, steering.
-//! `cargo run --release -p murmuration --example phases -- [N] [DIM]`
+//! `cargo run --release -p murmuration --example phases -- [N] [DIM] [K]`
+//! (K > 0: the same workload with K topological neighbours, to price them).
 use glam::{Vec2, Vec3};
 use murmuration::Vector;
 
-fn run<V: Vector>(n: u64) {
+fn run<V: Vector>(n: u64, k: u32) {
     let mut w = murmuration::World::<V>::benchmark(n).unwrap();
+    if k > 0 {
+        let id = murmuration::SpeciesId::FIRST;
+        let mut p = w.species()[0];
+        p.topological_neighbours = k;
+        w.set_species_params(id, p).unwrap();
+    }
     w.step_n(5);
     let (mut g, mut ga, mut s) = (vec![], vec![], vec![]);
     for _ in 0..20 {
@@ -18,7 +25,7 @@ fn run<V: Vector>(n: u64) {
         v[v.len() / 2]
     };
     println!(
-        "{}D n={n}: grid {:.3} ms, gather {:.3} ms, steer {:.3} ms (medians of 20)",
+        "{}D n={n} k={k}: grid {:.3} ms, gather {:.3} ms, steer {:.3} ms (medians of 20)",
         V::DIM,
         med(&mut g),
         med(&mut ga),
@@ -30,8 +37,9 @@ fn main() {
     let n: u64 = std::env::args()
         .nth(1)
         .map_or(100_000, |s| s.parse().unwrap());
+    let k: u32 = std::env::args().nth(3).map_or(0, |s| s.parse().unwrap());
     match std::env::args().nth(2).as_deref() {
-        Some("3") => run::<Vec3>(n),
-        _ => run::<Vec2>(n),
+        Some("3") => run::<Vec3>(n, k),
+        _ => run::<Vec2>(n, k),
     }
 }

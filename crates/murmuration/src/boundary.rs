@@ -1,4 +1,5 @@
-//! World edges: the soft steering force, periodic wrap and reflection.
+//! World edges: the soft steering force, the roost's pull, periodic wrap and
+//! reflection.
 
 use crate::params::{Boundary, WorldConfig};
 use crate::vector::Vector;
@@ -26,6 +27,73 @@ pub(crate) fn soft_force<V: Vector>(p: V, w: &WorldConfig<V>) -> V {
     f
 }
 
+/// The boundary's steering at `p` with velocity `v`, on top of the budget: the
+/// soft walls' push or the roost's pull (zero for the other boundaries).
+#[inline(always)]
+pub(crate) fn boundary_force<V: Vector>(p: V, v: V, w: &WorldConfig<V>) -> V {
+    match w.boundary {
+        Boundary::Soft { .. } => soft_force(p, w),
+        Boundary::Roost { margin, strength } => roost_force(p, v, w, margin, strength),
+        _ => V::ZERO,
+    }
+}
+
+/// The vertical axis of a roost (y in 3D); 2D worlds have none.
+const UP: usize = 1;
+
+/// The roost's pull ([`Boundary::Roost`]): a sideways turn toward the roost
+/// disc's centre beyond the disc, and in 3D a spring back into the height band.
+#[inline(never)]
+fn roost_force<V: Vector>(p: V, v: V, w: &WorldConfig<V>, margin: f32, strength: f32) -> V {
+    let centre = (w.min + w.max) * 0.5;
+    let mut h = p - centre;
+    let mut radius = f32::INFINITY;
+    for a in 0..V::DIM {
+        if V::DIM == 3 && a == UP {
+            h.set(a, 0.0);
+        } else {
+            radius = radius.min(0.5 * (w.max.get(a) - w.min.get(a)));
+        }
+    }
+    let mut f = V::ZERO;
+    let d = h.length();
+    if d > radius {
+        let pull = strength * ((d - radius) / margin).min(1.0);
+        let toward = h * (-1.0 / d);
+        let speed = v.length();
+        if speed > 1e-12 {
+            let ahead = v * (1.0 / speed);
+            let along = toward.dot(ahead);
+            let mut side = toward - ahead * along;
+            if along < 0.0 {
+                // Heading away: the whole turn, toward the nearer side.
+                side = side.normalize_or_zero();
+                if side == V::ZERO {
+                    // Straight away: turn left (a fixed side, so the flock agrees).
+                    let last = V::DIM - 1;
+                    side.set(0, -ahead.get(last));
+                    side.set(last, ahead.get(0));
+                    side = side.normalize_or_zero();
+                }
+            }
+            f = side * pull;
+        } else {
+            f = toward * pull;
+        }
+    }
+    if V::DIM == 3 {
+        let y = p.get(UP);
+        let (lo, hi) = (w.min.get(UP), w.max.get(UP));
+        let k = strength / margin;
+        if y < lo {
+            f.set(UP, f.get(UP) + k * (lo - y));
+        } else if y > hi {
+            f.set(UP, f.get(UP) - k * (y - hi));
+        }
+    }
+    f
+}
+
 /// Applies the positional boundary (wrap or reflect) after integration.
 #[inline(always)]
 pub(crate) fn confine<V: Vector>(p: &mut V, v: &mut V, w: &WorldConfig<V>) {
@@ -44,7 +112,7 @@ pub(crate) fn confine<V: Vector>(p: &mut V, v: &mut V, w: &WorldConfig<V>) {
                 }
             }
         }
-        Boundary::Soft { .. } | Boundary::Unbounded => {}
+        Boundary::Soft { .. } | Boundary::Unbounded | Boundary::Roost { .. } => {}
     }
 }
 
@@ -89,6 +157,42 @@ mod tests {
         confine(&mut p, &mut v, &w);
         assert_eq!(p, Vec2::new(0.5, 9.75));
         assert_eq!(v, Vec2::new(1.0, -2.0));
+    }
+
+    #[test]
+    fn roost_turns_a_boid_beyond_the_disc_sideways_and_holds_altitude() {
+        use glam::Vec3;
+        let mut w = WorldConfig::new(
+            Vec3::new(100.0, 20.0, 60.0),
+            Boundary::Roost {
+                margin: 10.0,
+                strength: 4.0,
+            },
+        );
+        w.min = Vec3::new(-50.0, 40.0, -30.0);
+        w.max = Vec3::new(50.0, 60.0, 30.0);
+        let v = Vec3::new(0.0, 0.0, 5.0);
+        // Inside the disc (radius 30) and the band: nothing.
+        assert_eq!(
+            boundary_force(Vec3::new(29.0, 50.0, 0.0), v, &w),
+            Vec3::ZERO
+        );
+        // 5 beyond the disc, flying along +z: half strength, toward -x, sideways only.
+        let f = boundary_force(Vec3::new(35.0, 50.0, 0.0), v, &w);
+        assert!((f - Vec3::new(-2.0, 0.0, 0.0)).length() < 1e-6, "{f}");
+        // Heading straight away along +x: the full turn, perpendicular to the heading.
+        let f = boundary_force(Vec3::new(50.0, 50.0, 0.0), Vec3::X, &w);
+        assert!(
+            (f.length() - 4.0).abs() < 1e-5 && f.dot(Vec3::X).abs() < 1e-6,
+            "{f}"
+        );
+        // Heading toward the centre: no sideways component left to turn.
+        let f = boundary_force(Vec3::new(50.0, 50.0, 0.0), -Vec3::X, &w);
+        assert!(f.length() < 1e-6, "{f}");
+        // Below the band: pulled up, growing with depth.
+        let up = boundary_force(Vec3::new(0.0, 35.0, 0.0), v, &w).y;
+        assert!((up - 2.0).abs() < 1e-6, "{up}");
+        assert!(boundary_force(Vec3::new(0.0, 70.0, 0.0), v, &w).y < -3.9);
     }
 
     #[test]

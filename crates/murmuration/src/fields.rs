@@ -102,8 +102,9 @@ fn max_speed(p: &SpeciesParams) -> f32 {
     p.max_speed
 }
 
-/// Every numeric field of [`SpeciesParams`], in declaration order (`steering` and
-/// `combine`, enums, are the fields not listed).
+/// Every real-valued field of [`SpeciesParams`], in declaration order (`steering`
+/// and `combine`, enums, and the whole number `topological_neighbours` are the
+/// fields not listed).
 pub const SPECIES_FIELDS: [Field; 25] = [
     row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
         Some(("perception_radius", perception)),
@@ -287,6 +288,14 @@ impl SpeciesParams {
         for f in &SPECIES_FIELDS {
             f.check_bound(self, prefix)?;
         }
+        let k = self.topological_neighbours;
+        if k > crate::MAX_TOPOLOGICAL {
+            return Err(ParamError::OutOfRange {
+                field: format!("{prefix}.topological_neighbours"),
+                value: k as f64,
+                range: format!("in [0, {}]", crate::MAX_TOPOLOGICAL),
+            });
+        }
         Ok(())
     }
 }
@@ -313,7 +322,7 @@ mod tests {
         // rows' keys plus `steering` and `combine`.
         let t = toml::Table::try_from(SpeciesParams::default()).unwrap();
         let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
-        keys.retain(|k| *k != "combine" && *k != "steering");
+        keys.retain(|k| !["combine", "steering", "topological_neighbours"].contains(k));
         let rows: Vec<&str> = SPECIES_FIELDS.iter().map(|f| f.key).collect();
         assert_eq!(keys, rows);
     }
@@ -354,7 +363,11 @@ mod tests {
         let documented: Vec<&str> = section
             .lines()
             .skip(2)
-            .filter(|l| !l.starts_with("| `combine`") && !l.starts_with("| `steering`"))
+            .filter(|l| {
+                !["| `combine`", "| `steering`", "| `topological_neighbours`"]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+            })
             .collect();
         let generated: Vec<String> = SPECIES_FIELDS.iter().map(Field::markdown_row).collect();
         assert_eq!(documented, generated);

@@ -2,7 +2,7 @@
 //! contributes, from the step's own neighbour kernel and rule functions.
 
 use crate::boids::BoidId;
-use crate::boundary::soft_force;
+use crate::boundary::boundary_force;
 use crate::params::Steering;
 use crate::pipeline::Pipeline;
 use crate::rules::{cruise, directions, forces};
@@ -65,7 +65,7 @@ impl<V: Vector> World<V> {
             separation,
             alignment,
             cohesion,
-            boundary: soft_force(pos, &self.config),
+            boundary: boundary_force(pos, vel, &self.config),
             cruise: cruise(vel, p),
             steering: b.steering[i],
         })

@@ -16,12 +16,12 @@ use wide::f32x8;
 /// Candidates processed together.
 pub(crate) const LANES: usize = 8;
 
-type F = f32x8;
+pub(crate) type F = f32x8;
 
 const ON: f32 = f32::from_bits(u32::MAX);
 
 /// `TAIL[k]`: the first `k` lanes set.
-const TAIL: [F; LANES + 1] = {
+pub(crate) const TAIL: [F; LANES + 1] = {
     let mut t = [F::splat(0.0); LANES + 1];
     let mut k = 0;
     while k <= LANES {
@@ -38,10 +38,10 @@ const TAIL: [F; LANES + 1] = {
 };
 
 /// Every lane set.
-const ALL: F = TAIL[LANES];
+pub(crate) const ALL: F = TAIL[LANES];
 
 /// `ALL_BUT[l]`: every lane except lane `l`.
-const ALL_BUT: [F; LANES] = {
+pub(crate) const ALL_BUT: [F; LANES] = {
     let mut t = [F::splat(0.0); LANES];
     let mut k = 0;
     while k < LANES {
@@ -184,7 +184,7 @@ impl RelationPattern {
 /// SAFETY: the caller guarantees `j + LANES <= s.len()` (checked once per call of
 /// [`accumulate`]: every run ends at or before `n`, and arrays hold `n + LANES`).
 #[inline(always)]
-unsafe fn load(s: &[f32], j: usize) -> F {
+pub(crate) unsafe fn load(s: &[f32], j: usize) -> F {
     debug_assert!(j + LANES <= s.len());
     // SAFETY: in bounds by the caller's guarantee; `[f32; 8]` has f32 alignment.
     F::new(unsafe { std::ptr::read_unaligned(s.as_ptr().add(j) as *const [f32; LANES]) })

@@ -82,6 +82,11 @@ pub struct SpeciesParams {
     /// Field of view, degrees, in (0, 360]: a neighbour counts only when the angle
     /// between this boid's heading and the direction to it is at most half of this.
     pub fov_degrees: f32,
+    /// Topological neighbours, in [0, 64]: react only to the `k` nearest
+    /// neighbours within the perception radius (after the vision cone and the
+    /// relations), as starlings do with about seven (Ballerini et al. 2008);
+    /// 0 reacts to every neighbour within the radii (metric).
+    pub topological_neighbours: u32,
     /// Random jitter added to velocity each step, as a fraction of `max_speed`, in [0, 1].
     /// Seeds suggest at most 0.02.
     pub jitter: f32,
@@ -143,6 +148,7 @@ impl Default for SpeciesParams {
             min_speed: 0.0,
             max_force: 0.5,
             fov_degrees: 360.0,
+            topological_neighbours: 0,
             jitter: 0.0,
             steering: Steering::PerRule,
             combine: CombineMode::WeightedSum,
@@ -246,6 +252,21 @@ pub enum Boundary {
     Reflect,
     /// No edges; the box only sets where boids spawn.
     Unbounded,
+    /// Open sky over a roost (after StarDisplay, Hildenbrandt et al. 2010): no
+    /// edges; the box's horizontal extent (x and z in 3D, x and y in 2D) holds the
+    /// roost area, the disc of radius half its narrower side around its centre. A
+    /// boid beyond that disc is turned back toward the centre by a sideways force
+    /// (perpendicular to its heading, as a bird banks to turn; full strength when it
+    /// heads away), growing over `margin` to `strength`; in 3D a boid above or below
+    /// the box's height band is pulled back, `strength · depth / margin`.
+    /// Acts on top of the `max_force` budget, like the soft walls.
+    Roost {
+        /// Distance beyond the roost disc (and the height band) over which the
+        /// pull grows to `strength`, units, in (0, 1e6].
+        margin: f32,
+        /// Full turning acceleration, units/s², in (0, 1e7].
+        strength: f32,
+    },
 }
 
 /// World-wide settings: the box, its boundary, the time step and the seed.
@@ -311,6 +332,10 @@ impl<V: Vector> WorldConfig<V> {
                 half = half.min(0.5 * self.size().get(i));
             }
             positive("world.boundary.margin", margin, half)?;
+            positive("world.boundary.strength", strength, 1e7)?;
+        }
+        if let Boundary::Roost { margin, strength } = self.boundary {
+            positive("world.boundary.margin", margin, 1e6)?;
             positive("world.boundary.strength", strength, 1e7)?;
         }
         Ok(())

@@ -247,6 +247,7 @@ impl<V: Vector> Pipeline<V> {
             period: self.grid.period::<V>().unwrap_or(V::ZERO),
             has_obstacles,
             has_interactions,
+            topological: ctx.species.iter().any(|p| p.topological_neighbours > 0),
             // Plain worlds steer eight boids at a time (same bits as the scalar path).
             batched: !has_obstacles
                 && !has_interactions

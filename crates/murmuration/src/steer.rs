@@ -6,7 +6,7 @@
 //! else takes the scalar path. Both give the same bits.
 
 use crate::batch::{self, Batch, Lane};
-use crate::boundary::{confine, soft_force};
+use crate::boundary::{boundary_force, confine};
 use crate::candidates::Candidates;
 use crate::context::StepContext;
 use crate::grid::{Grid, Runs};
@@ -15,6 +15,7 @@ use crate::kernel::{self, Focal, RelationPattern, SortedSoa};
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
 use crate::rules::{self, RuleConsts, Sums};
+use crate::topological;
 use crate::vector::Vector;
 use std::cell::RefCell;
 
@@ -45,6 +46,8 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub period: V,
     pub has_obstacles: bool,
     pub has_interactions: bool,
+    /// Some species reacts to its k nearest neighbours only ([`topological`]).
+    pub topological: bool,
     /// Steer eight boids at a time ([`Batch`]).
     pub batched: bool,
     /// Contact gap for obstacles, units.
@@ -148,7 +151,19 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let single = FLAGS & kernel::MULTI != 0
             && self.uniform == Some(species as u16)
             && me.pattern != RelationPattern::General;
-        let sums = if single {
+        let sums = if env.topological && sp.topological_neighbours > 0 {
+            let id_of = |j: usize| ids[if use_block { block.sorted_index(j) } else { j }];
+            topological::accumulate::<V, FLAGS>(
+                &me,
+                rc,
+                sp.topological_neighbours,
+                runs,
+                data,
+                env.period,
+                id_of,
+                &coincident,
+            )
+        } else if single {
             kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, env.period, &coincident)
         } else {
             kernel::accumulate::<V, FLAGS>(&me, rc, runs, data, env.period, &coincident)
@@ -268,7 +283,7 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
                 pos: f.pos,
                 vel: f.vel,
                 prev: out_a[k0 + l],
-                soft: soft_force(f.pos, cfg),
+                soft: boundary_force(f.pos, f.vel, cfg),
                 jitter: jitter(sp, cfg.seed, f.id, ctx.step),
             };
             batch.load(l, boid, sp);
@@ -312,7 +327,7 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     let mut a = rules::combine(&forces, sp);
     // Walls hold: the soft boundary acts on top of the steering budget, so no
     // flocking force can starve it.
-    let wall = soft_force(f.pos, cfg);
+    let wall = boundary_force(f.pos, f.vel, cfg);
     if wall != V::ZERO {
         a += wall;
     }

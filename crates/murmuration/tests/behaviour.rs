@@ -219,3 +219,50 @@ fn directions_and_cruise_speed_keep_a_flock_moving() {
         "cruise 2.5 gives {cruising}"
     );
 }
+
+/// Over a roost, a lone bird flying straight out is turned back by the sideways
+/// pull: it never strays farther than the disc, the margin and one turning
+/// radius at full strength (v²/strength), and it comes back over the disc; the
+/// pull changes its heading, not its speed.
+#[test]
+fn roost_turns_a_bird_flying_out_back_over_the_disc() {
+    let mut cfg = WorldConfig::new(
+        Vec3::new(100.0, 20.0, 100.0),
+        Boundary::Roost {
+            margin: 20.0,
+            strength: 4.0,
+        },
+    );
+    cfg.min = Vec3::new(-50.0, 40.0, -50.0);
+    cfg.max = Vec3::new(50.0, 60.0, 50.0);
+    let p = SpeciesParams {
+        max_speed: 10.0,
+        min_speed: 10.0,
+        ..SpeciesParams::default()
+    };
+    let mut w = World3::new(cfg, vec![p]).unwrap();
+    w.add_boid(
+        SpeciesId::FIRST,
+        Vec3::new(0.0, 50.0, 0.0),
+        Vec3::new(10.0, 0.0, 0.0),
+    )
+    .unwrap();
+    let horizontal = |p: Vec3| Vec3::new(p.x, 0.0, p.z).length();
+    let (mut farthest, mut went_out, mut came_back) = (0.0f32, false, false);
+    for _ in 0..60 * 60 {
+        w.step();
+        let pos = w.positions()[0];
+        let r = horizontal(pos);
+        farthest = farthest.max(r);
+        went_out |= r > 60.0;
+        came_back |= went_out && r < 40.0;
+        assert!(
+            (pos.y - 50.0).abs() < 1e-3,
+            "level flight stays level: {pos}"
+        );
+        let speed = w.velocities()[0].length();
+        assert!((speed - 10.0).abs() < 1e-3, "speed {speed}");
+    }
+    assert!(went_out && came_back, "farthest {farthest}");
+    assert!(farthest < 50.0 + 20.0 + 100.0 / 4.0, "farthest {farthest}");
+}

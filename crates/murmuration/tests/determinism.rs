@@ -35,6 +35,37 @@ fn same_digest_on_1_2_and_8_threads_2d_and_3d() {
     assert_eq!(run_on(1, big(), 20).0, run_on(8, big(), 20).0);
 }
 
+/// Topological neighbours over a roost: the same bits on any thread count (the
+/// selection and its sums are per boid, nearest first, ties by id).
+#[test]
+fn topological_flock_over_a_roost_is_thread_count_independent() {
+    let world = || {
+        let mut w = common::busy3(5);
+        let mut cfg = *w.config();
+        cfg.boundary = Boundary::Roost {
+            margin: 3.0,
+            strength: 2.0,
+        };
+        w.set_config(cfg).unwrap();
+        for (i, k) in [(0, 7), (1, 3)] {
+            let mut p = w.species()[i];
+            p.topological_neighbours = k;
+            w.set_species_params(SpeciesId::new(i), p).unwrap();
+        }
+        w
+    };
+    let d: Vec<u64> = [1, 2, 8]
+        .iter()
+        .map(|&t| run_on(t, world(), 80).0)
+        .collect();
+    assert!(d.windows(2).all(|w| w[0] == w[1]), "digests {d:x?}");
+    assert_ne!(
+        d[0],
+        run_on(1, common::busy3(5), 80).0,
+        "topology changed nothing"
+    );
+}
+
 #[test]
 fn different_seeds_give_different_runs() {
     assert_ne!(

@@ -6,10 +6,7 @@ use murmuration::scenario::{AnyWorld, Scenario};
 use std::path::PathBuf;
 
 /// Presets that do not state bands yet, and why (issue 16 is open for them).
-const NOT_YET: [&str; 2] = [
-    // A StarDisplay-like murmuration (topological neighbours, roost, open sky)
-    // replaces it; bands come with it.
-    "starlings-3d",
+const NOT_YET: [&str; 1] = [
     // The predator rework (a shark that catches stragglers, a vacuole) is next.
     "sharks-and-schools",
 ];
@@ -70,6 +67,11 @@ fn idle_crowd_strolls_without_gathering() {
 #[test]
 fn phaser_canvas_flocks_sweep_the_canvas() {
     check("phaser-canvas");
+}
+
+#[test]
+fn starlings_fly_as_one_body_over_their_roost() {
+    check("starlings-3d");
 }
 
 /// A new preset gets bands (or a reason in `NOT_YET`) and a test above.

@@ -45,10 +45,11 @@ fn boundary_from(k: u8, side: f32) -> Boundary {
 }
 
 fn species_from(fov: f32, prioritized: bool, smoothing: f32, sep: f32) -> SpeciesParams {
-    steered(fov, prioritized, smoothing, sep, 0, false)
+    steered(fov, prioritized, smoothing, sep, 0, false, 0)
 }
 
-/// A species with steering method `mode % 3` and, with `cruise`, a cruising speed.
+/// A species with steering method `mode % 3`, with `cruise` a cruising speed,
+/// and `topo % 12` topological neighbours (0 and above 8: metric).
 fn steered(
     fov: f32,
     prioritized: bool,
@@ -56,8 +57,11 @@ fn steered(
     sep: f32,
     mode: u8,
     cruise: bool,
+    topo: u8,
 ) -> SpeciesParams {
+    let k = topo % 12;
     SpeciesParams {
+        topological_neighbours: if k <= 8 { k as u32 } else { 0 },
         steering: Steering::ALL[mode as usize % 3],
         cruise_speed: if cruise { 0.7 } else { 0.0 },
         cruise_time: 0.5,
@@ -104,8 +108,9 @@ proptest! {
     #[test]
     fn step_2d_matches_reference(n in 2u64..400, side in 2.0f32..14.0, k: u8, seed in 0u64..1000,
                                  fov in 60.0f32..360.0, pri: bool, smooth in 0.0f32..0.9,
-                                 sep in 0.1f32..0.9, rel: (u8, u8), mode: u8, cruise: bool) {
-        let a = steered(fov, pri, smooth, sep, mode, cruise);
+                                 sep in 0.1f32..0.9, rel: (u8, u8), mode: u8, cruise: bool,
+                                 topo: u8) {
+        let a = steered(fov, pri, smooth, sep, mode, cruise, topo);
         let b = species_from(360.0, !pri, 0.0, 0.5);
         compare(world::<Vec2>(n, side, k, seed, a, b, rel), 3);
     }
@@ -113,8 +118,9 @@ proptest! {
     #[test]
     fn step_3d_matches_reference(n in 2u64..400, side in 2.0f32..8.0, k: u8, seed in 0u64..1000,
                                  fov in 60.0f32..360.0, pri: bool, smooth in 0.0f32..0.9,
-                                 sep in 0.1f32..0.9, rel: (u8, u8), mode: u8, cruise: bool) {
-        let a = steered(fov, pri, smooth, sep, mode, cruise);
+                                 sep in 0.1f32..0.9, rel: (u8, u8), mode: u8, cruise: bool,
+                                 topo: u8) {
+        let a = steered(fov, pri, smooth, sep, mode, cruise, topo);
         let b = species_from(360.0, !pri, 0.0, 0.5);
         compare(world::<Vec3>(n, side, k, seed, a, b, rel), 3);
     }
@@ -136,5 +142,50 @@ fn benchmark_workload_matches_reference_and_counts_neighbours_exactly() {
     }
     let stats = w.clone().step().stats;
     assert_eq!(stats.neighbours, want);
+    compare(w, 2);
+}
+
+/// Exact ties in distance (a square lattice: four neighbours at one spacing,
+/// four at √2 spacings) are broken by the smaller boid id, as the reference does.
+#[test]
+fn topological_ties_are_broken_by_id_like_the_reference() {
+    for k in [1u32, 3, 4, 6, 7] {
+        let cfg = WorldConfig::new(Vec2::splat(8.0), Boundary::Wrap);
+        let sp = SpeciesParams {
+            topological_neighbours: k,
+            ..SpeciesParams::benchmark()
+        };
+        let mut w = World::new(cfg, vec![sp]).unwrap();
+        for y in 0..16 {
+            for x in 0..16 {
+                let p = Vec2::new(x as f32 * 0.5 + 0.25, y as f32 * 0.5 + 0.25);
+                let v = Vec2::new(1.0, 0.1 * ((x * 7 + y * 3) % 5) as f32 - 0.2);
+                w.add_boid(SpeciesId::FIRST, p, v).unwrap();
+            }
+        }
+        let stats = w.clone().step().stats;
+        assert_eq!(stats.neighbours, 256 * k as u64, "k = {k}");
+        compare(w, 1);
+    }
+}
+
+/// With k = 7 a boid reacts to at most seven neighbours, and to every one it has
+/// when fewer are in range: the step's count equals the brute-force count.
+#[test]
+fn topological_neighbour_counts_are_min_of_k_and_the_metric_count() {
+    let mut w = common::flock::<Vec3>(3000, 9.0, Boundary::Wrap, 3);
+    let cfg = *w.config();
+    let pos = w.positions().to_vec();
+    let mut want = 0u64;
+    for i in 0..pos.len() {
+        let metric = (0..pos.len())
+            .filter(|&j| j != i && common::offset(pos[i], pos[j], &cfg).length_squared() < 1.0)
+            .count() as u64;
+        want += metric.min(7);
+    }
+    let mut p = w.species()[0];
+    p.topological_neighbours = 7;
+    w.set_species_params(SpeciesId::FIRST, p).unwrap();
+    assert_eq!(w.clone().step().stats.neighbours, want);
     compare(w, 2);
 }

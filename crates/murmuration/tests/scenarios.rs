@@ -290,6 +290,65 @@ fn world_and_dimension_errors() {
     );
 }
 
+/// The roost boundary and topological neighbours: read, written back, and
+/// their bad values refused at the value.
+#[test]
+fn roost_and_topological_neighbours_parse_and_refuse_bad_values() {
+    let roost = GOOD.replace("kind = \"soft\"", "kind = \"roost\"").replace(
+        "max_speed = 2.5",
+        "max_speed = 2.5\ntopological_neighbours = 7",
+    );
+    let s = Scenario::parse(&roost, "s.toml").unwrap();
+    let w = s.build_world::<Vec2>().unwrap();
+    assert_eq!(
+        w.config().boundary,
+        murmuration::Boundary::Roost {
+            margin: 2.0,
+            strength: 8.0
+        }
+    );
+    assert_eq!(w.species()[0].topological_neighbours, 7);
+    // Written as a scenario and read back: the same parameters.
+    let text = murmuration::scenario::to_toml(&w, &["fish".into(), "shark".into()], "back", "");
+    let back = Scenario::parse(&text, "back.toml")
+        .unwrap()
+        .build_world::<Vec2>()
+        .unwrap();
+    assert_eq!(back.config().boundary, w.config().boundary);
+    assert_eq!(back.species(), w.species());
+    // A roost's margin is not bounded by the box (it lies outside it).
+    let wide = roost.replace("margin = 2.0", "margin = 50.0");
+    assert!(
+        Scenario::parse(&wide, "s.toml")
+            .unwrap()
+            .build_world::<Vec2>()
+            .is_ok()
+    );
+    let t = roost.replace("strength = 8.0", "strength = -1.0");
+    assert_err(&t, 7, 55, "world.boundary.strength = -1 is out of range");
+    let t = GOOD.replace(
+        "boundary = { kind = \"soft\", margin = 2.0, strength = 8.0 }",
+        "boundary = \"roost\"",
+    );
+    assert_err(&t, 7, 12, "boundary \"roost\" needs a margin and strength");
+    let t = roost.replace("topological_neighbours = 7", "topological_neighbours = 65");
+    assert_err(
+        &t,
+        14,
+        26,
+        "species.fish.topological_neighbours = 65 is out of range: must be in [0, 64]",
+    );
+    let t = roost.replace("topological_neighbours = 7", "topological_neighbours = 2.5");
+    assert_err(
+        &t,
+        14,
+        26,
+        "species.fish.topological_neighbours: invalid type",
+    );
+    let t = roost.replace("topological_neighbours = 7", "topological_neighbours = -1");
+    assert_err(&t, 14, 26, "species.fish.topological_neighbours");
+}
+
 #[test]
 fn syntax_errors_name_the_line() {
     let t = GOOD.replace("seed = 7", "seed = = 7");

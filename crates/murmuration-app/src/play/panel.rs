@@ -299,15 +299,31 @@ impl Panel {
             if ui.radio(*b == Boundary::Unbounded, "open").clicked() {
                 *b = Boundary::Unbounded;
             }
+            if ui
+                .radio(matches!(b, Boundary::Roost { .. }), "roost")
+                .clicked()
+                && !matches!(b, Boundary::Roost { .. })
+            {
+                *b = Boundary::Roost {
+                    margin: 0.1 * config.1,
+                    strength: 4.0,
+                };
+            }
         });
         let half = 0.5 * config.1;
+        let roost = matches!(config.0, Boundary::Roost { .. });
         if let Boundary::Soft {
+            ref mut margin,
+            ref mut strength,
+        }
+        | Boundary::Roost {
             ref mut margin,
             ref mut strength,
         } = config.0
         {
+            let reach = if roost { 1e3 * half } else { half };
             ui.add(
-                Slider::new(margin, 0.01..=half)
+                Slider::new(margin, 0.01..=reach)
                     .text("margin")
                     .custom_formatter(|x, _| human(x)),
             );

@@ -46,9 +46,14 @@ pub fn to_toml<V: Vector>(
             Boundary::Wrap => "wrap".into(),
             Boundary::Reflect => "reflect".into(),
             Boundary::Unbounded => "unbounded".into(),
-            Boundary::Soft { margin, strength } => {
+            Boundary::Soft { margin, strength } | Boundary::Roost { margin, strength } => {
                 let mut b = Table::new();
-                b.insert("kind".into(), "soft".into());
+                let kind = if matches!(c.boundary, Boundary::Soft { .. }) {
+                    "soft"
+                } else {
+                    "roost"
+                };
+                b.insert("kind".into(), kind.into());
                 b.insert("margin".into(), Value::Float(margin as f64));
                 b.insert("strength".into(), Value::Float(strength as f64));
                 Value::Table(b)

@@ -82,7 +82,12 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
                 ),
             );
         }
-        if plan.spawns[i].count > 0 && p.separation_radius >= 0.95 * r {
+        // Topological boids repel only their k nearest, so a separation as wide
+        // as perception spaces them evenly instead of bursting the flock.
+        if plan.spawns[i].count > 0
+            && p.topological_neighbours == 0
+            && p.separation_radius >= 0.95 * r
+        {
             warn(
                 format!("species.{}.separation_radius", names[i]),
                 format!(
@@ -163,7 +168,10 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         let field = format!("zones[{zi}]");
         let (centre, radius) = z.shape.bounds();
         let mut outside = false;
-        if config.boundary != Boundary::Unbounded {
+        if !matches!(
+            config.boundary,
+            Boundary::Unbounded | Boundary::Roost { .. }
+        ) {
             for i in 0..V::DIM {
                 let c = centre.get(i);
                 if c + radius < config.min.get(i) || c - radius > config.max.get(i) {

@@ -90,7 +90,7 @@ fn boundary<'de, D: Deserializer<'de>>(d: D) -> Result<Boundary, D::Error> {
         type Value = Boundary;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str(
-                r#""wrap", "reflect", "unbounded" or { kind = "soft", margin = .., strength = .. }"#,
+                r#""wrap", "reflect", "unbounded", { kind = "soft", margin = .., strength = .. } or { kind = "roost", margin = .., strength = .. }"#,
             )
         }
         fn visit_str<E: de::Error>(self, s: &str) -> Result<Boundary, E> {
@@ -98,12 +98,12 @@ fn boundary<'de, D: Deserializer<'de>>(d: D) -> Result<Boundary, D::Error> {
                 "wrap" => Ok(Boundary::Wrap),
                 "reflect" => Ok(Boundary::Reflect),
                 "unbounded" => Ok(Boundary::Unbounded),
-                "soft" => Err(E::custom(
-                    r#"boundary "soft" needs a margin and strength: { kind = "soft", margin = 2.0, strength = 10.0 }"#,
-                )),
+                "soft" | "roost" => Err(E::custom(format!(
+                    r#"boundary "{s}" needs a margin and strength: {{ kind = "{s}", margin = 2.0, strength = 10.0 }}"#,
+                ))),
                 other => Err(E::unknown_variant(
                     other,
-                    &["wrap", "reflect", "unbounded", "soft"],
+                    &["wrap", "reflect", "unbounded", "soft", "roost"],
                 )),
             }
         }

@@ -37,6 +37,7 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
     let vel = w.velocities();
     let spc = w.boid_species();
     let steer = w.steering();
+    let ids = w.ids();
     let n = pos.len();
     let mut out_p = Vec::with_capacity(n);
     let mut out_v = Vec::with_capacity(n);
@@ -48,6 +49,8 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
         let r = p.perception_radius();
         let h = vel[i].normalize_or_zero();
         let cos_half = (p.fov_degrees.to_radians() * 0.5).cos();
+        // Everyone it reacts to: (distance², id, offset, flocks with it).
+        let mut seen = Vec::new();
         for j in 0..n {
             if i == j {
                 continue;
@@ -64,10 +67,18 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
             if rel == Relation::Ignore {
                 continue;
             }
+            seen.push((d2, ids[j], d, j, rel != Relation::Separate));
+        }
+        // Topological: only the k nearest (ties by the smaller id).
+        if p.topological_neighbours > 0 {
+            seen.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            seen.truncate(p.topological_neighbours as usize);
+        }
+        for &(d2, _, d, j, flock) in &seen {
             if d2 < p.separation_radius * p.separation_radius {
                 sep -= d / d2;
             }
-            if rel == Relation::Separate {
+            if !flock {
                 continue;
             }
             if d2 < p.alignment_radius * p.alignment_radius {
