@@ -15,7 +15,7 @@ use crate::context::StepContext;
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
-use crate::params::{CombineMode, SpeciesParams, Steering};
+use crate::params::{Boundary, CombineMode, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
 use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
 use crate::vector::Vector;
@@ -248,8 +248,11 @@ impl<V: Vector> Pipeline<V> {
             has_obstacles,
             has_interactions,
             topological: ctx.species.iter().any(|p| p.topological_neighbours > 0),
-            // Plain worlds steer eight boids at a time (same bits as the scalar path).
+            // Plain worlds steer eight boids at a time (same bits as the scalar
+            // path); the roost's turn reads each boid's heading, so it takes the
+            // scalar path (its call in the lanes' loop cost the plain step).
             batched: !has_obstacles
+                && !matches!(ctx.config.boundary, Boundary::Roost { .. })
                 && !has_interactions
                 && ctx.attractors.is_empty()
                 && ctx.pulses.is_empty()

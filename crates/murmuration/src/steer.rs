@@ -6,7 +6,7 @@
 //! else takes the scalar path. Both give the same bits.
 
 use crate::batch::{self, Batch, Lane};
-use crate::boundary::{boundary_force, confine};
+use crate::boundary::{boundary_force, confine, soft_force};
 use crate::candidates::Candidates;
 use crate::context::StepContext;
 use crate::grid::{Grid, Runs};
@@ -68,6 +68,9 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     block: Candidates,
     /// Block index of the cell's first boid, and that boid's sorted index.
     block_self: (usize, usize),
+    /// The topological neighbours kept for the current boid (scratch, boxed
+    /// once per walk when a species needs it).
+    nearest: Option<Box<[topological::Chosen; topological::MAX_TOPOLOGICAL as usize]>>,
     /// Neighbours counted so far.
     pub neighbours: u64,
     /// Candidates scanned so far.
@@ -90,6 +93,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             uniform: None,
             block: BLOCK.with(RefCell::take),
             block_self: (0, 0),
+            nearest: None,
             neighbours: 0,
             candidates: 0,
         }
@@ -98,6 +102,18 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     /// The neighbour sums of sorted index `si`, exactly as the step computes them.
     #[inline(always)]
     pub fn focus(&mut self, si: usize) -> Focus<V> {
+        if self.env.topological {
+            self.focus_with::<true>(si)
+        } else {
+            self.focus_with::<false>(si)
+        }
+    }
+
+    /// [`Self::focus`], with `TOPO` false when no species has topological
+    /// neighbours: the plain step's walk then has no trace of them (even an
+    /// untaken out-of-line call cost its loop 29 instructions per boid-step).
+    #[inline(always)]
+    pub fn focus_with<const TOPO: bool>(&mut self, si: usize) -> Focus<V> {
         let env = self.env;
         let ctx = env.ctx;
         let grid = env.grid;
@@ -151,18 +167,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let single = FLAGS & kernel::MULTI != 0
             && self.uniform == Some(species as u16)
             && me.pattern != RelationPattern::General;
-        let sums = if env.topological && sp.topological_neighbours > 0 {
-            let id_of = |j: usize| ids[if use_block { block.sorted_index(j) } else { j }];
-            topological::accumulate::<V, FLAGS>(
-                &me,
-                rc,
-                sp.topological_neighbours,
-                runs,
-                data,
-                env.period,
-                id_of,
-                &coincident,
-            )
+        let sums = if TOPO && sp.topological_neighbours > 0 {
+            self.topological_sums(&me, rc, sp.topological_neighbours, id)
         } else if single {
             kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, env.period, &coincident)
         } else {
@@ -177,6 +183,32 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             id,
             cell_clear: self.cell_clear,
         }
+    }
+
+    /// The sums of `me` over its `k` nearest neighbours ([`topological`]), from
+    /// the same candidates. Out of line, so the metric kernel's loop above keeps
+    /// its registers (inlined here it cost the plain step 53 instructions per
+    /// boid-step, BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
+    fn topological_sums(&mut self, me: &Focal<'_, V>, rc: &RuleConsts, k: u32, id: u32) -> Sums<V> {
+        let env = self.env;
+        let (use_block, block, ids) = (Self::USE_BLOCK, &self.block, env.ids);
+        let whole = [block.run::<V>()];
+        let (runs, data) = if use_block {
+            (&whole[..], &block.data)
+        } else {
+            (self.runs.as_slice(), env.sorted)
+        };
+        let id_of = |j: usize| ids[if use_block { block.sorted_index(j) } else { j }];
+        let seed = env.ctx.config.seed;
+        let coincident = |j: usize| coincident_direction::<V>(seed, id, id_of(j));
+        let best = self.nearest.get_or_insert_with(|| {
+            Box::new([topological::Chosen::default(); topological::MAX_TOPOLOGICAL as usize])
+        });
+        topological::accumulate::<V, FLAGS>(
+            me, rc, k, runs, data, env.period, best, id_of, coincident,
+        )
     }
 
     /// The walk enters cell `c` at sorted index `si`.
@@ -239,8 +271,10 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
 ) -> (u64, u64) {
     let base = chunk * CHUNK;
     let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env);
-    if env.batched {
-        steer_lanes(env, &mut walk, base, out_p, out_v, out_a);
+    if env.batched && env.topological {
+        steer_lanes::<V, FLAGS, SINGLE, true>(env, &mut walk, base, out_p, out_v, out_a);
+    } else if env.batched {
+        steer_lanes::<V, FLAGS, SINGLE, false>(env, &mut walk, base, out_p, out_v, out_a);
     } else {
         for k in 0..out_p.len() {
             let f = walk.focus(base + k);
@@ -256,7 +290,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
 /// The batched path (plain flocks: no obstacles, entities or relations): eight
 /// boids' sums, then their steering in SIMD lanes.
 #[inline(always)]
-fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
     env: &PassEnv<'_, V>,
     walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
     base: usize,
@@ -276,14 +310,14 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         let m = (out_p.len() - k0).min(kernel::LANES);
         let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
         for (l, info) in lanes.iter_mut().enumerate().take(m) {
-            let f = walk.focus(base + k0 + l);
+            let f = walk.focus_with::<TOPO>(base + k0 + l);
             let sp = &ctx.species[f.species];
             let boid = Lane {
                 sums: &f.sums,
                 pos: f.pos,
                 vel: f.vel,
                 prev: out_a[k0 + l],
-                soft: boundary_force(f.pos, f.vel, cfg),
+                soft: soft_force(f.pos, cfg),
                 jitter: jitter(sp, cfg.seed, f.id, ctx.step),
             };
             batch.load(l, boid, sp);

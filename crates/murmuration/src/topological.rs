@@ -19,26 +19,25 @@ use crate::vector::Vector;
 /// The largest `topological_neighbours` a species may ask for.
 pub const MAX_TOPOLOGICAL: u32 = 64;
 
-/// One chosen neighbour: squared distance, offset from the focal boid, its
-/// index in `data` (its id breaks ties), and whether the boid flocks with it
-/// (all three rules) or only keeps apart.
-#[derive(Clone, Copy)]
-struct Chosen<V> {
+/// One candidate kept: squared distance, its index in `data` (its id breaks
+/// ties) and the run it came from (for its offset).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Chosen {
     d2: f32,
-    d: V,
     j: u32,
-    flock: bool,
+    run: u32,
 }
 
 /// The rule sums of `me` over its `k` nearest neighbours within the perception
 /// radius among `runs` (the candidates the kernel would scan, with `FLAGS`
-/// its variant). `id_of(j)` is the boid id at index `j` of `data`, asked only
-/// to break an exact tie; `coincident(j)` the push away from a neighbour at the
-/// same position.
+/// its variant). `best` is scratch reused from boid to boid (its first k
+/// entries are written before they are read); `id_of(j)` is the
+/// boid id at index `j` of `data`, asked only to break an exact tie;
+/// `coincident(j)` the push away from a neighbour at the same position.
 #[inline(never)]
 #[allow(
     clippy::too_many_arguments,
-    reason = "the kernel's own arguments plus k and the id lookup"
+    reason = "the kernel's own arguments plus k, the scratch and the id lookup"
 )]
 pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     me: &Focal<'_, V>,
@@ -47,6 +46,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     runs: &[Run<V>],
     data: &SortedSoa,
     period: V,
+    best: &mut [Chosen; MAX_TOPOLOGICAL as usize],
     id_of: impl Fn(usize) -> u32,
     coincident: impl Fn(usize) -> V,
 ) -> Sums<V> {
@@ -54,21 +54,14 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     let min_image = FLAGS & kernel::MIN_IMAGE != 0;
     let use_cone = FLAGS & kernel::FOV != 0 && me.heading != V::ZERO;
     let k = (k.min(MAX_TOPOLOGICAL)) as usize;
+    let mut m = 0usize;
     if k == 0 {
         return Sums::default();
     }
-    let empty = Chosen {
-        d2: f32::INFINITY,
-        d: V::ZERO,
-        j: 0,
-        flock: false,
-    };
-    let mut best = [empty; MAX_TOPOLOGICAL as usize];
-    let mut m = 0usize;
     // Every load reads `j..j + LANES` with `j < run.end`: one check covers them.
     let limit = runs.iter().map(|r| r.end as usize).max().unwrap_or(0) + LANES;
     for a in 0..V::DIM {
-        assert!(data.pos[a].len() >= limit);
+        assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
     }
     let zero = F::splat(0.0);
     let (max2, cos_half) = (F::splat(c.max2), F::splat(c.cos_half_fov));
@@ -78,35 +71,44 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         heading[a] = F::splat(me.heading.get(a));
         per[a] = F::splat(period.get(a));
     }
-    for run in runs {
-        // The kernel's arithmetic: offsets from the focal boid's image origin,
-        // eight candidates at a time; the lanes that pass go to the selection.
-        let mut origin = [zero; 3];
-        for (a, o) in origin.iter_mut().enumerate().take(V::DIM) {
-            *o = F::splat(me.pos.get(a) - run.shift.get(a));
+    // The kernel's arithmetic: offsets from the focal boid's image origin.
+    let origin = |run: &Run<V>| {
+        let mut o = [zero; 3];
+        for (a, x) in o.iter_mut().enumerate().take(V::DIM) {
+            *x = F::splat(me.pos.get(a) - run.shift.get(a));
         }
+        o
+    };
+    let offsets = |j: usize, origin: &[F; 3]| {
+        let mut d = [zero; 3];
+        let mut d2 = zero;
+        for a in 0..V::DIM {
+            // SAFETY: j < end, so j + LANES <= limit (asserted above).
+            let mut x = unsafe { load(&data.pos[a], j) } - origin[a];
+            if min_image {
+                x -= per[a] * (x / per[a]).round();
+            }
+            d[a] = x;
+            d2 += x * x;
+        }
+        (d, d2)
+    };
+    let rule = |j: usize| me.relations[data.species[j] as usize % me.relations.len()];
+    for (ri, run) in runs.iter().enumerate() {
+        let o = origin(run);
         let (start, end) = (run.start as usize, run.end as usize);
         let mut j = start;
+        // Eight candidates at a time; the lanes that pass go to the selection.
         while j < end {
             let mut valid = if j + LANES <= end { ALL } else { TAIL[end - j] };
             let self_lane = me.sorted_index.wrapping_sub(j);
             if self_lane < LANES {
                 valid &= ALL_BUT[self_lane];
             }
-            let mut d = [zero; 3];
-            let mut d2 = zero;
-            for a in 0..V::DIM {
-                // SAFETY: j < end, so j + LANES <= limit (asserted above).
-                let mut x = unsafe { load(&data.pos[a], j) } - origin[a];
-                if min_image {
-                    x -= per[a] * (x / per[a]).round();
-                }
-                d[a] = x;
-                d2 += x * x;
-            }
+            let (d, d2) = offsets(j, &o);
             let mut take = d2.simd_lt(max2) & valid;
             if m == k {
-                // Full: only as near as the farthest chosen (a tie may still win).
+                // Full: only as near as the farthest kept (a tie may still win).
                 take &= d2.simd_le(F::splat(best[k - 1].d2));
             }
             if use_cone {
@@ -119,30 +121,18 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
             let mut bits = take.to_bitmask();
             if bits != 0 {
                 let d2s = d2.to_array();
-                let ds = d.map(|x| x.to_array());
                 while bits != 0 {
                     let l = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let jj = j + l;
-                    let flock = if multi {
-                        let r = me.relations[data.species[jj] as usize % me.relations.len()];
-                        if !r.in_rules() {
-                            continue;
-                        }
-                        matches!(r, Relation::Flock | Relation::Follow)
-                    } else {
-                        true
-                    };
-                    let d2 = d2s[l];
-                    let mut dv = V::ZERO;
-                    for (a, x) in ds.iter().enumerate().take(V::DIM) {
-                        dv.set(a, x[l]);
+                    if multi && !rule(jj).in_rules() {
+                        continue;
                     }
+                    let d2 = d2s[l];
                     // Insertion into the k nearest, ordered by (distance², id);
                     // ids are looked up only for an exact tie.
-                    let before = |b: &Chosen<V>| {
-                        b.d2 < d2 || (b.d2 == d2 && id_of(b.j as usize) < id_of(jj))
-                    };
+                    let before =
+                        |b: &Chosen| b.d2 < d2 || (b.d2 == d2 && id_of(b.j as usize) < id_of(jj));
                     if m == k && before(&best[k - 1]) {
                         continue;
                     }
@@ -153,9 +143,8 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                     }
                     best[at] = Chosen {
                         d2,
-                        d: dv,
                         j: jj as u32,
-                        flock,
+                        run: ri as u32,
                     };
                     m = (m + 1).min(k);
                 }
@@ -163,21 +152,28 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
             j += LANES;
         }
     }
-    // The sums, nearest first.
+    // The sums, nearest first, with each offset as the selection computed it.
     let mut s = Sums::<V>::default();
     for b in &best[..m] {
-        if b.d2 < c.sep2 {
-            s.sep -= b.d * (1.0 / b.d2.max(c.eps2));
-            if b.d2 <= c.eps2 {
-                s.sep += coincident(b.j as usize) * c.coincident_push;
+        let (j, d2) = (b.j as usize, b.d2);
+        let (lanes, _) = offsets(j, &origin(&runs[b.run as usize]));
+        let mut d = V::ZERO;
+        for (a, x) in lanes.iter().enumerate().take(V::DIM) {
+            d.set(a, x.to_array()[0]);
+        }
+        let flock = !multi || matches!(rule(j), Relation::Flock | Relation::Follow);
+        if d2 < c.sep2 {
+            s.sep -= d * (1.0 / d2.max(c.eps2));
+            if d2 <= c.eps2 {
+                s.sep += coincident(j) * c.coincident_push;
             }
         }
-        if b.flock && b.d2 < c.ali2 {
-            s.ali += data.velocity::<V>(b.j as usize);
+        if flock && d2 < c.ali2 {
+            s.ali += data.velocity::<V>(j);
             s.ali_n += 1;
         }
-        if b.flock && b.d2 < c.coh2 {
-            s.coh += b.d;
+        if flock && d2 < c.coh2 {
+            s.coh += d;
             s.coh_n += 1;
         }
     }
