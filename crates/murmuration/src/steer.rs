@@ -25,7 +25,15 @@ pub(crate) const CHUNK: usize = 256;
 thread_local! {
     /// Each worker's candidate block, reused from chunk to chunk and step to step.
     static BLOCK: RefCell<Candidates> = RefCell::default();
+    /// Each worker's topological scratch, likewise (allocated on first use).
+    static NEAREST: RefCell<Option<Box<Nearest>>> = const { RefCell::new(None) };
 }
+
+/// The most topological neighbours a species may ask for, as an array length.
+const MAX_K: usize = topological::MAX_TOPOLOGICAL as usize;
+
+/// Scratch for one boid's topological neighbours.
+type Nearest = [topological::Chosen; MAX_K];
 
 /// What every chunk of the steering pass reads.
 pub(crate) struct PassEnv<'a, V: Vector> {
@@ -68,9 +76,9 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     block: Candidates,
     /// Block index of the cell's first boid, and that boid's sorted index.
     block_self: (usize, usize),
-    /// The topological neighbours kept for the current boid (scratch, boxed
-    /// once per walk when a species needs it).
-    nearest: Option<Box<[topological::Chosen; topological::MAX_TOPOLOGICAL as usize]>>,
+    /// The topological neighbours kept for the current boid: this thread's
+    /// scratch, taken on first use and given back on drop.
+    nearest: Option<Box<Nearest>>,
     /// Neighbours counted so far.
     pub neighbours: u64,
     /// Candidates scanned so far.
@@ -204,7 +212,9 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let seed = env.ctx.config.seed;
         let coincident = |j: usize| coincident_direction::<V>(seed, id, id_of(j));
         let best = self.nearest.get_or_insert_with(|| {
-            Box::new([topological::Chosen::default(); topological::MAX_TOPOLOGICAL as usize])
+            NEAREST
+                .with(RefCell::take)
+                .unwrap_or_else(|| Box::new([topological::Chosen::default(); MAX_K]))
         });
         topological::accumulate::<V, FLAGS>(
             me, rc, k, runs, data, env.period, best, id_of, coincident,
@@ -256,6 +266,9 @@ impl<V: Vector, const FLAGS: u8, const SINGLE: u8> Drop for Focuser<'_, V, FLAGS
     fn drop(&mut self) {
         let block = std::mem::take(&mut self.block);
         BLOCK.with(|b| b.replace(block));
+        if let Some(list) = self.nearest.take() {
+            NEAREST.with(|n| n.replace(Some(list)));
+        }
     }
 }
 
