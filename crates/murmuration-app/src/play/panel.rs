@@ -277,7 +277,8 @@ impl Panel {
     fn boundary(&mut self, ui: &mut Ui, sim: &mut Sim) {
         let mut config = sim.flock.boundary();
         let before = config.0;
-        ui.horizontal(|ui| {
+        // Wrapped: five choices do not fit the panel's width on one line.
+        ui.horizontal_wrapped(|ui| {
             ui.label("boundary");
             let b = &mut config.0;
             if ui.radio(*b == Boundary::Wrap, "wrap").clicked() {
@@ -442,6 +443,13 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
         ui.radio_value(&mut p.combine, CombineMode::Prioritized, "prioritized");
         combine_changed |= before != p.combine;
     });
+    // A whole number beside the table's real-valued rows: 0 is metric.
+    let k = Slider::new(
+        &mut p.topological_neighbours,
+        0..=murmuration::MAX_TOPOLOGICAL,
+    )
+    .text("topological k (0: metric)");
+    combine_changed |= ui.add(k).changed();
     ui.collapsing("behaviours", |ui| group(ui, p, FieldGroup::Behaviours));
     changed | combine_changed
 }
