@@ -371,5 +371,12 @@ mod tests {
             .collect();
         let generated: Vec<String> = SPECIES_FIELDS.iter().map(Field::markdown_row).collect();
         assert_eq!(documented, generated);
+        // The whole-number row outside the table states the limit the code checks.
+        let topological = section
+            .lines()
+            .find(|l| l.starts_with("| `topological_neighbours`"))
+            .expect("docs/SCENARIOS.md documents topological_neighbours");
+        let range = format!("| [0, {}] |", crate::MAX_TOPOLOGICAL);
+        assert!(topological.contains(&range), "{topological}");
     }
 }

@@ -194,10 +194,9 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     }
 
     /// The sums of `me` over its `k` nearest neighbours ([`topological`]), from
-    /// the same candidates. Out of line, so the metric kernel's loop above keeps
-    /// its registers (inlined here it cost the plain step 53 instructions per
-    /// boid-step, BENCHMARKS.md).
-    #[cold]
+    /// the same candidates. Only walks with `TOPO` call it ([`Self::focus_with`]):
+    /// inlined into every walk it cost the plain step 53 instructions per
+    /// boid-step (BENCHMARKS.md).
     #[inline(never)]
     fn topological_sums(&mut self, me: &Focal<'_, V>, rc: &RuleConsts, k: u32, id: u32) -> Sums<V> {
         let env = self.env;
@@ -372,8 +371,8 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     // budgeted before it acted outside the budget: worlds without one keep their bits.
     let forces = [V::ZERO, avoid, pulse, flee, target, sep, coh, ali];
     let mut a = rules::combine(&forces, sp);
-    // Walls hold: the soft boundary acts on top of the steering budget, so no
-    // flocking force can starve it.
+    // Walls hold: the boundary's steering (soft walls, the roost's turn) acts on
+    // top of the steering budget, so no flocking force can starve it.
     let wall = boundary_force(f.pos, f.vel, cfg);
     if wall != V::ZERO {
         a += wall;

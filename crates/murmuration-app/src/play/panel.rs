@@ -281,34 +281,32 @@ impl Panel {
         ui.horizontal_wrapped(|ui| {
             ui.label("boundary");
             let b = &mut config.0;
-            if ui.radio(*b == Boundary::Wrap, "wrap").clicked() {
-                *b = Boundary::Wrap;
-            }
-            if ui.radio(*b == Boundary::Reflect, "reflect").clicked() {
-                *b = Boundary::Reflect;
-            }
-            if ui
-                .radio(matches!(b, Boundary::Soft { .. }), "soft")
-                .clicked()
-                && !matches!(b, Boundary::Soft { .. })
-            {
-                *b = Boundary::Soft {
-                    margin: 0.1 * config.1,
-                    strength: 4.0,
-                };
-            }
-            if ui.radio(*b == Boundary::Unbounded, "open").clicked() {
-                *b = Boundary::Unbounded;
-            }
-            if ui
-                .radio(matches!(b, Boundary::Roost { .. }), "roost")
-                .clicked()
-                && !matches!(b, Boundary::Roost { .. })
-            {
-                *b = Boundary::Roost {
-                    margin: 0.1 * config.1,
-                    strength: 4.0,
-                };
+            let band = 0.1 * config.1;
+            let choices = [
+                ("wrap", Boundary::Wrap),
+                ("reflect", Boundary::Reflect),
+                (
+                    "soft",
+                    Boundary::Soft {
+                        margin: band,
+                        strength: 4.0,
+                    },
+                ),
+                ("open", Boundary::Unbounded),
+                (
+                    "roost",
+                    Boundary::Roost {
+                        margin: band,
+                        strength: 4.0,
+                    },
+                ),
+            ];
+            for (label, fresh) in choices {
+                // The kind, not its numbers: a soft wall stays as tuned.
+                let chosen = std::mem::discriminant(b) == std::mem::discriminant(&fresh);
+                if ui.radio(chosen, label).clicked() && !chosen {
+                    *b = fresh;
+                }
             }
         });
         let half = 0.5 * config.1;
@@ -322,7 +320,12 @@ impl Panel {
             ref mut strength,
         } = config.0
         {
-            let reach = if roost { 1e3 * half } else { half };
+            // A wall's band lies inside the box; a roost's pull grows outside it.
+            let reach = if roost {
+                (4.0 * half).max(*margin)
+            } else {
+                half
+            };
             ui.add(
                 Slider::new(margin, 0.01..=reach)
                     .text("margin")

@@ -15,6 +15,15 @@ fn vector<V: Vector>(v: V) -> Value {
     )
 }
 
+/// A boundary with a band: `{ kind = "soft" | "roost", margin, strength }`.
+fn banded(kind: &str, margin: f32, strength: f32) -> Value {
+    let mut b = Table::new();
+    b.insert("kind".into(), kind.into());
+    b.insert("margin".into(), Value::Float(margin as f64));
+    b.insert("strength".into(), Value::Float(strength as f64));
+    Value::Table(b)
+}
+
 /// The scenario text of `world`: its box, boundary, time step and seed, every
 /// species (named by `names`, else `species_<i>`) with all its parameters and
 /// its current boid count, the relations that differ from the default, and
@@ -46,18 +55,8 @@ pub fn to_toml<V: Vector>(
             Boundary::Wrap => "wrap".into(),
             Boundary::Reflect => "reflect".into(),
             Boundary::Unbounded => "unbounded".into(),
-            Boundary::Soft { margin, strength } | Boundary::Roost { margin, strength } => {
-                let mut b = Table::new();
-                let kind = if matches!(c.boundary, Boundary::Soft { .. }) {
-                    "soft"
-                } else {
-                    "roost"
-                };
-                b.insert("kind".into(), kind.into());
-                b.insert("margin".into(), Value::Float(margin as f64));
-                b.insert("strength".into(), Value::Float(strength as f64));
-                Value::Table(b)
-            }
+            Boundary::Soft { margin, strength } => banded("soft", margin, strength),
+            Boundary::Roost { margin, strength } => banded("roost", margin, strength),
         },
     );
     w.insert("dt".into(), Value::Float(c.dt as f64));
