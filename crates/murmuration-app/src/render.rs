@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, ImageEncoder, RgbaImage};
 use murmuration::glam::Vec3;
-use murmuration::scenario::{AnyWorld, Override};
+use murmuration::scenario::{AnyWorld, Look, Override};
 use murmuration::{Vector, World};
 use murmuration_gpu::{GpuVector, Simulation};
 use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
@@ -218,8 +218,8 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     );
     let world = pool.install(|| scenario.build())?;
     let frames = pool.install(|| match world {
-        AnyWorld::D2(w) => draw(w, args, &settings, &header, kind),
-        AnyWorld::D3(w) => draw(w, args, &settings, &header, kind),
+        AnyWorld::D2(w) => draw(w, args, &settings, &header, scenario.looks(), kind),
+        AnyWorld::D3(w) => draw(w, args, &settings, &header, scenario.looks(), kind),
     })?;
     outln!("wrote {} ({frames} frames)", args.out.display())?;
     Ok(())
@@ -298,6 +298,7 @@ fn draw<V: GpuVector>(
     args: &RenderArgs,
     settings: &RenderSettings,
     header: &str,
+    looks: &[Look],
     kind: Kind,
 ) -> Result<u32> {
     let (mut sim, mut offscreen) = open(world, args, header)?;
@@ -305,6 +306,7 @@ fn draw<V: GpuVector>(
     let (w, h) = out.size();
     sim.step_n(args.warmup)?;
     let mut scene = Scene::new();
+    scene.looks = looks.to_vec();
     let mut trails = Trails::default();
     update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
     let (lo, hi) = scene.bounds;

@@ -47,6 +47,8 @@ pub struct BoidBuffers {
     pub positions: wgpu::Buffer,
     /// Velocities, laid out as the positions.
     pub velocities: wgpu::Buffer,
+    /// Last steering accelerations, laid out as the positions.
+    pub steering: wgpu::Buffer,
     /// `vec2<u32>` per boid: (boid id, species index).
     pub meta: wgpu::Buffer,
     /// Boids.
@@ -339,10 +341,11 @@ impl<V: GpuVector> GpuFlock<V> {
     /// The live state buffers, for a renderer that draws straight from them on the
     /// same device (no copy through the CPU). Valid until the next step is recorded.
     pub fn boid_buffers(&self) -> BoidBuffers {
-        let [p, v, _, m] = &self.buffers.state;
+        let [p, v, a, m] = &self.buffers.state;
         BoidBuffers {
             positions: p.clone(),
             velocities: v.clone(),
+            steering: a.clone(),
             meta: m.clone(),
             len: self.sim.n,
             dim: V::DIM as u32,
@@ -753,6 +756,12 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
     }
     if let Boundary::Roost { .. } = world.config().boundary {
         return Err(GpuError::Unsupported("the roost boundary".into()));
+    }
+    if let Some(p) = world.species().iter().find(|p| p.wander_weight > 0.0) {
+        return Err(GpuError::Unsupported(format!(
+            "wandering (wander_weight = {})",
+            p.wander_weight
+        )));
     }
     if let Some(p) = world
         .species()

@@ -51,13 +51,15 @@ fn dart() -> Vec<MeshVertex> {
     ]
 }
 
-/// A six-sided cone, nose forward, with flat-shaded faces.
-fn cone() -> Vec<MeshVertex> {
+/// A bird in 3D, nose forward (+x), flat-shaded: a slim six-sided body and two
+/// swept wings in its side–up plane, so a banked boid shows its roll (wide from
+/// above or below, a thin line edge-on, as starlings flicker in a murmuration).
+fn bird() -> Vec<MeshVertex> {
     let tip = Vec3::new(0.6, 0.0, 0.0);
     let ring: Vec<Vec3> = (0..6)
         .map(|k| {
             let a = k as f32 / 6.0 * std::f32::consts::TAU;
-            Vec3::new(-0.4, 0.24 * a.cos(), 0.24 * a.sin())
+            Vec3::new(-0.4, 0.12 * a.cos(), 0.08 * a.sin())
         })
         .collect();
     let back = Vec3::new(-0.4, 0.0, 0.0);
@@ -75,6 +77,18 @@ fn cone() -> Vec<MeshVertex> {
         let (a, b) = (ring[k], ring[(k + 1) % 6]);
         tri(tip, b, a);
         tri(back, a, b);
+    }
+    // Wings with a slight dihedral; drawn without culling, lit from either side
+    // by their upper normal.
+    for side in [1.0f32, -1.0] {
+        let lead = Vec3::new(0.2, 0.0, 0.0);
+        let wingtip = Vec3::new(-0.25, 0.62 * side, 0.06);
+        let trail = Vec3::new(-0.3, 0.0, 0.0);
+        if side > 0.0 {
+            tri(lead, wingtip, trail);
+        } else {
+            tri(lead, trail, wingtip);
+        }
     }
     out
 }
@@ -119,7 +133,7 @@ pub struct Renderer {
     pipelines: ScenePipelines,
     glow: Glow,
     dart: wgpu::Buffer,
-    cone: wgpu::Buffer,
+    bird: wgpu::Buffer,
     instances: Option<wgpu::Buffer>,
     lines: Option<wgpu::Buffer>,
     fills: Option<wgpu::Buffer>,
@@ -224,7 +238,7 @@ impl Renderer {
             pipelines: ScenePipelines::new(device, &globals_layout),
             glow: Glow::new(device, HDR, format),
             dart: mesh("render dart mesh", &dart()),
-            cone: mesh("render cone mesh", &cone()),
+            bird: mesh("render bird mesh", &bird()),
             instances: None,
             lines: None,
             fills: None,
@@ -413,7 +427,7 @@ impl Renderer {
             pass.draw(0..n, 0..1);
         }
         let (mesh, mesh_len) = if scene.dim == 3 {
-            (&self.cone, cone().len() as u32)
+            (&self.bird, bird().len() as u32)
         } else {
             (&self.dart, dart().len() as u32)
         };
@@ -517,7 +531,7 @@ impl ScenePipelines {
         let instances = wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<BoidInstance>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &wgpu::vertex_attr_array![2 => Float32x3, 3 => Float32x3, 4 => Unorm8x4],
+            attributes: &wgpu::vertex_attr_array![2 => Float32x3, 3 => Float32x3, 4 => Unorm8x4, 5 => Float32, 6 => Float32],
         };
         let alpha = Some(wgpu::BlendState::ALPHA_BLENDING);
         use wgpu::PrimitiveTopology::{LineList, TriangleList};

@@ -6,6 +6,7 @@ use crate::overlay;
 use crate::settings::{ColourMode, RenderSettings};
 use crate::vertex::{BoidInstance, ColourVertex, to3};
 use glam::Vec3;
+use murmuration::scenario::Look;
 use murmuration::{Vector, World};
 use murmuration_gpu::BoidBuffers;
 
@@ -38,6 +39,23 @@ pub fn heat(t: f32) -> [f32; 3] {
 fn rgba8(c: [f32; 3]) -> [u8; 4] {
     let q = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
     [q(c[0]), q(c[1]), q(c[2]), 255]
+}
+
+/// The roll of a boid in a coordinated turn, radians: its wings' lift must
+/// bear its weight (`gravity` along −y) and give its turning acceleration (the
+/// part of `steering` across `heading`), so its up axis leans along
+/// `turn + gravity·ŷ` — about 45° in a turn pulling one g. Measured from the
+/// up axis toward the side axis the shader builds (`side = ŷ × heading`).
+/// `scene.wgsl`'s `bank` is the same formula for boids drawn from a GPU flock.
+pub fn bank(heading: Vec3, steering: Vec3, gravity: f32) -> f32 {
+    if heading.y.abs() > 0.99 || !steering.is_finite() {
+        return 0.0; // straight up or down: no side axis to roll toward
+    }
+    let side = Vec3::Y.cross(heading).normalize();
+    let up = heading.cross(side);
+    let turn = steering - heading * steering.dot(heading);
+    let lift = turn + Vec3::Y * gravity;
+    lift.dot(side).atan2(lift.dot(up))
 }
 
 /// The last positions of every boid, by id, for trails.
@@ -77,6 +95,10 @@ pub struct Scene {
     /// When set, the boids are drawn straight from a GPU flock's buffers and
     /// [`Scene::boids`] is empty.
     pub gpu: Option<GpuBoids>,
+    /// How each species is drawn (its scenario's `look`), by species index; a
+    /// species past the end takes the palette's colour at size 1. Set it once
+    /// from [`murmuration::scenario::Scenario::looks`].
+    pub looks: Vec<Look>,
 }
 
 /// Boids drawn from a GPU flock's storage buffers on the renderer's device (no
@@ -85,10 +107,13 @@ pub struct Scene {
 pub struct GpuBoids {
     /// The flock's live state.
     pub buffers: BoidBuffers,
-    /// Per species: linear RGB colour and max speed (units/s).
-    pub species: Vec<[f32; 4]>,
+    /// Per species: linear RGB colour, max speed (units/s), body length
+    /// multiple, then three zeros (two `vec4`s in the shader).
+    pub species: Vec<[f32; 8]>,
     /// Colour by speed (else by species).
     pub by_speed: bool,
+    /// Gravity for banking, units/s² (0 in 2D: drawn level).
+    pub gravity: f32,
 }
 
 impl Scene {
@@ -108,7 +133,9 @@ impl Scene {
         self.entities(world, settings);
         let b = world.boids();
         let (pos, vel, sp) = (b.positions(), b.velocities(), b.species());
+        let steering = b.steering();
         let species = world.species();
+        let gravity = if V::DIM == 3 { settings.gravity } else { 0.0 };
         let counts = match settings.colour {
             ColourMode::Neighbours => world.neighbour_counts(),
             _ => Vec::new(),
@@ -120,22 +147,26 @@ impl Scene {
             let v = to3(vel[i]);
             let speed = v.length();
             let s = sp[i] as usize;
+            let look = self.look(s);
             let colour = match settings.colour {
-                ColourMode::Species => PALETTE[s % PALETTE.len()],
+                ColourMode::Species => look.colour.unwrap_or(PALETTE[s % PALETTE.len()]),
                 ColourMode::Speed => heat(speed / species[s].max_speed),
                 ColourMode::Neighbours => {
                     let t = (counts[i] as f32 / 20.0).min(1.0);
                     [0.1 + 0.9 * t, 0.2 + 0.8 * t, 0.6 + 0.4 * t]
                 }
             };
+            let heading = if speed > 0.0 { v / speed } else { Vec3::X };
             self.boids.push(BoidInstance {
                 position: p.to_array(),
-                heading: if speed > 0.0 {
-                    (v / speed).to_array()
-                } else {
-                    [1.0, 0.0, 0.0]
-                },
+                heading: heading.to_array(),
                 colour: rgba8(colour),
+                size: look.size,
+                bank: if gravity > 0.0 {
+                    bank(heading, to3(steering[i]), gravity)
+                } else {
+                    0.0
+                },
             });
         }
         if settings.trails > 0 {
@@ -166,12 +197,19 @@ impl Scene {
                 .iter()
                 .enumerate()
                 .map(|(s, p)| {
-                    let c = PALETTE[s % PALETTE.len()];
-                    [c[0], c[1], c[2], p.max_speed]
+                    let look = self.look(s);
+                    let c = look.colour.unwrap_or(PALETTE[s % PALETTE.len()]);
+                    [c[0], c[1], c[2], p.max_speed, look.size, 0.0, 0.0, 0.0]
                 })
                 .collect(),
             by_speed: settings.colour == ColourMode::Speed,
+            gravity: if V::DIM == 3 { settings.gravity } else { 0.0 },
         });
+    }
+
+    /// The look of species `s` (the default past the end of [`Scene::looks`]).
+    fn look(&self, s: usize) -> Look {
+        self.looks.get(s).copied().unwrap_or_default()
     }
 
     /// Everything but the boids: size, box, centroid and overlays.
@@ -304,6 +342,53 @@ mod tests {
             2 * 80,
             "one trail segment per boid after two frames"
         );
+    }
+
+    #[test]
+    fn the_shark_is_drawn_larger_and_in_its_own_colour() {
+        let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+        let mut w = World2::new(config, vec![SpeciesParams::default(); 2]).unwrap();
+        w.spawn(Spawn::new(SpeciesId::FIRST, 20).speed(1.0))
+            .unwrap();
+        w.spawn(Spawn::new(SpeciesId::new(1), 1).speed(1.0))
+            .unwrap();
+        let mut scene = Scene::new();
+        scene.looks = vec![
+            Look::default(),
+            Look {
+                colour: Some([0.9, 0.95, 1.0]),
+                size: 5.0,
+            },
+        ];
+        scene.update(&w, &RenderSettings::default(), &mut Trails::default());
+        let shark: Vec<_> = scene.boids.iter().filter(|b| b.size == 5.0).collect();
+        assert_eq!(shark.len(), 1);
+        assert_eq!(shark[0].colour, rgba8([0.9, 0.95, 1.0]));
+        let fish = scene.boids.iter().filter(|b| b.size == 1.0);
+        assert!(fish.clone().all(|b| b.colour == rgba8(PALETTE[0])));
+        assert_eq!(fish.count(), 20);
+        assert!(
+            scene.boids.iter().all(|b| b.bank == 0.0),
+            "2D is drawn level"
+        );
+    }
+
+    #[test]
+    fn a_boid_banks_into_its_turn_as_in_a_coordinated_turn() {
+        let g = 9.81;
+        // Level, straight flight: wings level.
+        assert_eq!(bank(Vec3::X, Vec3::ZERO, g), 0.0);
+        // Speeding up along the heading is no turn.
+        assert!(bank(Vec3::X, Vec3::X * 5.0, g).abs() < 1e-6);
+        // Heading +x, the shader's side axis is y × x = −z: a one-g turn toward
+        // −z rolls 45° toward it, the opposite turn −45°.
+        let side = Vec3::Y.cross(Vec3::X);
+        let b = bank(Vec3::X, side * g, g);
+        assert!((b - std::f32::consts::FRAC_PI_4).abs() < 1e-5, "{b}");
+        assert!((bank(Vec3::X, -side * g, g) + std::f32::consts::FRAC_PI_4).abs() < 1e-5);
+        // A pull-up (acceleration along up) is no roll; straight up has no side.
+        assert!(bank(Vec3::X, Vec3::Y * 3.0, g).abs() < 1e-6);
+        assert_eq!(bank(Vec3::Y, side, g), 0.0);
     }
 
     #[test]

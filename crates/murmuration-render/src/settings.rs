@@ -36,6 +36,10 @@ pub struct RenderSettings {
     pub exposure: f32,
     /// Background colour, linear RGB.
     pub background: [f32; 3],
+    /// Gravity for drawing banked turns in 3D, units/s², in [0, 1e4]: a boid
+    /// rolls so its wings' lift bears its weight and its turn (units read as
+    /// metres: 9.81). 0 draws every boid level.
+    pub gravity: f32,
 }
 
 impl Default for RenderSettings {
@@ -49,6 +53,7 @@ impl Default for RenderSettings {
             overlays: true,
             exposure: 1.0,
             background: [0.0012, 0.0018, 0.0055],
+            gravity: 9.81,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Drawing boids straight from a GPU flock's storage buffers: the vertex shader
-//! reads each instance's position, velocity and species by `instance_index`, so
+//! reads each instance's position, velocity, steering and species by `instance_index`, so
 //! nothing goes through the CPU (`vs_boid_storage` in `shaders/scene.wgsl`).
 
 use crate::scene::GpuBoids;
@@ -12,7 +12,8 @@ struct StorageUniform {
     stride: u32,
     colour_mode: u32,
     species_count: u32,
-    pad: u32,
+    /// Gravity for banking, units/s² (0: level).
+    gravity: f32,
 }
 
 /// The storage-reading boid pipeline and its small per-frame buffers.
@@ -62,6 +63,7 @@ impl StoragePipeline {
                 storage(2),
                 storage(3),
                 storage(4),
+                storage(5),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -119,7 +121,7 @@ impl StoragePipeline {
             stride: boids.buffers.stride(),
             colour_mode: boids.by_speed as u32,
             species_count: boids.species.len() as u32,
-            pad: 0,
+            gravity: boids.gravity,
         };
         queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&u));
         let bytes: &[u8] = bytemuck::cast_slice(&boids.species);
@@ -161,6 +163,10 @@ impl StoragePipeline {
                 wgpu::BindGroupEntry {
                     binding: 4,
                     resource: species.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: b.steering.as_entire_binding(),
                 },
             ],
         }))

@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use murmuration::Vector;
 
-/// One boid as the GPU draws it (28 bytes).
+/// One boid as the GPU draws it (36 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BoidInstance {
@@ -15,6 +15,11 @@ pub struct BoidInstance {
     pub heading: [f32; 3],
     /// Colour, linear RGBA, 8 bits each.
     pub colour: [u8; 4],
+    /// Body length as a multiple of the scene's boid size (its species' look).
+    pub size: f32,
+    /// Roll about the heading, radians (3D): the body's up axis turns by this
+    /// toward its side axis (`scene.wgsl`), so it points along the wings' lift.
+    pub bank: f32,
 }
 
 /// A vertex of an overlay line or fill (28 bytes).

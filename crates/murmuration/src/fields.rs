@@ -105,7 +105,7 @@ fn max_speed(p: &SpeciesParams) -> f32 {
 /// Every real-valued field of [`SpeciesParams`], in declaration order (`steering`
 /// and `combine`, enums, and the whole number `topological_neighbours` are the
 /// fields not listed).
-pub const SPECIES_FIELDS: [Field; 25] = [
+pub const SPECIES_FIELDS: [Field; 27] = [
     row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
         Some(("perception_radius", perception)),
         "Neighbours closer than this push away, harder the closer they are."),
@@ -134,6 +134,10 @@ pub const SPECIES_FIELDS: [Field; 25] = [
         "Preferred speed boids relax toward along their heading (above `max_speed`: to it); 0 turns it off."),
     row!(cruise_time, "cruise time s", "s", open 0.0, 60.0 closed, true, Rules, None,
         "Relaxation time toward the cruise speed: `(cruise − speed) / this` accelerates."),
+    row!(wander_weight, "wander weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+        "Steers toward the heading plus a smoothly turning keyed random direction; 0 never wanders."),
+    row!(wander_period, "wander period s", "s", open 0.0, 1e4 closed, true, Rules, None,
+        "A wanderer's random direction passes a new keyed direction every this many seconds."),
     row!(smoothing, "smoothing", "—", closed 0.0, 1.0 open, false, Rules, None,
         "Exponential smoothing of the applied steering."),
     row!(obstacle_weight, "obstacle weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
@@ -147,7 +151,7 @@ pub const SPECIES_FIELDS: [Field; 25] = [
     row!(flee_weight, "flee weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
         "Weight of fleeing."),
     row!(chase_radius, "chase radius", "units", open 0.0, 1e4 closed, true, Behaviours, None,
-        "How far this species sees what it chases."),
+        "How far this species sees what it chases (inside its field of view)."),
     row!(chase_weight, "chase weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
         "Weight of chasing."),
     row!(eat_radius, "eat radius", "units", closed 0.0, 1e4 closed, true, Behaviours, None,

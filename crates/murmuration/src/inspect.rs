@@ -54,7 +54,7 @@ impl<V: Vector> World<V> {
         let sums = Pipeline::sums_of(&self.boids, &self.context(), i);
         let [separation, cohesion, alignment] = match p.steering {
             Steering::Directions => directions(&sums, p).map(|d| d * p.max_force),
-            Steering::PerRule | Steering::Raw => forces(&sums, vel, p),
+            Steering::PerRule | Steering::Raw => forces(&sums, vel, p, V::ZERO),
         };
         Some(Inspection {
             id,

@@ -10,7 +10,7 @@
 use crate::boids::{BoidId, Boids};
 use crate::grid::{Extent, Grid};
 use crate::kernel::SortedSoa;
-use crate::params::{Relation, Relations, SpeciesParams, WorldConfig};
+use crate::params::{Relation, Relations, SpeciesParams, Steering, WorldConfig};
 use crate::rules::min_image;
 use crate::rules::seek;
 use crate::vector::Vector;
@@ -66,6 +66,7 @@ pub enum Event<V: Vector> {
 #[derive(Clone, Debug, Default)]
 struct TargetIndex<V> {
     positions: Vec<V>,
+    velocities: Vec<V>,
     ids: Vec<BoidId>,
     /// Cells as wide as the largest radius anyone looks at this species with.
     grid: Grid,
@@ -252,10 +253,12 @@ impl<V: Vector> Interactions<V> {
             }
             let t = self.targets[b].get_or_insert_with(TargetIndex::default);
             t.positions.clear();
+            t.velocities.clear();
             t.ids.clear();
             for i in 0..boids.len() {
                 if boids.species[i] as usize == b {
                     t.positions.push(boids.positions[i]);
+                    t.velocities.push(boids.velocities[i]);
                     t.ids.push(boids.ids[i]);
                 }
             }
@@ -363,7 +366,21 @@ impl<V: Vector> Interactions<V> {
     /// weigh more), scattered or searched. Chase pursues the single best target among every species it
     /// chases: the nearest, with distance scaled up by the target's flockmates
     /// when stragglers are preferred; ties go to the lower id.
-    pub fn forces(&self, me: &Seeker<V>, tables: &Tables<'_>, away: &mut V, seen: &mut bool) -> V {
+    ///
+    /// A follower steering by [`Steering::Directions`] adds to `heading`
+    /// instead, which joins the rules' one desired direction (as seed 002's
+    /// `targetHeading` does): the leader's heading, plus the direction to the
+    /// leader weighted from 0 at half the follow radius to 1 at the radius. A
+    /// shared heading moves a crowd of followers without packing it onto the
+    /// leader, which a pull toward one point does.
+    pub fn forces(
+        &self,
+        me: &Seeker<V>,
+        tables: &Tables<'_>,
+        away: &mut V,
+        seen: &mut bool,
+        heading: &mut V,
+    ) -> V {
         let (a, id, p, v) = (me.species, me.id, me.pos, me.vel);
         let sp = &tables.species[a];
         let mut chase = V::ZERO;
@@ -403,8 +420,20 @@ impl<V: Vector> Interactions<V> {
                                 best = Some((d2, k, d));
                             }
                         });
-                    if let Some((_, _, d)) = best {
-                        chase += seek(d, v, sp) * sp.follow_weight;
+                    if let Some((_, k, d)) = best {
+                        if sp.steering == Steering::Directions {
+                            // Match the leader's heading; farther than half the
+                            // radius, turn toward it too (fully at the radius).
+                            // A heading shared by the crowd moves it without
+                            // packing it onto the leader.
+                            let r0 = 0.5 * sp.follow_radius;
+                            let pull = ((d.length() - r0) / r0).clamp(0.0, 1.0);
+                            *heading += (t.velocities[k].normalize_or_zero()
+                                + d.normalize_or_zero() * pull)
+                                * sp.follow_weight;
+                        } else {
+                            chase += seek(d, v, sp) * sp.follow_weight;
+                        }
                     }
                 }
                 _ => {}
@@ -426,8 +455,15 @@ impl<V: Vector> Interactions<V> {
         } = *tables;
         let sp = &species[a];
         let p = view.data.position::<V>(si);
-        let is_target =
-            |j: usize| relations.get(a, view.data.species[j] as usize) == Relation::Chase;
+        // A chaser with a vision cone sees prey only inside it (`d` points from
+        // the chaser to the prey).
+        let heading = v.normalize_or_zero();
+        let cone = (sp.has_vision_cone() && heading != V::ZERO)
+            .then(|| (sp.fov_degrees.to_radians() * 0.5).cos());
+        let is_target = |j: usize, d: V| {
+            relations.get(a, view.data.species[j] as usize) == Relation::Chase
+                && cone.is_none_or(|c| d.dot(heading) >= c * d.length())
+        };
         // Flockmates of target j within its own perception radius.
         let crowd = |j: usize| {
             let b = view.data.species[j] as usize;
@@ -448,7 +484,7 @@ impl<V: Vector> Interactions<V> {
         // is at least the distance).
         let mut best: Option<(f32, usize, V)> = None;
         view.within(p, sp.chase_radius, si, |j, d| {
-            if is_target(j) && beats(&best, d.length(), j) {
+            if is_target(j, d) && beats(&best, d.length(), j) {
                 best = Some((d.length(), j, d));
             }
         });
@@ -460,7 +496,7 @@ impl<V: Vector> Interactions<V> {
             best = Some((dist * (1.0 + pref * crowd(j)), j, d));
             view.within(p, sp.chase_radius, si, |j, d| {
                 let dist = d.length();
-                if !is_target(j) || best.is_some_and(|(s, _, _)| dist > s) {
+                if !is_target(j, d) || best.is_some_and(|(s, _, _)| dist > s) {
                     return;
                 }
                 let score = dist * (1.0 + pref * crowd(j));

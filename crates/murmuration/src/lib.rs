@@ -65,6 +65,7 @@ mod structure;
 mod surface;
 mod topological;
 mod vector;
+mod wander;
 mod workload;
 mod world;
 mod zones;

@@ -101,6 +101,14 @@ pub struct SpeciesParams {
     pub cruise_speed: f32,
     /// Relaxation time toward the cruising speed, seconds, in (0, 60].
     pub cruise_time: f32,
+    /// Weight of wandering, dimensionless, in [0, 1000]; 0 (the default) never
+    /// wanders. A wanderer steers toward its heading plus a smoothly turning
+    /// random direction keyed by (seed, boid id, time), Reynolds' wander
+    /// without state: it roams the world instead of drifting on the spot.
+    pub wander_weight: f32,
+    /// Time over which a wanderer's random direction turns, seconds, in (0, 1e4]:
+    /// it passes through a new keyed direction every this many seconds.
+    pub wander_period: f32,
     /// Exponential smoothing of the final steering, in [0, 1): the applied
     /// acceleration is `s·previous + (1−s)·new`. 0 disables smoothing.
     pub smoothing: f32,
@@ -116,7 +124,9 @@ pub struct SpeciesParams {
     pub flee_radius: f32,
     /// Weight of fleeing, dimensionless, in [0, 1000].
     pub flee_weight: f32,
-    /// How far this species sees what it chases ([`Relation::Chase`]), units, in (0, 1e4].
+    /// How far this species sees what it chases ([`Relation::Chase`]), units, in
+    /// (0, 1e4]; a chaser with a vision cone sees prey only inside it, so it
+    /// commits to prey ahead instead of turning back for each one it passes.
     pub chase_radius: f32,
     /// Weight of chasing, dimensionless, in [0, 1000].
     pub chase_weight: f32,
@@ -154,6 +164,8 @@ impl Default for SpeciesParams {
             combine: CombineMode::WeightedSum,
             cruise_speed: 0.0,
             cruise_time: 1.0,
+            wander_weight: 0.0,
+            wander_period: 4.0,
             smoothing: 0.0,
             obstacle_weight: 3.0,
             obstacle_lookahead: 1.0,

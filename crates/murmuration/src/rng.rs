@@ -22,6 +22,8 @@ pub enum Stream {
     Coincident = 4,
     /// Heading chosen when a boid must move at min speed from rest.
     RestHeading = 5,
+    /// The knots of a wanderer's random direction (keyed by knot, not step).
+    Wander = 6,
 }
 
 #[inline]

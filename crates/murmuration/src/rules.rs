@@ -81,9 +81,11 @@ pub(crate) fn seek<V: Vector>(direction: V, v: V, p: &SpeciesParams) -> V {
 }
 
 /// The rule forces of one boid, in priority order (highest first), already weighted,
-/// as the species' [`Steering`] method makes them.
+/// as the species' [`Steering`] method makes them. `heading` (weighted
+/// directions toward leaders) joins the one desired direction of
+/// [`Steering::Directions`]; the other methods never receive one.
 #[inline(always)]
-pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] {
+pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams, heading: V) -> [V; 3] {
     match p.steering {
         Steering::PerRule => {
             let sep = seek(s.sep, v, p) * p.separation_weight;
@@ -104,7 +106,7 @@ pub(crate) fn forces<V: Vector>(s: &Sums<V>, v: V, p: &SpeciesParams) -> [V; 3] 
         Steering::Directions => {
             // Seed 000: weighted unit directions, one desired direction, one seek.
             let [sep, coh, ali] = directions(s, p);
-            let mut dir = sep;
+            let mut dir = sep + heading;
             if s.ali_n > 0 {
                 dir += ali;
             }
@@ -260,7 +262,7 @@ mod tests {
         };
         let near = |a: Vec2, b: Vec2| (a - b).length() < 1e-5;
         // Per rule: three seeks at max speed, weighted.
-        let [sep, coh, ali] = forces(&s, v, &p);
+        let [sep, coh, ali] = forces(&s, v, &p, Vec2::ZERO);
         assert!(near(sep, Vec2::new(2.0, 0.0)), "{sep}");
         assert!(near(ali, Vec2::new(-1.0, 2.0)), "{ali}");
         let c = (Vec2::new(-1.0, 1.0).normalize() * 2.0 - v) * 0.5;
@@ -271,7 +273,7 @@ mod tests {
             ..p
         };
         let d = Vec2::new(2.0, 0.0) + Vec2::new(0.0, 1.0) + Vec2::new(-1.0, 1.0).normalize() * 0.5;
-        let [one, zero_a, zero_b] = forces(&s, v, &dirs);
+        let [one, zero_a, zero_b] = forces(&s, v, &dirs, Vec2::ZERO);
         assert!(near(one, d.normalize() * 2.0 - v), "{one}");
         assert_eq!((zero_a, zero_b), (Vec2::ZERO, Vec2::ZERO));
         // Raw: the vectors themselves (mean offset, mean velocity − velocity).
@@ -279,7 +281,7 @@ mod tests {
             steering: Steering::Raw,
             ..p
         };
-        let [sep, coh, ali] = forces(&s, v, &raw);
+        let [sep, coh, ali] = forces(&s, v, &raw, Vec2::ZERO);
         assert!(near(sep, Vec2::new(8.0, 0.0)), "{sep}");
         assert!(near(coh, Vec2::new(-0.5, 0.5)), "{coh}");
         assert!(near(ali, Vec2::new(-1.0, 3.0)), "{ali}");

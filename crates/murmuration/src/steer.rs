@@ -363,9 +363,12 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     let ctx = env.ctx;
     let cfg = ctx.config;
     let sp = &ctx.species[f.species];
-    let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp);
     let (avoid, near_obstacle) = obstacle_steering(env, f, sp);
-    let (pulse, target, flee) = entity_steering(env, f, si, sp);
+    let (pulse, mut target, flee, heading) = entity_steering(env, f, si, sp);
+    let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp, heading);
+    if sp.wander_weight > 0.0 {
+        target += crate::wander::force(cfg.seed, f.id, ctx.step, cfg.dt, f.vel, sp);
+    }
     // Priority order: obstacle, pulse, flee, target (and chase), separation,
     // cohesion, alignment. The leading zero stands where the soft boundary was
     // budgeted before it acted outside the budget: worlds without one keep their bits.
@@ -424,15 +427,16 @@ fn obstacle_steering<V: Vector>(
     (avoid, clear <= sweep_reach + skin)
 }
 
-/// The pulse push, the pull of targets, paths and prey (chase and follow), and
-/// the flight from predators, of the boid at sorted index `si`.
+/// The pulse push, the pull of targets, paths and prey (chase and follow), the
+/// flight from predators, and the leader's direction a follower steering by
+/// directions folds into its rules, of the boid at sorted index `si`.
 #[inline(always)]
 fn entity_steering<V: Vector>(
     env: &PassEnv<'_, V>,
     f: &Focus<V>,
     si: usize,
     sp: &SpeciesParams,
-) -> (V, V, V) {
+) -> (V, V, V, V) {
     let ctx = env.ctx;
     let (pos, vel) = (f.pos, f.vel);
     let mut pulse = V::ZERO;
@@ -447,6 +451,7 @@ fn entity_steering<V: Vector>(
         target += path.follow(pos, vel, sp.max_speed, sp.max_force);
     }
     let mut flee = V::ZERO;
+    let mut heading = V::ZERO;
     if env.has_interactions {
         let (mut away, mut seen) = env.interactions.scattered(si);
         if env.interactions.searches(f.species) {
@@ -467,13 +472,15 @@ fn entity_steering<V: Vector>(
                 relations: ctx.relations,
                 view: &view,
             };
-            target += env.interactions.forces(&me, &tables, &mut away, &mut seen);
+            target += env
+                .interactions
+                .forces(&me, &tables, &mut away, &mut seen, &mut heading);
         }
         if seen {
             flee = rules::seek(away, vel, sp) * sp.flee_weight;
         }
     }
-    (pulse, target, flee)
+    (pulse, target, flee, heading)
 }
 
 /// Integrates acceleration `a` (jitter, speed limits), sweeps the motion

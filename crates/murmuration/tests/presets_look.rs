@@ -2,14 +2,12 @@
 //! states its bands of the metrics in `[expect]` (docs/SCENARIOS.md), and this
 //! runs it past its transient, at its own seed and size, and checks them.
 
+use murmuration::glam::Vec2;
 use murmuration::scenario::{AnyWorld, Scenario};
 use std::path::PathBuf;
 
-/// Presets that do not state bands yet, and why (issue 16 is open for them).
-const NOT_YET: [&str; 1] = [
-    // The predator rework (a shark that catches stragglers, a vacuole) is next.
-    "sharks-and-schools",
-];
+/// Presets that do not state bands yet, and why.
+const NOT_YET: [&str; 0] = [];
 
 fn check(name: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -72,6 +70,94 @@ fn phaser_canvas_flocks_sweep_the_canvas() {
 #[test]
 fn starlings_fly_as_one_body_over_their_roost() {
     check("starlings-3d");
+}
+
+#[test]
+fn sharks_and_schools_follow_their_target() {
+    check("sharks-and-schools");
+}
+
+/// The shark reads as a predator: it never stalls among the fish, the fish
+/// open a hole around it wherever it swims into a school (the fountain
+/// effect), it catches a few stragglers but not the schools, and the target
+/// it does not chase roams instead of drifting on the spot.
+#[test]
+fn the_shark_opens_a_hole_in_the_school_and_takes_stragglers() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/sharks-and-schools.toml");
+    let s = Scenario::load(&path).unwrap();
+    let names: Vec<&str> = s.species().iter().map(|(n, _)| n.as_str()).collect();
+    let shark = names.iter().position(|&n| n == "shark").unwrap() as u16;
+    let target = names.iter().position(|&n| n == "target").unwrap() as u16;
+    let mut w = s.build_world::<Vec2>().unwrap();
+    let size = w.config().max - w.config().min;
+    let wrap = |mut d: Vec2| {
+        for k in 0..2 {
+            d[k] -= size[k] * (d[k] / size[k]).round();
+        }
+        d
+    };
+    let start = w.boids().positions()[w
+        .boids()
+        .species()
+        .iter()
+        .position(|&x| x == target)
+        .unwrap()];
+    let (fish0, mut eaten, mut travelled) = (w.len() - 2, 0, 0.0f32);
+    let (mut inner, mut ring, mut samples, mut slowest) = (0usize, 0usize, 0, f32::MAX);
+    let mut last_target = start;
+    for step in 1..=2500 {
+        eaten += w.step().events.len();
+        let b = w.boids();
+        let (p, v, sp) = (b.positions(), b.velocities(), b.species());
+        let t = sp.iter().position(|&x| x == target).unwrap();
+        travelled += wrap(p[t] - last_target).length();
+        last_target = p[t];
+        let k = sp.iter().position(|&x| x == shark).unwrap();
+        slowest = slowest.min(v[k].length());
+        if step % 10 != 0 || step < 500 {
+            continue;
+        }
+        let near = |r: f32| {
+            (0..p.len())
+                .filter(|&j| sp[j] != shark && sp[j] != target && wrap(p[j] - p[k]).length() < r)
+                .count()
+        };
+        let (n2, n6) = (near(2.0), near(6.0));
+        if n6 >= 40 {
+            // Inside a school: compare the density within 2 units with the ring 2..6.
+            inner += n2;
+            ring += n6 - n2;
+            samples += 1;
+        }
+    }
+    eprintln!(
+        "shark: slowest {slowest}, {samples} samples, eaten {eaten}, target travelled {travelled}"
+    );
+    assert!(slowest >= 2.5 - 1e-3, "the shark stalled: speed {slowest}");
+    assert!(
+        samples >= 5,
+        "the shark swam into a school only {samples} times"
+    );
+    let (a_in, a_ring) = (std::f32::consts::PI * 4.0, std::f32::consts::PI * 32.0);
+    let contrast = (inner as f32 / a_in) / (ring as f32 / a_ring);
+    eprintln!("inner/ring density {contrast:.3}");
+    assert!(
+        contrast < 0.25,
+        "no hole around the shark: inner/ring density {contrast:.2} over {samples} samples"
+    );
+    assert!(
+        (1..=fish0 / 50).contains(&eaten),
+        "the shark ate {eaten} of {fish0} fish"
+    );
+    assert!(
+        travelled > 60.0,
+        "the target swam only {travelled:.1} units in 2,500 steps"
+    );
+    assert!(
+        wrap(last_target - start).length() > 20.0,
+        "the target stayed where it started"
+    );
 }
 
 /// A new preset gets bands (or a reason in `NOT_YET`) and a test above.

@@ -309,7 +309,8 @@ fn roost_and_topological_neighbours_parse_and_refuse_bad_values() {
     );
     assert_eq!(w.species()[0].topological_neighbours, 7);
     // Written as a scenario and read back: the same parameters.
-    let text = murmuration::scenario::to_toml(&w, &["fish".into(), "shark".into()], "back", "");
+    let text =
+        murmuration::scenario::to_toml(&w, &["fish".into(), "shark".into()], &[], "back", "");
     let back = Scenario::parse(&text, "back.toml")
         .unwrap()
         .build_world::<Vec2>()
@@ -495,7 +496,7 @@ fn a_world_saved_as_a_scenario_loads_back_with_the_same_parameters() {
                     radius: 2.0,
                 }))
                 .unwrap();
-                let text = murmuration::scenario::to_toml(&w, &names, "saved", "round trip");
+                let text = murmuration::scenario::to_toml(&w, &names, &[], "saved", "round trip");
                 for noise in ["0000001", "9999999", "99999988"] {
                     assert!(!text.contains(noise), "float noise {noise} in\n{text}");
                 }
@@ -514,7 +515,7 @@ fn a_world_saved_as_a_scenario_loads_back_with_the_same_parameters() {
                 assert_eq!(back.len(), w.len());
             }
             AnyWorld::D3(w) => {
-                let text = murmuration::scenario::to_toml(&w, &names, "saved", "round trip");
+                let text = murmuration::scenario::to_toml(&w, &names, &[], "saved", "round trip");
                 let back: World3 = Scenario::parse(&text, "saved.toml")
                     .unwrap()
                     .build_world()
@@ -525,4 +526,51 @@ fn a_world_saved_as_a_scenario_loads_back_with_the_same_parameters() {
             }
         }
     }
+}
+
+/// `look = { colour, size }`: read per species, written back by `to_toml`, never
+/// part of the simulation; out-of-range values are errors at their line.
+#[test]
+fn a_species_look_is_read_saved_and_checked() {
+    let t = GOOD.replace(
+        "speed = 1.0\n",
+        "speed = 1.0\nlook = { colour = [0.9, 0.95, 1.0], size = 5.0 }\n",
+    );
+    let s = Scenario::parse(&t, "s.toml").unwrap();
+    let looks = s.looks();
+    assert_eq!(looks.len(), 2);
+    assert_eq!(looks[0], murmuration::scenario::Look::default());
+    assert_eq!(looks[1].colour, Some([0.9, 0.95, 1.0]));
+    assert_eq!(looks[1].size, 5.0);
+    let plain = Scenario::parse(GOOD, "s.toml").unwrap();
+    let (a, b) = (
+        s.build_world::<Vec2>().unwrap(),
+        plain.build_world::<Vec2>().unwrap(),
+    );
+    assert_eq!(a.digest(), b.digest(), "a look changes no bit of the world");
+    let names = ["fish".to_string(), "shark".to_string()];
+    let text = murmuration::scenario::to_toml(&a, &names, looks, "back", "");
+    let back = Scenario::parse(&text, "back.toml").unwrap();
+    assert_eq!(back.looks(), looks);
+    let bad = t.replace("size = 5.0", "size = 0.0");
+    assert_err(
+        &bad,
+        21,
+        44,
+        "species.shark.look.size = 0 is out of range: must be in (0, 100]",
+    );
+    let bad = t.replace("colour = [0.9, 0.95, 1.0]", "colour = [0.9, 2.0, 1.0]");
+    assert_err(
+        &bad,
+        21,
+        19,
+        "species.shark.look.colour = [0.9, 2.0, 1.0] is out of range",
+    );
+    let bad = t.replace("size = 5.0", "size = 5.0, glow = 1");
+    assert_err(
+        &bad,
+        21,
+        56,
+        "species.shark.look.glow: unknown field `glow`",
+    );
 }

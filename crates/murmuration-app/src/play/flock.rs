@@ -9,7 +9,7 @@
 use murmuration::{Spawn, SpeciesId};
 
 use glam::{Vec2, Vec3};
-use murmuration::scenario::AnyWorld;
+use murmuration::scenario::{AnyWorld, Look};
 use murmuration::{Attractor, Boundary, Obstacle, Path, Pulse, SpeciesParams, World};
 use murmuration_gpu::{Gpu, GpuError, GpuVector, Simulation};
 use murmuration_render::{RenderSettings, Scene, Trails};
@@ -93,7 +93,13 @@ pub trait Flock {
     /// Removes boid `id`.
     fn remove_boid(&mut self, id: u32) -> Result<(), String>;
     /// The world as a scenario file.
-    fn to_toml(&mut self, names: &[String], name: &str, description: &str) -> String;
+    fn to_toml(
+        &mut self,
+        names: &[String],
+        looks: &[Look],
+        name: &str,
+        description: &str,
+    ) -> String;
     /// Which engine steps the flock, and why the CPU when a GPU is open.
     fn engine_label(&self) -> String;
     /// The open GPU, if the flock runs on one.
@@ -363,9 +369,15 @@ impl<V: GpuVector> Flock for Simulation<V> {
         edit(self).remove_boid(id).map_err(|e| e.to_string())
     }
 
-    fn to_toml(&mut self, names: &[String], name: &str, description: &str) -> String {
+    fn to_toml(
+        &mut self,
+        names: &[String],
+        looks: &[Look],
+        name: &str,
+        description: &str,
+    ) -> String {
         Flock::sync(self);
-        murmuration::scenario::to_toml(self.world_unsynced(), names, name, description)
+        murmuration::scenario::to_toml(self.world_unsynced(), names, looks, name, description)
     }
 
     fn engine_label(&self) -> String {

@@ -469,7 +469,9 @@ fn save(sim: &mut Sim, path: &str) -> anyhow::Result<()> {
         .file_stem()
         .map_or("saved".into(), |s| s.to_string_lossy().into_owned());
     let description = format!("saved from the sandbox (from {})", sim.scenario.name());
-    let text = sim.flock.to_toml(&names, &name, &description);
+    let text = sim
+        .flock
+        .to_toml(&names, sim.scenario.looks(), &name, &description);
     let mut f = crate::outputs::AtomicFile::create(std::path::Path::new(path), "save")?;
     std::io::Write::write_all(f.writer(), text.as_bytes())?;
     f.finish()

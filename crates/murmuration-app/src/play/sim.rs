@@ -142,6 +142,9 @@ impl Sim {
     /// On the GPU the boids are drawn straight from the flock's buffers, unless
     /// a selected boid, trails or neighbour colours need the state on the CPU.
     pub fn scene(&mut self, scene: &mut Scene, settings: &RenderSettings, trails: &mut Trails) {
+        if scene.looks != self.scenario.looks() {
+            scene.looks = self.scenario.looks().to_vec();
+        }
         if !self.flock.scene(scene, settings, trails, self.selected) {
             self.selected = None;
         }

@@ -1,4 +1,4 @@
-// Scene pass: instanced boids (a dart in 2D, a lit cone in 3D) and overlay
+// Scene pass: instanced boids (a dart in 2D, a lit bird in 3D, banked) and overlay
 // lines and fills, drawn into the HDR target (colours above 1 glow).
 
 struct Globals {
@@ -19,6 +19,9 @@ struct BoidIn {
     @location(2) position: vec3<f32>,
     @location(3) heading: vec3<f32>,
     @location(4) colour: vec4<f32>,
+    // Body length multiple (the species' look) and roll about the heading.
+    @location(5) size: f32,
+    @location(6) bank: f32,
 };
 
 struct Out {
@@ -26,8 +29,9 @@ struct Out {
     @location(0) colour: vec4<f32>,
 };
 
-// A boid's mesh vertex placed at `position`, pointing along `heading`.
-fn boid_vertex(local: vec3<f32>, normal: vec3<f32>, position: vec3<f32>, heading: vec3<f32>, colour: vec3<f32>) -> Out {
+// A boid's mesh vertex placed at `position`, pointing along `heading`, `size`
+// times the scene's body length, rolled by `bank` radians about its heading.
+fn boid_vertex(local: vec3<f32>, normal: vec3<f32>, position: vec3<f32>, heading: vec3<f32>, colour: vec3<f32>, size: f32, bank: f32) -> Out {
     var f = heading;
     if (dot(f, f) < 1e-12) {
         f = vec3<f32>(1.0, 0.0, 0.0);
@@ -45,8 +49,14 @@ fn boid_vertex(local: vec3<f32>, normal: vec3<f32>, position: vec3<f32>, heading
         }
         side = normalize(cross(hint, f));
         up = cross(f, side);
+        // Bank: the up axis turns toward the side axis.
+        let c = cos(bank);
+        let sn = sin(bank);
+        let up2 = c * up + sn * side;
+        side = c * side - sn * up;
+        up = up2;
     }
-    let s = g.params.x;
+    let s = g.params.x * size;
     let world = position + s * (local.x * f + local.y * side + local.z * up);
     var shade = 1.0;
     if (g.params.z > 0.5) {
@@ -61,7 +71,7 @@ fn boid_vertex(local: vec3<f32>, normal: vec3<f32>, position: vec3<f32>, heading
 
 @vertex
 fn vs_boid(v: BoidIn) -> Out {
-    return boid_vertex(v.local, v.normal, v.position, v.heading, v.colour.rgb);
+    return boid_vertex(v.local, v.normal, v.position, v.heading, v.colour.rgb, v.size, v.bank);
 }
 
 // Boids read straight from the GPU flock's storage buffers (no copy through the
@@ -72,7 +82,8 @@ struct Storage {
     // 0: colour by species, 1: by speed.
     colour_mode: u32,
     species_count: u32,
-    pad: u32,
+    // Gravity for banking, units/s² (0: level).
+    gravity: f32,
 };
 
 @group(1) @binding(0) var<uniform> st: Storage;
@@ -80,8 +91,9 @@ struct Storage {
 @group(1) @binding(2) var<storage, read> s_vel: array<f32>;
 // (boid id, species) per boid.
 @group(1) @binding(3) var<storage, read> s_meta: array<vec2<u32>>;
-// Per species: rgb colour and w: max speed.
+// Two per species: (rgb colour, max speed), then (body length multiple, 0, 0, 0).
 @group(1) @binding(4) var<storage, read> s_species: array<vec4<f32>>;
+@group(1) @binding(5) var<storage, read> s_acc: array<f32>;
 
 struct MeshIn {
     @location(0) local: vec3<f32>,
@@ -110,20 +122,40 @@ fn read_vec(buf: u32, i: u32) -> vec3<f32> {
         if (st.stride == 4u) {
             v.z = s_pos[k + 2u];
         }
-    } else {
+    } else if (buf == 1u) {
         v = vec3<f32>(s_vel[k], s_vel[k + 1u], 0.0);
         if (st.stride == 4u) {
             v.z = s_vel[k + 2u];
         }
+    } else {
+        v = vec3<f32>(s_acc[k], s_acc[k + 1u], 0.0);
+        if (st.stride == 4u) {
+            v.z = s_acc[k + 2u];
+        }
     }
     return v;
+}
+
+// The roll of a coordinated turn (the CPU scene's `bank`): the up axis leans
+// along the turn plus gravity, measured toward the side axis `y × heading`.
+fn bank(f: vec3<f32>, steering: vec3<f32>, gravity: f32) -> f32 {
+    if (gravity <= 0.0 || abs(f.y) > 0.99) {
+        return 0.0;
+    }
+    let side = normalize(cross(vec3<f32>(0.0, 1.0, 0.0), f));
+    let up = cross(f, side);
+    let turn = steering - f * dot(steering, f);
+    let lift = turn + vec3<f32>(0.0, gravity, 0.0);
+    return atan2(dot(lift, side), dot(lift, up));
 }
 
 @vertex
 fn vs_boid_storage(v: MeshIn, @builtin(instance_index) i: u32) -> Out {
     let p = read_vec(0u, i);
     let vel = read_vec(1u, i);
-    let info = s_species[min(s_meta[i].y, st.species_count - 1u)];
+    let sp = min(s_meta[i].y, st.species_count - 1u);
+    let info = s_species[2u * sp];
+    let size = s_species[2u * sp + 1u].x;
     let speed = length(vel);
     var colour = info.rgb;
     if (st.colour_mode == 1u) {
@@ -135,7 +167,8 @@ fn vs_boid_storage(v: MeshIn, @builtin(instance_index) i: u32) -> Out {
     if (speed > 0.0) {
         heading = vel / speed;
     }
-    return boid_vertex(v.local, v.normal, p, heading, colour);
+    let roll = bank(heading, read_vec(2u, i), st.gravity);
+    return boid_vertex(v.local, v.normal, p, heading, colour, size, roll);
 }
 
 struct ColourIn {

@@ -25,13 +25,14 @@ fn banded(kind: &str, margin: f32, strength: f32) -> Value {
 }
 
 /// The scenario text of `world`: its box, boundary, time step and seed, every
-/// species (named by `names`, else `species_<i>`) with all its parameters and
-/// its current boid count, the relations that differ from the default, and
+/// species (named by `names`, else `species_<i>`) with all its parameters, its
+/// current boid count and its look (from `looks`, when not the default), the relations that differ from the default, and
 /// every obstacle, attractor, pulse, path and zone. Boids are respawned when it
 /// is loaded (positions are not part of a scenario: use a snapshot for that).
 pub fn to_toml<V: Vector>(
     world: &World<V>,
     names: &[String],
+    looks: &[super::Look],
     name: &str,
     description: &str,
 ) -> String {
@@ -71,6 +72,12 @@ pub fn to_toml<V: Vector>(
         let mut s = Table::new();
         s.insert("count".into(), Value::Integer(counts[i]));
         s.extend(Table::try_from(p).expect("species parameters serialize"));
+        if let Some(look) = looks.get(i).filter(|l| **l != super::Look::default()) {
+            s.insert(
+                "look".into(),
+                Value::try_from(look).expect("looks serialize"),
+            );
+        }
         species.insert(species_name(i), Value::Table(s));
     }
     t.insert("species".into(), Value::Table(species));

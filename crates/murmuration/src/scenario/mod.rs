@@ -29,12 +29,14 @@ mod expect;
 mod export;
 mod lint;
 mod location;
+mod look;
 mod spec;
 pub mod styles;
 
 pub use expect::{Band, Expectations, Verdict};
 pub use export::to_toml;
 pub use lint::Lint;
+pub use look::{Look, MAX_LOOK_COLOUR, MAX_LOOK_SIZE};
 
 use crate::error::{ParamError, ScenarioError, WorldError};
 use crate::params::{Relations, SpeciesId, SpeciesParams, WorldConfig};
@@ -112,6 +114,7 @@ pub struct Scenario {
     steps: Option<u64>,
     seed: u64,
     species: Vec<(String, u64)>,
+    looks: Vec<Look>,
     expect: Option<Expectations>,
 }
 
@@ -128,6 +131,8 @@ pub(crate) struct SpawnPlan<V: Vector> {
     pub region: Option<(V, V)>,
     pub speed: f32,
     pub heading: Option<V>,
+    /// How the species is drawn.
+    pub look: Look,
     /// Share of the region inside obstacles, in [0, 1] ([`World::solid_fraction`]).
     pub solid: f64,
 }
@@ -166,6 +171,7 @@ impl Scenario {
             steps: None,
             seed: 1,
             species: Vec::new(),
+            looks: Vec::new(),
             expect: None,
         };
         if text.len() > MAX_SCENARIO_BYTES {
@@ -286,6 +292,7 @@ impl Scenario {
             .iter()
             .map(|s| (s.name.clone(), s.count))
             .collect();
+        self.looks = plan.spawns.iter().map(|s| s.look).collect();
         Ok(())
     }
 
@@ -327,6 +334,11 @@ impl Scenario {
     /// Species names in index order, with the boids each spawns.
     pub fn species(&self) -> &[(String, u64)] {
         &self.species
+    }
+
+    /// How each species is drawn (`look = { .. }`), in species order.
+    pub fn looks(&self) -> &[Look] {
+        &self.looks
     }
 
     /// Boids spawned in all.
@@ -593,6 +605,10 @@ impl Scenario {
                 Some((r.min, r.max))
             }
         };
+        spawn
+            .look
+            .check(&prefix)
+            .map_err(|(field, m)| self.error_at(&field, m))?;
         let speed = spawn.speed.unwrap_or(params.max_speed);
         if !(speed.is_finite() && speed >= 0.0) {
             return Err(self.error_at(
@@ -619,6 +635,7 @@ impl Scenario {
                 region,
                 speed,
                 heading: spawn.heading,
+                look: spawn.look,
                 solid: 0.0, // set by `plan` once the obstacles are in place
             },
         ))

@@ -132,10 +132,14 @@ pub(crate) struct SpawnSpec<V: Vector> {
     /// Common initial heading; uniform random headings when absent.
     #[serde(default)]
     pub heading: Option<V>,
+    /// How the species is drawn.
+    #[serde(default)]
+    pub look: super::Look,
 }
 
-/// The keys of a species table that are spawn settings, not species parameters.
-pub(crate) const SPAWN_KEYS: [&str; 5] = ["count", "style", "spawn", "speed", "heading"];
+/// The keys of a species table that are spawn settings (and drawing hints), not
+/// species parameters.
+pub(crate) const SPAWN_KEYS: [&str; 6] = ["count", "style", "spawn", "speed", "heading", "look"];
 
 /// A box to spawn in.
 #[derive(Debug, Deserialize)]
