@@ -3,8 +3,9 @@
 //! Every boid in one instanced draw (a dart in 2D, a lit bird in 3D banked into
 //! its turns), coloured by species (or its scenario's `look`), speed or
 //! neighbour count, with optional trails and a glow (bloom) pass; obstacles,
-//! attractors, pulses, paths and zones (with their live counts) drawn over them. The same [`Renderer`] draws into a window's surface (the
-//! sandbox) or an offscreen texture ([`Offscreen`]: PNG, GIF, frame sequences).
+//! attractors, pulses, paths and zones (with their live counts) drawn over them.
+//! The same [`Renderer`] draws into a window's surface (the sandbox) or an
+//! offscreen texture ([`Offscreen`]: PNG, GIF, frame sequences).
 //!
 //! ```no_run
 //! use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};

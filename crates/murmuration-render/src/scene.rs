@@ -58,6 +58,11 @@ pub fn bank(heading: Vec3, steering: Vec3, gravity: f32) -> f32 {
     lift.dot(side).atan2(lift.dot(up))
 }
 
+/// The gravity a `V`-dimensional scene banks with: 2D darts are drawn level.
+fn bank_gravity<V: Vector>(settings: &RenderSettings) -> f32 {
+    if V::DIM == 3 { settings.gravity } else { 0.0 }
+}
+
 /// The last positions of every boid, by id, for trails.
 #[derive(Clone, Debug, Default)]
 pub struct Trails {
@@ -135,7 +140,7 @@ impl Scene {
         let (pos, vel, sp) = (b.positions(), b.velocities(), b.species());
         let steering = b.steering();
         let species = world.species();
-        let gravity = if V::DIM == 3 { settings.gravity } else { 0.0 };
+        let gravity = bank_gravity::<V>(settings);
         let counts = match settings.colour {
             ColourMode::Neighbours => world.neighbour_counts(),
             _ => Vec::new(),
@@ -203,7 +208,7 @@ impl Scene {
                 })
                 .collect(),
             by_speed: settings.colour == ColourMode::Speed,
-            gravity: if V::DIM == 3 { settings.gravity } else { 0.0 },
+            gravity: bank_gravity::<V>(settings),
         });
     }
 

@@ -1,6 +1,7 @@
 //! Drawing boids straight from a GPU flock's storage buffers: the vertex shader
-//! reads each instance's position, velocity, steering and species by `instance_index`, so
-//! nothing goes through the CPU (`vs_boid_storage` in `shaders/scene.wgsl`).
+//! reads each instance's position, velocity, steering and species by
+//! `instance_index`, so nothing goes through the CPU (`vs_boid_storage` in
+//! `shaders/scene.wgsl`).
 
 use crate::scene::GpuBoids;
 use bytemuck::{Pod, Zeroable};

@@ -458,8 +458,7 @@ impl<V: Vector> Interactions<V> {
         // A chaser with a vision cone sees prey only inside it (`d` points from
         // the chaser to the prey).
         let heading = v.normalize_or_zero();
-        let cone = (sp.has_vision_cone() && heading != V::ZERO)
-            .then(|| (sp.fov_degrees.to_radians() * 0.5).cos());
+        let cone = (sp.has_vision_cone() && heading != V::ZERO).then(|| sp.cos_half_fov());
         let is_target = |j: usize, d: V| {
             relations.get(a, view.data.species[j] as usize) == Relation::Chase
                 && cone.is_none_or(|c| d.dot(heading) >= c * d.length())

@@ -204,6 +204,13 @@ impl SpeciesParams {
             .max(self.separation_radius)
     }
 
+    /// cos(fov / 2): a point at offset `d` is inside the vision cone when
+    /// `d·heading ≥ this·|d|`.
+    #[inline]
+    pub fn cos_half_fov(&self) -> f32 {
+        (self.fov_degrees.to_radians() * 0.5).cos()
+    }
+
     /// True when the vision cone hides anything (a field of view under 360°).
     #[inline]
     pub fn has_vision_cone(&self) -> bool {

@@ -36,7 +36,7 @@ impl RuleConsts {
             ali2: p.alignment_radius * p.alignment_radius,
             coh2: p.cohesion_radius * p.cohesion_radius,
             max2: p.perception_radius() * p.perception_radius(),
-            cos_half_fov: (p.fov_degrees.to_radians() * 0.5).cos(),
+            cos_half_fov: p.cos_half_fov(),
             eps2: eps * eps,
             coincident_push: 1.0 / eps,
         }

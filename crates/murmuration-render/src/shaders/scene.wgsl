@@ -1,5 +1,5 @@
-// Scene pass: instanced boids (a dart in 2D, a lit bird in 3D, banked) and overlay
-// lines and fills, drawn into the HDR target (colours above 1 glow).
+// Scene pass: instanced boids (a dart in 2D, a lit bird in 3D, banked) and
+// overlay lines and fills, drawn into the HDR target (colours above 1 glow).
 
 struct Globals {
     view_proj: mat4x4<f32>,

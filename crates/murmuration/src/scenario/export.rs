@@ -26,9 +26,10 @@ fn banded(kind: &str, margin: f32, strength: f32) -> Value {
 
 /// The scenario text of `world`: its box, boundary, time step and seed, every
 /// species (named by `names`, else `species_<i>`) with all its parameters, its
-/// current boid count and its look (from `looks`, when not the default), the relations that differ from the default, and
-/// every obstacle, attractor, pulse, path and zone. Boids are respawned when it
-/// is loaded (positions are not part of a scenario: use a snapshot for that).
+/// current boid count and its look (from `looks`, when not the default), the
+/// relations that differ from the default, and every obstacle, attractor, pulse,
+/// path and zone. Boids are respawned when it is loaded (positions are not part
+/// of a scenario: use a snapshot for that).
 pub fn to_toml<V: Vector>(
     world: &World<V>,
     names: &[String],
