@@ -185,6 +185,31 @@ fn coincident_boids_separate_as_on_the_cpu() {
     compare(&gpu, &w, 10, "coincident");
 }
 
+/// Regression: a coincident neighbour was seen or not by the rounding of its
+/// offset against the vision cone; it is now always seen, on both devices.
+#[test]
+fn coincident_boids_inside_a_narrow_cone_separate_as_on_the_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let cfg = WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap);
+    let p = SpeciesParams {
+        fov_degrees: 80.0,
+        ..SpeciesParams::default()
+    };
+    let mut w = World::new(cfg, vec![p]).unwrap();
+    for k in 0..6 {
+        let a = k as f32;
+        w.add_boid(
+            SpeciesId::FIRST,
+            Vec2::new(5.0 + 1e-6 * a, 5.0),
+            Vec2::new(a.cos(), a.sin()),
+        )
+        .unwrap();
+    }
+    w.spawn(Spawn::new(SpeciesId::FIRST, 100).speed(0.5))
+        .unwrap();
+    compare(&gpu, &w, 10, "coincident in a cone");
+}
+
 #[test]
 fn gpu_runs_repeat_bit_for_bit() {
     let Some(gpu) = gpu() else { return };

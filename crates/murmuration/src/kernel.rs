@@ -341,7 +341,8 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                     for a in 0..d_n {
                         dot += d[a] * heading[a];
                     }
-                    take &= dot.simd_ge(cos_half * d2.sqrt());
+                    // A coincident neighbour has no direction to see it by: always seen.
+                    take &= dot.simd_ge(cos_half * d2.sqrt()) | d2.simd_le(eps2);
                 }
                 let mut flock = take;
                 if multi {
@@ -383,8 +384,9 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 } else {
                     nearest2.fast_min(valid.select(d2, nearest2))
                 };
-                // A coincident neighbour (d2 <= eps2) adds ~0 here (|d| is tiny and the
-                // divisor is at least eps2); its real push is added after the loop.
+                // A coincident neighbour (d2 <= eps2) adds -d/eps2 here (the divisor is
+                // at least eps2); after the loop that term is taken back out and its
+                // keyed push added instead, so the hot loop carries no extra mask.
                 // (A NaN d2 in a padded lane of a minimum-image run gives eps2 here
                 // and is masked off below.)
                 // In 3D few chunks hold a boid inside the separation radius (about
@@ -463,7 +465,9 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         s.ali_n
     };
     if nearest2.simd_le(eps2).any() {
-        // Rare: neighbours at (almost) the same position push along a keyed direction.
+        // Rare: neighbours at (almost) the same position push along a keyed
+        // direction, not along their offset (rounding noise at that distance).
+        let inv_eps2 = 1.0 / k.eps2;
         for run in runs {
             for j in run.start as usize..run.end as usize {
                 if j == me.sorted_index {
@@ -476,7 +480,9 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 }
                 let ignored = multi && !rel_row[data.species[j] as usize].in_rules();
                 if dd.length_squared() <= k.eps2 && !ignored {
-                    s.sep += coincident(j) * k.coincident_push;
+                    // The loop subtracted dd / eps2 (a coincident lane is always
+                    // taken and inside the separation radius): undo it.
+                    s.sep += dd * inv_eps2 + coincident(j) * k.coincident_push;
                 }
             }
         }

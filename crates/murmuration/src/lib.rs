@@ -90,6 +90,7 @@ pub use rules::RuleConsts;
 pub use sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
 pub use snapshot::SNAPSHOT_VERSION;
 pub use spawn::Spawn;
+pub use steer::coincident_direction;
 pub use surface::Surface;
 pub use topological::MAX_TOPOLOGICAL;
 pub use vector::Vector;

@@ -21,9 +21,12 @@ pub struct RuleConsts {
     pub max2: f32,
     /// cos(fov / 2); a neighbour is visible when `d·heading ≥ cos_half_fov·|d|`.
     pub cos_half_fov: f32,
-    /// Distance² under which two boids count as coincident.
+    /// Distance² under which two boids count as coincident, units²: such a
+    /// neighbour is seen whatever the vision cone and pushes along
+    /// [`coincident_direction`](crate::coincident_direction), not its offset.
     pub eps2: f32,
-    /// 1 / sqrt(eps2): the separation push of a coincident neighbour.
+    /// 1 / sqrt(eps2): the separation push of a coincident neighbour (in place of
+    /// its -d/|d|² term).
     pub coincident_push: f32,
 }
 

@@ -6,6 +6,7 @@
 //! else takes the scalar path. Both give the same bits.
 
 use crate::batch::{self, Batch, Lane};
+use crate::boids::BoidId;
 use crate::boundary::{boundary_force, confine, soft_force};
 use crate::candidates::Candidates;
 use crate::context::StepContext;
@@ -564,10 +565,11 @@ fn clamp_speed<V: Vector>(v2: V, v: V, sp: &SpeciesParams, seed: u64, id: u32, s
     v2 * scale
 }
 
-/// Direction that pushes boid `me` away from a coincident boid `other`: a keyed
-/// random unit vector for the pair, with opposite signs for the two boids.
+/// Direction that pushes boid `me` away from a coincident boid `other` (closer than
+/// [`RuleConsts::eps2`](crate::RuleConsts::eps2)): a keyed random unit vector for
+/// the pair, with opposite signs for the two boids. Public for reference models.
 #[inline(never)]
-fn coincident_direction<V: Vector>(seed: u64, me: u32, other: u32) -> V {
+pub fn coincident_direction<V: Vector>(seed: u64, me: BoidId, other: BoidId) -> V {
     let (lo, hi) = if me < other { (me, other) } else { (other, me) };
     let key = ((lo as u64) << 32) | hi as u64;
     let mut r = CounterRng::new(seed, key, 0, Stream::Coincident);

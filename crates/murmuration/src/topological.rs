@@ -64,7 +64,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
     }
     let zero = F::splat(0.0);
-    let (max2, cos_half) = (F::splat(c.max2), F::splat(c.cos_half_fov));
+    let (max2, cos_half, eps2) = (F::splat(c.max2), F::splat(c.cos_half_fov), F::splat(c.eps2));
     let mut heading = [zero; 3];
     let mut per = [zero; 3];
     for a in 0..V::DIM {
@@ -116,7 +116,8 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 for a in 0..V::DIM {
                     dot += d[a] * heading[a];
                 }
-                take &= dot.simd_ge(cos_half * d2.sqrt());
+                // A coincident neighbour has no direction to see it by: always seen.
+                take &= dot.simd_ge(cos_half * d2.sqrt()) | d2.simd_le(eps2);
             }
             let mut bits = take.to_bitmask();
             if bits != 0 {
@@ -162,11 +163,11 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
             d.set(a, x.to_array()[0]);
         }
         let flock = !multi || matches!(rule(j), Relation::Flock | Relation::Follow);
-        if d2 < c.sep2 {
-            s.sep -= d * (1.0 / d2.max(c.eps2));
-            if d2 <= c.eps2 {
-                s.sep += coincident(j) * c.coincident_push;
-            }
+        if d2 <= c.eps2 {
+            // Coincident: a keyed push, not one along rounding noise.
+            s.sep += coincident(j) * c.coincident_push;
+        } else if d2 < c.sep2 {
+            s.sep -= d * (1.0 / d2);
         }
         if flock && d2 < c.ali2 {
             s.ali += data.velocity::<V>(j);

@@ -189,3 +189,51 @@ fn topological_neighbour_counts_are_min_of_k_and_the_metric_count() {
     assert_eq!(w.clone().step().stats.neighbours, want);
     compare(w, 2);
 }
+
+/// Regression (found by `step_2d_matches_reference`): a neighbour 2·10⁻⁵ away, inside
+/// the coincidence distance, was inside or outside a 78° cone by the rounding of its
+/// offset, and pushed along that offset's noise; with raw sums one such push turned
+/// the whole steering. Coincident neighbours are now always seen and push along the
+/// pair's keyed direction, in the step and in the reference, metric and topological.
+#[test]
+fn coincident_neighbours_in_a_narrow_cone_match_the_reference() {
+    for topo in [0u8, 3] {
+        let a = steered(78.159_996, false, 0.147_657_66, 0.705_290_85, 2, true, topo);
+        let b = species_from(360.0, true, 0.0, 0.5);
+        compare(world::<Vec2>(220, 3.787_465_6, 0, 11, a, b, (0, 0)), 3);
+    }
+}
+
+/// A boid exactly behind another, at the same point, is seen by it although outside
+/// its 90° cone, and the two push apart along opposite keyed directions.
+#[test]
+fn a_coincident_boid_behind_is_seen_and_pushes_along_the_keyed_direction() {
+    for k in [0u32, 3] {
+        let cfg = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+        let sp = SpeciesParams {
+            fov_degrees: 90.0,
+            topological_neighbours: k,
+            steering: Steering::Raw,
+            ..SpeciesParams::benchmark()
+        };
+        let mut w = World::new(cfg, vec![sp]).unwrap();
+        let p = Vec2::new(5.0, 5.0);
+        let a = w.add_boid(SpeciesId::FIRST, p, Vec2::X).unwrap();
+        let b = w
+            .add_boid(SpeciesId::FIRST, p - Vec2::new(1e-6, 0.0), Vec2::X)
+            .unwrap();
+        let (ia, ib) = (w.inspect(a).unwrap(), w.inspect(b).unwrap());
+        assert_eq!((ia.neighbours, ib.neighbours), (1, 1), "k = {k}");
+        let want: Vec2 = murmuration::coincident_direction(cfg.seed, a, b);
+        let rc = murmuration::RuleConsts::new(&sp);
+        let push = want * rc.coincident_push * sp.separation_weight;
+        assert!(
+            (ia.separation.normalize() - push.normalize()).length() < 1e-3,
+            "k = {k}: {:?} against {:?}",
+            ia.separation,
+            push
+        );
+        assert!(ia.separation.dot(ib.separation) < 0.0, "k = {k}");
+        compare(w, 2);
+    }
+}

@@ -516,7 +516,8 @@ fn consider(j: u32, q: V, origin: V) {
     if d2 >= sp.max2 {
         return;
     }
-    if FOV && me.cone && dot(d, me.heading) < sp.cos_half_fov * sqrt(d2) {
+    // A coincident neighbour has no direction to see it by: always seen.
+    if FOV && me.cone && d2 > sp.eps2 && dot(d, me.heading) < sp.cos_half_fov * sqrt(d2) {
         return;
     }
     var rel = RELATION_FLOCK;
@@ -527,11 +528,11 @@ fn consider(j: u32, q: V, origin: V) {
         }
     }
     sums.neighbours += 1u;
-    if d2 < sp.sep2 {
-        sums.sep -= d / max(d2, sp.eps2);
-        if d2 <= sp.eps2 {
-            sums.sep += coincident_direction(me.id, meta_b[j].x) * sp.coincident_push;
-        }
+    if d2 <= sp.eps2 {
+        // Coincident: a keyed push, not one along rounding noise.
+        sums.sep += coincident_direction(me.id, meta_b[j].x) * sp.coincident_push;
+    } else if d2 < sp.sep2 {
+        sums.sep -= d / d2;
     }
     if rel == RELATION_FLOCK {
         if d2 < sp.ali2 {

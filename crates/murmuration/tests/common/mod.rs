@@ -6,7 +6,8 @@ use murmuration::{Spawn, SpeciesId};
 
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{
-    Boundary, CombineMode, Relation, SpeciesParams, Steering, Vector, World, WorldConfig,
+    Boundary, CombineMode, Relation, RuleConsts, SpeciesParams, Steering, Vector, World,
+    WorldConfig, coincident_direction,
 };
 
 /// Nearest-image offset from `a` to `b`.
@@ -30,7 +31,9 @@ fn seek<V: Vector>(dir: V, v: V, p: &SpeciesParams) -> V {
     (dir * (p.max_speed / l) - v).clamp_length_max(p.max_force)
 }
 
-/// One step computed by brute force from the public state (no jitter, no coincident boids).
+/// One step computed by brute force from the public state (no jitter). Coincident
+/// neighbours (within `RuleConsts::eps2`) are seen whatever the cone and push along
+/// `coincident_direction`.
 pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
     let cfg = *w.config();
     let pos = w.positions();
@@ -49,6 +52,7 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
         let r = p.perception_radius();
         let h = vel[i].normalize_or_zero();
         let cos_half = (p.fov_degrees.to_radians() * 0.5).cos();
+        let rc = RuleConsts::new(&p);
         // Everyone it reacts to: (distance², id, offset, flocks with it).
         let mut seen = Vec::new();
         for j in 0..n {
@@ -60,7 +64,12 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
             if d2 >= r * r {
                 continue;
             }
-            if p.fov_degrees < 360.0 && h != V::ZERO && d.dot(h) < cos_half * d2.sqrt() {
+            let coincident = d2 <= rc.eps2;
+            if p.fov_degrees < 360.0
+                && h != V::ZERO
+                && !coincident
+                && d.dot(h) < cos_half * d2.sqrt()
+            {
                 continue;
             }
             let rel = w.relations().get(s, spc[j] as usize);
@@ -75,7 +84,9 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
             seen.truncate(p.topological_neighbours as usize);
         }
         for &(d2, _, d, j, flock) in &seen {
-            if d2 < p.separation_radius * p.separation_radius {
+            if d2 <= rc.eps2 {
+                sep += coincident_direction::<V>(cfg.seed, ids[i], ids[j]) * rc.coincident_push;
+            } else if d2 < p.separation_radius * p.separation_radius {
                 sep -= d / d2;
             }
             if !flock {
