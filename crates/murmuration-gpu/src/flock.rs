@@ -763,6 +763,12 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
             p.wander_weight
         )));
     }
+    if let Some(p) = world.species().iter().find(|p| p.roll_rate > 0.0) {
+        return Err(GpuError::Unsupported(format!(
+            "banked flight (roll_rate = {})",
+            p.roll_rate
+        )));
+    }
     if let Some(p) = world
         .species()
         .iter()

@@ -376,3 +376,15 @@ fn wandering_is_refused_by_name_until_the_gpu_has_it() {
     let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
     assert!(e.contains("wandering (wander_weight = 0.5)"), "{e}");
 }
+
+#[test]
+fn banked_flight_is_refused_by_name_until_the_gpu_has_it() {
+    let Some(gpu) = gpu() else { return };
+    let p = SpeciesParams {
+        roll_rate: 90.0,
+        ..SpeciesParams::default()
+    };
+    let w = world::<Vec3>(100, 10.0, Boundary::Wrap, vec![p]);
+    let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
+    assert!(e.contains("banked flight (roll_rate = 90)"), "{e}");
+}

@@ -105,7 +105,7 @@ fn max_speed(p: &SpeciesParams) -> f32 {
 /// Every real-valued field of [`SpeciesParams`], in declaration order (`steering`
 /// and `combine`, enums, and the whole number `topological_neighbours` are the
 /// fields not listed).
-pub const SPECIES_FIELDS: [Field; 27] = [
+pub const SPECIES_FIELDS: [Field; 30] = [
     row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
         Some(("perception_radius", perception)),
         "Neighbours closer than this push away, harder the closer they are."),
@@ -138,6 +138,12 @@ pub const SPECIES_FIELDS: [Field; 27] = [
         "Steers toward the heading plus a smoothly turning keyed random direction; 0 never wanders."),
     row!(wander_period, "wander period s", "s", open 0.0, 1e4 closed, true, Rules, None,
         "A wanderer's random direction passes a new keyed direction every this many seconds."),
+    row!(roll_rate, "roll rate °/s", "degrees/s", closed 0.0, 3600.0 closed, false, Rules, None,
+        "Banked flight (3D): turns by rolling the lift toward the bank the steering asks for, at most this fast; 0 steers a point mass."),
+    row!(max_bank, "max bank °", "degrees", open 0.0, 89.0 closed, false, Rules, None,
+        "Steepest bank of banked flight."),
+    row!(gravity, "gravity", "units/s²", closed 0.0, 1e4 closed, false, Rules, None,
+        "Gravity of banked flight; the lift is `gravity · (speed / cruise_speed)²`."),
     row!(smoothing, "smoothing", "—", closed 0.0, 1.0 open, false, Rules, None,
         "Exponential smoothing of the applied steering."),
     row!(obstacle_weight, "obstacle weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,

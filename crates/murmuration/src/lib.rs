@@ -45,6 +45,7 @@ mod context;
 mod digest;
 mod error;
 pub mod fields;
+mod flight;
 mod grid;
 mod inspect;
 mod interactions;

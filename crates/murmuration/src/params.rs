@@ -109,6 +109,16 @@ pub struct SpeciesParams {
     /// Time over which a wanderer's random direction turns, seconds, in (0, 1e4]:
     /// it passes through a new keyed direction every this many seconds.
     pub wander_period: f32,
+    /// Banked flight (3D only), degrees/s, in [0, 3600]: 0 (the default) steers
+    /// a point mass; above 0 a bird turns by rolling its lift toward the bank its
+    /// sideways steering asks for, at most this fast, and loses height in turns
+    /// (StarDisplay; see `flight.rs`).
+    pub roll_rate: f32,
+    /// Steepest bank of banked flight, degrees, in (0, 89].
+    pub max_bank: f32,
+    /// Gravity of banked flight, units/s², in [0, 1e4]: the lift that holds a
+    /// bird up is `gravity · (speed / cruise_speed)²`.
+    pub gravity: f32,
     /// Exponential smoothing of the final steering, in [0, 1): the applied
     /// acceleration is `s·previous + (1−s)·new`. 0 disables smoothing.
     pub smoothing: f32,
@@ -166,6 +176,9 @@ impl Default for SpeciesParams {
             cruise_time: 1.0,
             wander_weight: 0.0,
             wander_period: 4.0,
+            roll_rate: 0.0,
+            max_bank: 60.0,
+            gravity: 9.81,
             smoothing: 0.0,
             obstacle_weight: 3.0,
             obstacle_lookahead: 1.0,

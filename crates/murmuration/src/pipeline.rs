@@ -262,6 +262,7 @@ impl<V: Vector> Pipeline<V> {
                         && p.steering == Steering::PerRule
                         && p.cruise_speed == 0.0
                         && p.wander_weight == 0.0
+                        && p.roll_rate == 0.0
                 }),
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::obstacles::contact_skin(ctx.species),

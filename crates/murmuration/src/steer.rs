@@ -387,6 +387,9 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     if sp.smoothing > 0.0 {
         a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
     }
+    if sp.roll_rate > 0.0 {
+        a = crate::flight::banked(a, prev, f.vel, sp, cfg.dt);
+    }
     let (p2, v2) = integrate(env, f, a, sp, near_obstacle);
     (p2, v2, a)
 }

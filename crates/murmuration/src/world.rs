@@ -565,14 +565,14 @@ impl<V: Vector> World<V> {
     ) -> Result<(), WorldError> {
         let index = species.index();
         self.check_species(index)?;
-        params.validate(&format!("species[{index}]"))?;
+        validate_species::<V>(&params, &format!("species[{index}]"))?;
         self.species[index] = params;
         Ok(())
     }
     /// Adds a species; returns its handle. It flocks with itself and separates from others.
     pub fn add_species(&mut self, params: SpeciesParams) -> Result<SpeciesId, WorldError> {
         let index = self.species.len();
-        params.validate(&format!("species[{index}]"))?;
+        validate_species::<V>(&params, &format!("species[{index}]"))?;
         if index >= MAX_SPECIES {
             return Err(crate::error::ParamError::OutOfRange {
                 field: "species".into(),
@@ -728,8 +728,25 @@ pub(crate) fn validate_all<V: Vector>(
         .into());
     }
     for (i, s) in species.iter().enumerate() {
-        s.validate(&format!("species[{i}]"))?;
+        validate_species::<V>(s, &format!("species[{i}]"))?;
     }
     relations.validate(species.len())?;
+    Ok(())
+}
+
+/// A species' parameters, valid in a world of `V`'s dimension: banked flight
+/// needs a vertical axis, so 2D species must not roll.
+fn validate_species<V: Vector>(
+    p: &SpeciesParams,
+    name: &str,
+) -> Result<(), crate::error::ParamError> {
+    p.validate(name)?;
+    if V::DIM == 2 && p.roll_rate != 0.0 {
+        return Err(crate::error::ParamError::OutOfRange {
+            field: format!("{name}.roll_rate"),
+            value: p.roll_rate as f64,
+            range: "0 in 2D (banked flight needs a vertical axis)".into(),
+        });
+    }
     Ok(())
 }

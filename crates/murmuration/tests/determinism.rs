@@ -94,6 +94,35 @@ fn wanderers_are_thread_count_independent_and_resume_exactly() {
     assert_eq!(after, d[0]);
 }
 
+/// Banked flight keeps its bank in the stored steering, nowhere else: the same
+/// bits on any thread count, and a resumed snapshot rolls on exactly.
+#[test]
+fn banked_fliers_are_thread_count_independent_and_resume_exactly() {
+    let world = || {
+        let mut w = common::busy3(7);
+        let mut p = w.species()[0];
+        p.roll_rate = 120.0;
+        p.gravity = 2.0;
+        p.cruise_speed = 0.8;
+        w.set_species_params(SpeciesId::FIRST, p).unwrap();
+        w
+    };
+    let d: Vec<u64> = [1, 2, 8]
+        .iter()
+        .map(|&t| run_on(t, world(), 120).0)
+        .collect();
+    assert!(d.windows(2).all(|w| w[0] == w[1]), "digests {d:x?}");
+    assert_ne!(
+        d[0],
+        run_on(1, common::busy3(7), 120).0,
+        "banking changed nothing"
+    );
+    let (_, half) = run_on(2, world(), 60);
+    let bytes = half.to_snapshot_bytes();
+    let (after, _) = run_on(2, World3::from_snapshot_bytes(&bytes).unwrap(), 60);
+    assert_eq!(after, d[0]);
+}
+
 #[test]
 fn different_seeds_give_different_runs() {
     assert_ne!(

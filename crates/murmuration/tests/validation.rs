@@ -133,3 +133,23 @@ fn added_species_keeps_existing_relations() {
     assert_eq!(w.relations().get(0, 1), murmuration::Relation::Ignore);
     assert_eq!(w.relations().get(2, 2), murmuration::Relation::Flock);
 }
+
+/// Banked flight needs a vertical axis: a 2D species that rolls is refused by
+/// name, on creation and on a later change, and a 3D one is accepted.
+#[test]
+fn banked_flight_is_refused_in_2d_by_name() {
+    let banked = SpeciesParams {
+        roll_rate: 90.0,
+        ..Default::default()
+    };
+    let e = World2::new(cfg(), vec![banked]).unwrap_err();
+    assert!(
+        e.to_string().contains("species[0].roll_rate = 90") && e.to_string().contains("2D"),
+        "{e}"
+    );
+    let mut w = World2::new(cfg(), vec![SpeciesParams::default()]).unwrap();
+    let e = w.set_species_params(SpeciesId::FIRST, banked).unwrap_err();
+    assert!(e.to_string().contains("roll_rate"), "{e}");
+    let cfg3 = WorldConfig::new(murmuration::glam::Vec3::splat(10.0), Boundary::Wrap);
+    assert!(murmuration::World3::new(cfg3, vec![banked]).is_ok());
+}
