@@ -14,7 +14,7 @@ use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, ImageEncoder, RgbaImage};
 use murmuration::glam::Vec3;
 use murmuration::scenario::{AnyWorld, Look, Override};
-use murmuration::{Vector, World};
+use murmuration::{Vector, World, WorldConfig};
 use murmuration_gpu::{GpuVector, Simulation};
 use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
 use std::path::{Path, PathBuf};
@@ -272,18 +272,40 @@ fn update_scene<V: GpuVector>(
 /// The box a following camera frames: centred on the flock's per-axis median
 /// (its bulk, not the midpoint of a trailing tail) and reaching the 2nd and 98th
 /// percentiles on every axis (a few stragglers do not zoom the picture out),
-/// scaled by `scale` about its centre.
-fn flock_extent<V: Vector>(positions: &[V], scale: f32) -> (Vec3, Vec3) {
+/// scaled by `scale` about its centre. In a wrap-around world (`period` above
+/// zero) positions are first taken at their images nearest the flock's circular
+/// centroid, itself at its image nearest `around` (where the camera looks now):
+/// a flock across the seam is framed whole and the camera never jumps a world.
+fn flock_extent<V: Vector>(
+    positions: &[V],
+    config: &WorldConfig<V>,
+    around: Vec3,
+    scale: f32,
+) -> (Vec3, Vec3) {
     let (mut centre, mut half) = (Vec3::ZERO, Vec3::ZERO);
     if positions.is_empty() {
         return (centre, centre);
     }
+    let period = murmuration_render::period(config);
+    let reference = murmuration_render::nearest_image(
+        Vec3::from_array(murmuration::metrics::centroid(positions, config).to_array3()),
+        around,
+        period,
+    );
     let mut axis = Vec::with_capacity(positions.len());
     let n = positions.len();
     let (a, m, b) = ((n - 1) * 2 / 100, (n - 1) / 2, (n - 1) * 98 / 100);
     for d in 0..V::DIM {
+        let (l, r) = (period[d], reference[d]);
         axis.clear();
-        axis.extend(positions.iter().map(|p| p.get(d)));
+        axis.extend(positions.iter().map(|p| {
+            let x = p.get(d);
+            if l > 0.0 {
+                x - l * ((x - r) / l).round()
+            } else {
+                x
+            }
+        }));
         let mut at = |k: usize| *axis.select_nth_unstable_by(k, f32::total_cmp).1;
         let (low, mid, high) = (at(a), at(m), at(b));
         centre[d] = mid;
@@ -354,13 +376,22 @@ fn draw<V: GpuVector>(
         let t = std::time::Instant::now();
         if f > 0 {
             sim.step_n(args.stride)?;
-            update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
         }
         if args.follow {
-            let (lo, hi) = flock_extent(sim.world()?.positions(), 1.0 / args.zoom);
+            let world = sim.world()?;
+            let (lo, hi) = flock_extent(
+                world.positions(),
+                world.config(),
+                camera.target(),
+                1.0 / args.zoom,
+            );
             // The first frame jumps there; later ones ease in.
             let blend = if f == 0 { 1.0 } else { 0.2 };
             camera.frame(lo, hi, w as f32 / h as f32, blend);
+            scene.view_centre = Some(camera.target());
+        }
+        if f > 0 || args.follow {
+            update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
         }
         last = out.render(&scene, &camera, settings)?;
         // Steps, scene, drawing and the read-back (which waits for the GPU);
@@ -455,4 +486,36 @@ pub(crate) fn write_png(path: &Path, rgba: &[u8], w: u32, h: u32) -> Result<()> 
         .write_image(rgba, w, h, image::ExtendedColorType::Rgba8)
         .with_context(|| format!("encoding {} failed", path.display()))?;
     file.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use murmuration::Boundary;
+    use murmuration::glam::Vec2;
+
+    /// Regression: in a wrap-around world a flock across the seam was framed by
+    /// its per-axis median (mid-world) with the whole world's width, and the
+    /// camera jumped a world's width when the flock crossed.
+    #[test]
+    fn a_flock_across_the_seam_is_framed_whole_where_the_camera_looks() {
+        let config = WorldConfig::new(Vec2::splat(100.0), Boundary::Wrap);
+        let flock: Vec<Vec2> = (0..200)
+            .map(|k| {
+                let x = (95.0 + 10.0 * k as f32 / 200.0) % 100.0;
+                Vec2::new(x, 40.0 + (k % 20) as f32)
+            })
+            .collect();
+        let (lo, hi) = flock_extent(&flock, &config, Vec3::new(90.0, 50.0, 0.0), 1.0);
+        let (c, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
+        assert!((c.x - 100.0).abs() < 1.0 && half.x < 6.0, "{lo} {hi}");
+        assert!((c.y - 50.0).abs() < 1.5 && half.y < 11.0, "{lo} {hi}");
+        // A camera that has followed it across the seam twice keeps going.
+        let (lo, hi) = flock_extent(&flock, &config, Vec3::new(195.0, 50.0, 0.0), 1.0);
+        assert!((0.5 * (lo.x + hi.x) - 200.0).abs() < 1.0, "{lo} {hi}");
+        // Without wrapping the box is the plain percentiles.
+        let open = WorldConfig::new(Vec2::splat(100.0), Boundary::Reflect);
+        let (lo, hi) = flock_extent(&flock, &open, Vec3::new(90.0, 50.0, 0.0), 1.0);
+        assert!(hi.x - lo.x > 80.0, "{lo} {hi}");
+    }
 }

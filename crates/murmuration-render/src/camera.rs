@@ -156,6 +156,14 @@ impl Camera {
         }
     }
 
+    /// The point looked at (z = 0 for a 2D view).
+    pub fn target(&self) -> Vec3 {
+        match *self {
+            Camera::TopDown { center, .. } => center.extend(0.0),
+            Camera::Orbit { target, .. } => target,
+        }
+    }
+
     /// Moves the point looked at (following the flock's centroid).
     pub fn set_target(&mut self, p: Vec3) {
         match self {

@@ -3,6 +3,7 @@
 //! entities, and trails.
 
 use crate::overlay;
+use crate::periodic::{nearest_image, period};
 use crate::settings::{ColourMode, RenderSettings};
 use crate::vertex::{BoidInstance, ColourVertex, to3};
 use glam::Vec3;
@@ -95,8 +96,16 @@ pub struct Scene {
     pub fills: Vec<ColourVertex>,
     /// The world box.
     pub bounds: (Vec3, Vec3),
-    /// The flock's centroid (for a following camera).
+    /// The flock's centroid (for a following camera; in a wrap-around world the
+    /// circular mean, inside the box).
     pub centroid: Vec3,
+    /// The world's period per axis ([`crate::period`]: zero unless it wraps).
+    pub period: Vec3,
+    /// In a wrap-around world, draw every boid, trail and overlay at its periodic
+    /// image nearest this point: a following camera sets it to where it looks, so
+    /// the flock crosses the seam whole. `None` draws them inside the box. (Boids
+    /// drawn from a GPU flock's buffers stay in the box.)
+    pub view_centre: Option<Vec3>,
     /// When set, the boids are drawn straight from a GPU flock's buffers and
     /// [`Scene::boids`] is empty.
     pub gpu: Option<GpuBoids>,
@@ -147,8 +156,12 @@ impl Scene {
         };
         self.boids.clear();
         self.boids.reserve(pos.len());
+        let around = self.around();
         for i in 0..pos.len() {
-            let p = to3(pos[i]);
+            let mut p = to3(pos[i]);
+            if let Some(c) = around {
+                p = nearest_image(p, c, self.period);
+            }
             let v = to3(vel[i]);
             let speed = v.length();
             let s = sp[i] as usize;
@@ -212,6 +225,11 @@ impl Scene {
         });
     }
 
+    /// The point to draw periodic images around, when the world wraps.
+    fn around(&self) -> Option<Vec3> {
+        self.view_centre.filter(|_| self.period != Vec3::ZERO)
+    }
+
     /// The look of species `s` (the default past the end of [`Scene::looks`]).
     fn look(&self, s: usize) -> Look {
         self.looks.get(s).copied().unwrap_or_default()
@@ -224,6 +242,7 @@ impl Scene {
         self.dim = V::DIM;
         let cfg = world.config();
         self.bounds = (to3(cfg.min), to3(cfg.max));
+        self.period = period(cfg);
         self.boid_size = if settings.boid_size > 0.0 {
             settings.boid_size
         } else {
@@ -246,6 +265,19 @@ impl Scene {
         self.fills.clear();
         if settings.overlays {
             overlay::entities(world, &mut self.lines, &mut self.fills);
+            if let Some(c) = self.around() {
+                // Each segment or triangle moves whole, by its first vertex's shift.
+                let period = self.period;
+                for (list, n) in [(&mut self.lines, 2), (&mut self.fills, 3)] {
+                    for prim in list.chunks_mut(n) {
+                        let first = Vec3::from_array(prim[0].position);
+                        let shift = nearest_image(first, c, period) - first;
+                        for v in prim {
+                            v.position = (Vec3::from_array(v.position) + shift).to_array();
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -347,6 +379,42 @@ mod tests {
             2 * 80,
             "one trail segment per boid after two frames"
         );
+    }
+
+    /// A following camera past the seam of a wrap-around world sees every boid
+    /// and overlay at its image around it (within half a world on each axis);
+    /// without a view centre, or in a walled world, they stay in the box.
+    #[test]
+    fn a_view_centre_draws_a_wrapped_world_around_it() {
+        let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+        let mut w = World2::new(config, vec![SpeciesParams::default()]).unwrap();
+        w.spawn(Spawn::new(SpeciesId::FIRST, 200).speed(1.0))
+            .unwrap();
+        w.add_attractor(murmuration::Attractor::new(Vec2::new(1.0, 1.0), 1.0, 1.0))
+            .unwrap();
+        let mut scene = Scene::new();
+        let mut trails = Trails::default();
+        let settings = RenderSettings::default();
+        let centre = Vec3::new(21.0, -1.0, 0.0);
+        scene.view_centre = Some(centre);
+        scene.update(&w, &settings, &mut trails);
+        assert_eq!(scene.period, Vec3::new(20.0, 20.0, 0.0));
+        for b in &scene.boids {
+            let d = Vec3::from_array(b.position) - centre;
+            assert!(d.x.abs() <= 10.0 && d.y.abs() <= 10.0, "{:?}", b.position);
+        }
+        assert!(!scene.lines.is_empty() || !scene.fills.is_empty());
+        let at = Vec3::new(21.0, 1.0, 0.0);
+        let near = |v: &ColourVertex| (Vec3::from_array(v.position) - at).length() < 1.5;
+        assert!(
+            scene.lines.iter().chain(&scene.fills).any(near),
+            "the attractor at (1, 1) is drawn at (21, 1)"
+        );
+        scene.view_centre = None;
+        scene.update(&w, &settings, &mut trails);
+        for b in &scene.boids {
+            assert!(b.position[0] >= 0.0 && b.position[0] < 20.0);
+        }
     }
 
     #[test]

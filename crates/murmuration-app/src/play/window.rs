@@ -299,6 +299,12 @@ impl App<'_> {
             Some(Err(e)) => self.panel.status = Some(format!("{e:#}")),
             None => {}
         }
+        // Following, a wrap-around world is drawn around where the camera looks,
+        // so the flock crosses the seam whole.
+        self.scene.view_centre = self
+            .camera
+            .filter(|_| self.panel.follow)
+            .map(|c| c.target());
         self.sim
             .scene(&mut self.scene, &self.settings, &mut self.trails);
         if self.camera.is_none() {
@@ -307,7 +313,11 @@ impl App<'_> {
         let g2 = self.gfx.as_mut().expect("window open");
         let mut camera = self.camera.expect("fitted");
         if self.panel.follow {
-            camera.set_target(self.scene.centroid);
+            // The centroid's image nearest the camera: it never jumps a world.
+            let period = self.scene.period;
+            let target =
+                murmuration_render::nearest_image(self.scene.centroid, camera.target(), period);
+            camera.set_target(target);
             self.camera = Some(camera);
         }
         let frame = match g2.surface.get_current_texture() {
