@@ -9,8 +9,11 @@
 //! - the sideways part sets a wanted bank, the coordinated turn's
 //!   `atan2(a·s, g + a·u)` within `±max_bank`, which the bird rolls toward at
 //!   most `roll_rate`;
-//! - the lift `L = g·(v / v₀)² + a·u` (the upward part is pitch) acts along the
-//!   banked up axis `n = u·cos β + s·sin β`, and gravity pulls down.
+//! - the lift `L = max(g·(v / v₀)²·(u·ŷ) + a·u, 0.2·g)` (the upward part is
+//!   pitch; `u·ŷ`, the cosine of the pitch, leaves a steep climber no lift toward
+//!   the vertical, so gravity pitches a stalling bird over; the floor keeps the
+//!   bank readable) acts along the banked up axis `n = u·cos β + s·sin β`, and
+//!   gravity pulls down.
 //!
 //! Level and unbanked at the cruise speed `v₀` the lift holds the bird up; banked,
 //! its vertical share `L·cos β` falls short of `g` and the bird loses height in
@@ -18,7 +21,7 @@
 //!
 //! The bank is no extra state: it is read back from the last applied acceleration
 //! (lift + gravity + forward part, stored as the steering), whose sideways-to-up
-//! ratio is the bank. Snapshots, resumes and determinism need nothing new, and the
+//! ratio in the frame of the velocity it was applied to (`v − a·dt`) is the bank. Snapshots, resumes and determinism need nothing new, and the
 //! renderer's coordinated-turn roll of the same steering draws the same bank.
 
 use crate::params::SpeciesParams;
