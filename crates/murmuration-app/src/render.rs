@@ -272,8 +272,8 @@ fn update_scene<V: GpuVector>(
 /// The box a following camera frames: centred on the flock's per-axis median
 /// (its bulk, not the midpoint of a trailing tail) and reaching the 2nd and 98th
 /// percentiles on every axis (a few stragglers do not zoom the picture out),
-/// scaled by `scale` about its centre. In a wrap-around world (`period` above
-/// zero) positions are first taken at their images nearest the flock's circular
+/// scaled by `scale` about its centre. In a wrap-around world positions are
+/// first taken at their images nearest the flock's circular
 /// centroid, itself at its image nearest `around` (where the camera looks now):
 /// a flock across the seam is framed whole and the camera never jumps a world.
 fn flock_extent<V: Vector>(
@@ -296,15 +296,10 @@ fn flock_extent<V: Vector>(
     let n = positions.len();
     let (a, m, b) = ((n - 1) * 2 / 100, (n - 1) / 2, (n - 1) * 98 / 100);
     for d in 0..V::DIM {
-        let (l, r) = (period[d], reference[d]);
         axis.clear();
         axis.extend(positions.iter().map(|p| {
-            let x = p.get(d);
-            if l > 0.0 {
-                x - l * ((x - r) / l).round()
-            } else {
-                x
-            }
+            let p = Vec3::from_array(p.to_array3());
+            murmuration_render::nearest_image(p, reference, period)[d]
         }));
         let mut at = |k: usize| *axis.select_nth_unstable_by(k, f32::total_cmp).1;
         let (low, mid, high) = (at(a), at(m), at(b));

@@ -21,8 +21,9 @@
 //!
 //! The bank is no extra state: it is read back from the last applied acceleration
 //! (lift + gravity + forward part, stored as the steering), whose sideways-to-up
-//! ratio in the frame of the velocity it was applied to (`v − a·dt`) is the bank. Snapshots, resumes and determinism need nothing new, and the
-//! renderer's coordinated-turn roll of the same steering draws the same bank.
+//! ratio in the frame of the velocity it was applied to (`v − a·dt`) is the bank.
+//! Snapshots, resumes and determinism need nothing new, and the renderer's
+//! coordinated-turn roll of the same steering draws the same bank.
 
 use crate::params::SpeciesParams;
 use crate::vector::Vector;
