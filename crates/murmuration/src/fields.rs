@@ -105,7 +105,7 @@ fn max_speed(p: &SpeciesParams) -> f32 {
 /// Every real-valued field of [`SpeciesParams`], in declaration order (`steering`
 /// and `combine`, enums, and the whole number `topological_neighbours` are the
 /// fields not listed).
-pub const SPECIES_FIELDS: [Field; 30] = [
+pub const SPECIES_FIELDS: [Field; 31] = [
     row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
         Some(("perception_radius", perception)),
         "Neighbours closer than this push away, harder the closer they are."),
@@ -165,6 +165,8 @@ pub const SPECIES_FIELDS: [Field; 30] = [
     row!(straggler_preference, "straggler preference", "—", closed 0.0, 100.0 closed, true,
         Behaviours, None,
         "A target's distance is scaled by `1 + this × its flockmates`: chasers pick stragglers."),
+    row!(confusion, "confusion crowd", "—", closed 0.0, 4096.0 closed, false, Behaviours, None,
+        "A chaser neither chases nor eats a target with at least this many flockmates near it; 0 spares none."),
     row!(follow_radius, "follow radius", "units", open 0.0, 1e4 closed, true, Behaviours, None,
         "How far this species sees a leader it follows."),
     row!(follow_weight, "follow weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,

@@ -459,7 +459,7 @@ impl<V: Vector> Interactions<V> {
         // the chaser to the prey).
         let heading = v.normalize_or_zero();
         let cone = (sp.has_vision_cone() && heading != V::ZERO).then(|| sp.cos_half_fov());
-        let is_target = |j: usize, d: V| {
+        let seen = |j: usize, d: V| {
             relations.get(a, view.data.species[j] as usize) == Relation::Chase
                 && cone.is_none_or(|c| d.dot(heading) >= c * d.length())
         };
@@ -475,6 +475,9 @@ impl<V: Vector> Interactions<V> {
             );
             c as f32
         };
+        // Safety in numbers: a target in a crowd of `confusion` or more is no target.
+        let confusion = sp.confusion;
+        let is_target = |j: usize, d: V| seen(j, d) && (confusion <= 0.0 || crowd(j) < confusion);
         let ids = view.ids;
         let beats = |best: &Option<(f32, usize, V)>, score: f32, j: usize| {
             best.is_none_or(|(s, k, _)| score < s || (score == s && ids[j] < ids[k]))
@@ -483,7 +486,7 @@ impl<V: Vector> Interactions<V> {
         // is at least the distance).
         let mut best: Option<(f32, usize, V)> = None;
         view.within(p, sp.chase_radius, si, |j, d| {
-            if is_target(j, d) && beats(&best, d.length(), j) {
+            if beats(&best, d.length(), j) && is_target(j, d) {
                 best = Some((d.length(), j, d));
             }
         });
@@ -495,7 +498,7 @@ impl<V: Vector> Interactions<V> {
             best = Some((dist * (1.0 + pref * crowd(j)), j, d));
             view.within(p, sp.chase_radius, si, |j, d| {
                 let dist = d.length();
-                if !is_target(j, d) || best.is_some_and(|(s, _, _)| dist > s) {
+                if best.is_some_and(|(s, _, _)| dist > s) || !is_target(j, d) {
                     return;
                 }
                 let score = dist * (1.0 + pref * crowd(j));
@@ -584,6 +587,7 @@ pub(crate) fn eat<V: Vector>(
     let period = g.period::<V>();
     let mut eaten = vec![false; n];
     let mut runs = g.runs::<V>([0; 3]);
+    let mut crowds = Crowds::default();
     for &c in &chasers {
         if eaten[c] {
             continue; // eaten by an earlier chaser
@@ -592,6 +596,7 @@ pub(crate) fn eat<V: Vector>(
         let r2 = species[a].eat_radius * species[a].eat_radius;
         let pc = boids.positions[c];
         let mut best: Option<(f32, usize)> = None;
+        let confusion = species[a].confusion;
         g.runs_into::<V>(g.cell_coords(cell_of(c) as usize), &mut runs);
         for run in runs.as_slice() {
             for j in run.start..run.end {
@@ -610,6 +615,7 @@ pub(crate) fn eat<V: Vector>(
                 if d2 < r2
                     && best
                         .is_none_or(|(b2, k)| d2 < b2 || (d2 == b2 && boids.ids[j] < boids.ids[k]))
+                    && (confusion <= 0.0 || crowds.of(j, boids, cfg, species) < confusion)
                 {
                     best = Some((d2, j));
                 }
@@ -626,4 +632,41 @@ pub(crate) fn eat<V: Vector>(
         }
     }
     eaten
+}
+
+/// Flockmates of a target within its own perception radius after the move, for
+/// chasers confused by crowds: a grid of the new positions, built on first use.
+#[derive(Default)]
+struct Crowds {
+    grid: Option<Grid>,
+}
+
+impl Crowds {
+    fn of<V: Vector>(
+        &mut self,
+        j: usize,
+        boids: &Boids<V>,
+        cfg: &WorldConfig<V>,
+        species: &[SpeciesParams],
+    ) -> f32 {
+        let grid = self.grid.get_or_insert_with(|| {
+            let r = species
+                .iter()
+                .map(SpeciesParams::perception_radius)
+                .fold(0.0f32, f32::max);
+            let mut g = Grid::new();
+            g.build(&boids.positions, r, Extent::of(cfg));
+            g
+        });
+        let b = boids.species[j];
+        let mut c = 0u32;
+        grid.for_each_within(
+            &boids.positions,
+            boids.positions[j],
+            species[b as usize].perception_radius(),
+            Some(j),
+            |k, _| c += (boids.species[k] == b) as u32,
+        );
+        c as f32
+    }
 }

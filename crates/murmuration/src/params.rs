@@ -147,6 +147,11 @@ pub struct SpeciesParams {
     /// scaled by `1 + straggler_preference × (its flockmates within its own
     /// perception radius)`, and the smallest score is chased.
     pub straggler_preference: f32,
+    /// Safety in numbers, flockmates, in [0, 4096]: a chaser neither chases nor
+    /// eats a target with at least this many flockmates within the target's own
+    /// perception radius (the confusion effect of a dense group), so it takes
+    /// stragglers at the edge and never the core. 0 (the default) spares none.
+    pub confusion: f32,
     /// How far this species sees a leader it follows ([`Relation::Follow`]), units, in (0, 1e4].
     pub follow_radius: f32,
     /// Weight of following, dimensionless, in [0, 1000].
@@ -189,6 +194,7 @@ impl Default for SpeciesParams {
             chase_weight: 2.0,
             eat_radius: 0.0,
             straggler_preference: 0.2,
+            confusion: 0.0,
             follow_radius: 6.0,
             follow_weight: 1.5,
         }

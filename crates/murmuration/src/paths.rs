@@ -20,6 +20,10 @@ pub struct Path<V: Vector> {
     pub lifetime: f32,
     /// Time since it was drawn, seconds, in [0, lifetime).
     pub age: f32,
+    /// Only this species follows it (`None`: every species): a predator's
+    /// patrol route, or the player's light path seen by the swarm alone.
+    #[serde(default)]
+    pub species: Option<u16>,
 }
 
 impl<V: Vector> Path<V> {
@@ -31,11 +35,22 @@ impl<V: Vector> Path<V> {
             weight,
             lifetime: f32::INFINITY,
             age: 0.0,
+            species: None,
         }
     }
 
-    /// Checks every field; `field` names it in messages (e.g. `paths[0]`).
-    pub fn validate(&self, field: &str) -> Result<(), ParamError> {
+    /// Checks every field; `field` names it in messages (e.g. `paths[0]`);
+    /// `species` is how many species the world has.
+    pub fn validate(&self, field: &str, species: usize) -> Result<(), ParamError> {
+        if let Some(s) = self.species
+            && s as usize >= species
+        {
+            return Err(ParamError::OutOfRange {
+                field: format!("{field}.species"),
+                value: s as f64,
+                range: format!("a species index below {species}"),
+            });
+        }
         if !(2..=4096).contains(&self.points.len()) {
             return Err(ParamError::OutOfRange {
                 field: format!("{field}.points"),
@@ -71,9 +86,12 @@ impl<V: Vector> Path<V> {
         Ok(())
     }
 
-    /// The follow force (weighted, faded) on a boid at `p` with velocity `v`; zero
-    /// outside the capture radius.
-    pub(crate) fn follow(&self, p: V, v: V, max_speed: f32, max_force: f32) -> V {
+    /// The follow force (weighted, faded) on a boid of `species` at `p` with
+    /// velocity `v`; zero outside the capture radius or for another species.
+    pub(crate) fn follow(&self, species: u16, p: V, v: V, max_speed: f32, max_force: f32) -> V {
+        if self.species.is_some_and(|s| s != species) {
+            return V::ZERO;
+        }
         let r2 = self.capture_radius * self.capture_radius;
         let (mut best, mut at, mut tangent) = (f32::INFINITY, p, V::ZERO);
         for s in self.points.windows(2) {

@@ -452,7 +452,7 @@ fn entity_steering<V: Vector>(
         target += t.arrive(f.species as u16, pos, vel, sp.max_speed, sp.max_force);
     }
     for path in ctx.paths {
-        target += path.follow(pos, vel, sp.max_speed, sp.max_force);
+        target += path.follow(f.species as u16, pos, vel, sp.max_speed, sp.max_force);
     }
     let mut flee = V::ZERO;
     let mut heading = V::ZERO;

@@ -511,7 +511,7 @@ impl<V: Vector> World<V> {
 
     /// Adds a path (validated) and returns its index.
     pub fn add_path(&mut self, p: Path<V>) -> Result<usize, WorldError> {
-        p.validate(&format!("paths[{}]", self.paths.len()))?;
+        p.validate(&format!("paths[{}]", self.paths.len()), self.species.len())?;
         self.paths.push(p);
         Ok(self.paths.len() - 1)
     }

@@ -165,3 +165,33 @@ fn paths_and_zones_survive_snapshots_without_spurious_events() {
     }
     assert_eq!(w.digest(), back.digest());
 }
+
+#[test]
+fn a_path_for_one_species_is_ignored_by_the_others_and_an_unknown_species_is_refused() {
+    let build = |path_species: Option<u16>| {
+        let mut w = world(0);
+        w.add_species(SpeciesParams::default()).unwrap();
+        let mut p = Path::new(vec![Vec2::new(10.0, 50.0), Vec2::new(90.0, 50.0)], 2.0, 2.0);
+        p.species = path_species;
+        w.add_path(p).unwrap();
+        w.step_n(120);
+        w.velocities()[0].normalize()
+    };
+    let plain = {
+        let mut w = world(0);
+        w.add_species(SpeciesParams::default()).unwrap();
+        w.step_n(120);
+        w.velocities()[0].normalize()
+    };
+    assert!(build(Some(0)).x > 0.9, "its own species follows the path");
+    assert_eq!(
+        build(Some(1)),
+        plain,
+        "another species' path moved the boid"
+    );
+    let mut w = world(0);
+    let mut p = Path::new(vec![Vec2::new(10.0, 50.0), Vec2::new(90.0, 50.0)], 2.0, 2.0);
+    p.species = Some(3);
+    let e = w.add_path(p).unwrap_err().to_string();
+    assert!(e.contains("paths[0].species = 3"), "{e}");
+}

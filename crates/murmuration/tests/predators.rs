@@ -167,59 +167,63 @@ fn predators_eat_and_every_removal_has_an_event() {
     }
 }
 
-#[test]
-fn chasers_take_stragglers_before_boids_inside_the_group() {
-    // A dense group 6 units east of the shark and 5 lone stragglers 9 units away
-    // in other directions. The prey ignore the shark, so only choice matters.
-    let build = |preference: f32| {
-        let cfg = WorldConfig::new(Vec2::splat(200.0), Boundary::Unbounded);
-        let prey = SpeciesParams {
-            max_speed: 0.5,
-            ..SpeciesParams::default()
-        };
-        let shark = SpeciesParams {
-            max_speed: 4.0,
-            max_force: 8.0,
-            chase_radius: 20.0,
-            eat_radius: 0.5,
-            straggler_preference: preference,
-            ..SpeciesParams::default()
-        };
-        let mut w = World::new(cfg, vec![prey, shark]).unwrap();
-        w.set_relation(
-            SpeciesId::new(PREY),
-            SpeciesId::new(SHARK),
-            Relation::Ignore,
-        )
+/// A dense group 6 units east of a shark and 5 lone stragglers 9 units away in
+/// other directions; the prey ignore the shark, so only its choice matters.
+fn stragglers_and_group(preference: f32, confusion: f32) -> (World2, Vec<murmuration::BoidId>) {
+    let cfg = WorldConfig::new(Vec2::splat(200.0), Boundary::Unbounded);
+    let prey = SpeciesParams {
+        max_speed: 0.5,
+        ..SpeciesParams::default()
+    };
+    let shark = SpeciesParams {
+        max_speed: 4.0,
+        max_force: 8.0,
+        chase_radius: 20.0,
+        eat_radius: 0.5,
+        straggler_preference: preference,
+        confusion,
+        ..SpeciesParams::default()
+    };
+    let mut w = World::new(cfg, vec![prey, shark]).unwrap();
+    w.set_relation(
+        SpeciesId::new(PREY),
+        SpeciesId::new(SHARK),
+        Relation::Ignore,
+    )
+    .unwrap();
+    w.set_relation(SpeciesId::new(SHARK), SpeciesId::new(PREY), Relation::Chase)
         .unwrap();
-        w.set_relation(SpeciesId::new(SHARK), SpeciesId::new(PREY), Relation::Chase)
-            .unwrap();
-        let centre = Vec2::new(100.0, 100.0);
-        let mut stragglers = Vec::new();
-        for k in 0..5 {
-            let a = 1.2 + k as f32 * 0.9;
-            stragglers.push(
-                w.add_boid(
-                    SpeciesId::new(PREY),
-                    centre + Vec2::new(a.cos(), a.sin()) * 9.0,
-                    Vec2::ZERO,
-                )
-                .unwrap(),
-            );
-        }
-        for k in 0..60 {
-            let off = Vec2::new((k % 8) as f32, (k / 8) as f32) * 0.5;
+    let centre = Vec2::new(100.0, 100.0);
+    let mut stragglers = Vec::new();
+    for k in 0..5 {
+        let a = 1.2 + k as f32 * 0.9;
+        stragglers.push(
             w.add_boid(
                 SpeciesId::new(PREY),
-                centre + Vec2::new(6.0, -1.75) + off,
+                centre + Vec2::new(a.cos(), a.sin()) * 9.0,
                 Vec2::ZERO,
             )
-            .unwrap();
-        }
-        w.add_boid(SpeciesId::new(SHARK), centre, Vec2::ZERO)
-            .unwrap();
-        (w, stragglers)
-    };
+            .unwrap(),
+        );
+    }
+    for k in 0..60 {
+        let off = Vec2::new((k % 8) as f32, (k / 8) as f32) * 0.5;
+        w.add_boid(
+            SpeciesId::new(PREY),
+            centre + Vec2::new(6.0, -1.75) + off,
+            Vec2::ZERO,
+        )
+        .unwrap();
+    }
+    w.add_boid(SpeciesId::new(SHARK), centre, Vec2::ZERO)
+        .unwrap();
+    (w, stragglers)
+}
+
+#[test]
+fn chasers_take_stragglers_before_boids_inside_the_group() {
+    // The prey ignore the shark, so only choice matters.
+    let build = |preference: f32| stragglers_and_group(preference, 0.0);
     let first_five = |preference: f32| {
         let (mut w, stragglers) = build(preference);
         let mut eaten = Vec::new();
@@ -414,4 +418,70 @@ fn every_meal_is_within_reach_and_no_chaser_passes_one_by() {
         eprintln!("eat radius {eat_radius}: {meals} meals in 300 steps");
         assert!(meals >= 5, "{meals} meals");
     }
+}
+
+#[test]
+fn a_confused_chaser_takes_stragglers_and_never_the_dense_core() {
+    // Safety in numbers: with `confusion = 6` the shark takes the five lone
+    // stragglers first, and every boid it ever eats had fewer than 6 flockmates
+    // within its perception radius when eaten (the core is never touched; only
+    // what erodes off the group's edge is taken).
+    let confusion = 6.0;
+    // A group that holds together: spacing 0.5 is its separation distance.
+    let tight = |w: &mut World2| {
+        let p = SpeciesParams {
+            separation_radius: 0.5,
+            ..w.species()[PREY]
+        };
+        w.set_species_params(SpeciesId::new(PREY), p).unwrap();
+    };
+    let (mut w, stragglers) = stragglers_and_group(0.0, confusion);
+    tight(&mut w);
+    let r = w.species()[PREY].perception_radius();
+    let mut eaten = Vec::new();
+    for _ in 0..3000 {
+        let report = w.step();
+        let meals: Vec<Vec2> = report
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Eaten { prey, position, .. } => {
+                    eaten.push(*prey);
+                    Some(*position)
+                }
+                _ => None,
+            })
+            .collect();
+        for at in meals {
+            let crowd = w
+                .positions()
+                .iter()
+                .zip(w.boid_species())
+                .filter(|(p, s)| **s as usize == PREY && (**p - at).length() < r)
+                .count();
+            assert!(
+                (crowd as f32) < confusion,
+                "a prey with {crowd} flockmates was eaten at step {}",
+                w.step_index()
+            );
+        }
+    }
+    eprintln!("eaten in 3000 steps: {eaten:?}");
+    assert!(
+        stragglers.iter().all(|s| eaten.contains(s)),
+        "a straggler was spared"
+    );
+    // Without confusion the same shark eats far more of the group in the time.
+    let (mut w, _) = stragglers_and_group(0.0, 0.0);
+    tight(&mut w);
+    let mut unconfused = 0;
+    for _ in 0..3000 {
+        unconfused += w.step().events.len();
+    }
+    eprintln!("eaten without confusion: {unconfused}");
+    assert!(
+        unconfused > eaten.len() + 10,
+        "{unconfused} vs {}",
+        eaten.len()
+    );
 }

@@ -574,3 +574,131 @@ fn a_species_look_is_read_saved_and_checked() {
         "species.shark.look.glow: unknown field `glow`",
     );
 }
+
+/// Adds `by` to every vector of two numbers in a scenario table except sizes,
+/// half extents and headings: an independent restatement of which values are
+/// positions, to hold the parser's recentring to.
+fn shift_every_position(v: &mut toml::Value, by: f64) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, x) in t.iter_mut() {
+                if !["size", "half_extents", "heading"].contains(&k.as_str()) {
+                    shift_every_position(x, by);
+                }
+            }
+        }
+        toml::Value::Array(a)
+            if a.len() == 2
+                && a.iter()
+                    .all(|x| x.as_float().or(x.as_integer().map(|i| i as f64)).is_some()) =>
+        {
+            for x in a.iter_mut() {
+                let f = x
+                    .as_float()
+                    .unwrap_or_else(|| x.as_integer().unwrap_or(0) as f64);
+                *x = toml::Value::Float(f + by);
+            }
+        }
+        toml::Value::Array(a) => a.iter_mut().for_each(|x| shift_every_position(x, by)),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_recentred_level_far_from_the_origin_steps_exactly_as_at_the_origin() {
+    use murmuration::scenario::ParseOptions;
+    // Every kind of position: box corner, spawn region, obstacles of each shape,
+    // an attractor with a goal, a pulse, a path, a zone; decimals that f32
+    // cannot hold 100,000 units out.
+    let base = r#"
+[world]
+min = [0.25, 0.75]
+size = [40, 30]
+boundary = { kind = "soft", margin = 2.0, strength = 8.0 }
+seed = 7
+[species.fish]
+count = 300
+spawn = { min = [1.3, 2.7], max = [20.1, 28.9] }
+[[obstacles]]
+shape = "capsule"
+a = [25.1, 5.3]
+b = [25.7, 12.9]
+radius = 1.1
+[[obstacles]]
+shape = "polygon"
+points = [[30.1, 20.2], [35.3, 20.4], [33.7, 25.9]]
+[[obstacles]]
+shape = "box"
+center = [12.3, 20.6]
+half_extents = [1.5, 0.5]
+[[attractors]]
+position = [10.1, 10.3]
+goal = [30.7, 14.1]
+follow = 0.5
+[[pulses]]
+position = [15.3, 15.1]
+radius = 4.0
+strength = 30.0
+duration = 2.0
+[[paths]]
+points = [[2.1, 5.3], [30.3, 5.9]]
+capture_radius = 2.0
+[[zones]]
+shape = { shape = "sphere", center = [35.3, 5.1], radius = 3.0 }
+"#;
+    let mut far: toml::Value = toml::from_str(base).unwrap();
+    shift_every_position(&mut far, 100_000.0);
+    let far = toml::to_string(&far).unwrap();
+    let options = ParseOptions {
+        recentre: true,
+        ..ParseOptions::default()
+    };
+    let run = |text: &str, options: &ParseOptions<'_>| {
+        let s = Scenario::parse_options(text, "level.toml", options).unwrap();
+        let AnyWorld::D2(mut w) = s.build().unwrap() else {
+            unreachable!()
+        };
+        w.step_n(200);
+        (w.digest(), s.offset().to_vec())
+    };
+    let (near, near_offset) = run(base, &options);
+    let (recentred, far_offset) = run(&far, &options);
+    assert_eq!(near_offset, [0.25, 0.75]);
+    assert_eq!(far_offset, [100_000.25, 100_000.75]);
+    assert_eq!(
+        near, recentred,
+        "the far level did not step as the near one"
+    );
+    // Read as f32 in place, the far level loses its decimals and steps otherwise.
+    let (plain, _) = run(&far, &ParseOptions::default());
+    assert_ne!(plain, near, "expected precision lost 100,000 units out");
+}
+
+#[test]
+fn an_extra_section_is_kept_for_its_reader_with_located_errors() {
+    use murmuration::scenario::ParseOptions;
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    struct Game {
+        target: u32,
+    }
+    let base = FISH.replace("perception = 1\n", "");
+    let text = format!("{base}\n[game]\ntarget = 12\n");
+    // Without asking for it, `[game]` is an unknown key like any other.
+    let e = err(&text).to_string();
+    assert!(e.contains("unknown field `game`"), "{e}");
+    let options = ParseOptions {
+        sections: &["game"],
+        ..ParseOptions::default()
+    };
+    let s = Scenario::parse_options(&text, "s.toml", &options).unwrap();
+    assert_eq!(s.read_section::<Game>("game").unwrap().unwrap().target, 12);
+    assert!(s.read_section::<Game>("other").unwrap().is_none());
+    let bad = format!("{base}\n[game]\ntarget = 12\ntargte = 3\n");
+    let s = Scenario::parse_options(&bad, "s.toml", &options).unwrap();
+    let e = s.read_section::<Game>("game").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:14:10: "), "{e}");
+    assert!(e.contains("game.targte"), "{e}");
+    let e = s.field_error("game.target", "too many".into()).to_string();
+    assert!(e.starts_with("s.toml:13:10: too many"), "{e}");
+}

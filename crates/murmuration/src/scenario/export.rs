@@ -148,7 +148,14 @@ pub fn to_toml<V: Vector>(
         let p = world
             .paths()
             .iter()
-            .map(|p| Value::try_from(p).expect("paths serialize"))
+            .map(|p| {
+                let mut v = Value::try_from(p).expect("paths serialize");
+                if let Value::Table(tab) = &mut v {
+                    tab.remove("species");
+                    named(p.species, tab);
+                }
+                v
+            })
             .collect();
         t.insert("paths".into(), list(p));
     }

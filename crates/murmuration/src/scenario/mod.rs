@@ -30,6 +30,7 @@ mod export;
 mod lint;
 mod location;
 mod look;
+mod recentre;
 mod spec;
 pub mod styles;
 
@@ -91,6 +92,22 @@ impl fmt::Display for Override {
     }
 }
 
+/// How to read a scenario beyond its plain form ([`Scenario::parse_options`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseOptions<'a> {
+    /// `--set PATH=VALUE` overrides, applied in order before validation.
+    pub overrides: &'a [Override],
+    /// Extra top-level tables the caller reads itself (a game's `[game]`):
+    /// accepted, not validated here, read back with [`Scenario::section`].
+    pub sections: &'a [&'a str],
+    /// Run the world relative to its lower corner `world.min`: every position in
+    /// the file (box, spawn regions, obstacles, attractors, pulses, paths, zones)
+    /// has the corner subtracted in `f64` before it becomes `f32`, so a level far
+    /// from the origin keeps full precision (seed 001, 6.1).
+    /// [`Scenario::offset`] is the corner subtracted.
+    pub recentre: bool,
+}
+
 /// A world of either dimension, as a scenario file describes it.
 #[derive(Clone, Debug)]
 pub enum AnyWorld {
@@ -116,6 +133,8 @@ pub struct Scenario {
     species: Vec<(String, u64)>,
     looks: Vec<Look>,
     expect: Option<Expectations>,
+    sections: toml::Table,
+    offset: Vec<f64>,
 }
 
 /// A world with its entities but no boids yet, and what to spawn.
@@ -160,6 +179,23 @@ impl Scenario {
         origin: &str,
         overrides: &[Override],
     ) -> Result<Self, ScenarioError> {
+        Self::parse_options(
+            text,
+            origin,
+            &ParseOptions {
+                overrides,
+                ..ParseOptions::default()
+            },
+        )
+    }
+
+    /// [`Scenario::parse`] with extra sections, overrides and recentring.
+    pub fn parse_options(
+        text: &str,
+        origin: &str,
+        options: &ParseOptions<'_>,
+    ) -> Result<Self, ScenarioError> {
+        let overrides = options.overrides;
         let mut s = Self {
             origin: origin.to_string(),
             text: text.to_string(),
@@ -173,6 +209,8 @@ impl Scenario {
             species: Vec::new(),
             looks: Vec::new(),
             expect: None,
+            sections: toml::Table::new(),
+            offset: Vec::new(),
         };
         if text.len() > MAX_SCENARIO_BYTES {
             return Err(s.error_at(
@@ -214,6 +252,17 @@ impl Scenario {
                 return Err(s.error_at("dimension", format!("dimension = {v} must be 2 or 3")));
             }
         };
+        for name in options.sections {
+            if let Some(v) = s.table.remove(*name) {
+                s.sections.insert(name.to_string(), v);
+            }
+        }
+        s.offset = if options.recentre {
+            recentre::lower_corner(&s.table, s.dimension)
+        } else {
+            vec![0.0; s.dimension]
+        };
+        recentre::shift_positions(&mut s.table, &s.offset);
         match s.dimension {
             2 => s.validate::<Vec2>()?,
             _ => s.validate::<Vec3>()?,
@@ -475,9 +524,11 @@ impl Scenario {
                 .map_err(|e| self.world_error(e, &format!("pulses[{i}]"), &names))?;
         }
         for (i, p) in doc.paths.iter().enumerate() {
+            let field = format!("paths[{i}]");
+            let s = self.optional_species(&names, p.species.as_deref(), &field)?;
             world
-                .add_path(p.to_path())
-                .map_err(|e| self.world_error(e, &format!("paths[{i}]"), &names))?;
+                .add_path(p.to_path(s))
+                .map_err(|e| self.world_error(e, &field, &names))?;
         }
         for (i, z) in doc.zones.iter().enumerate() {
             let field = format!("zones[{i}]");
@@ -744,6 +795,36 @@ impl Scenario {
             field: field.to_string(),
             message,
         }
+    }
+
+    /// An extra top-level table named in [`ParseOptions::sections`], as written
+    /// (overrides applied; positions not recentred: see [`Scenario::offset`]).
+    pub fn section(&self, name: &str) -> Option<&toml::Value> {
+        self.sections.get(name)
+    }
+
+    /// Deserializes the extra section `name` (`None` when the file has none),
+    /// with errors that name the file, line, column and field like the rest.
+    pub fn read_section<T: DeserializeOwned>(
+        &self,
+        name: &str,
+    ) -> Result<Option<T>, ScenarioError> {
+        self.sections
+            .get(name)
+            .map(|v| self.deserialize(v.clone(), name))
+            .transpose()
+    }
+
+    /// An error at the dotted `field` of the file (`game.plates[0].need`), with
+    /// its line and column (or the override that set it).
+    pub fn field_error(&self, field: &str, message: String) -> ScenarioError {
+        self.error_at(field, message)
+    }
+
+    /// What was subtracted from every position ([`ParseOptions::recentre`]; zeros
+    /// otherwise), one entry per axis: world coordinates are these plus the world's.
+    pub fn offset(&self) -> &[f64] {
+        &self.offset
     }
 
     /// The source text.

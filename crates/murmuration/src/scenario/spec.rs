@@ -215,13 +215,16 @@ pub(crate) struct PathSpec<V: Vector> {
     pub lifetime: f32,
     #[serde(default)]
     pub age: f32,
+    #[serde(default)]
+    pub species: Option<String>,
 }
 
 impl<V: Vector> PathSpec<V> {
-    pub fn to_path(&self) -> Path<V> {
+    pub fn to_path(&self, species: Option<u16>) -> Path<V> {
         Path {
             lifetime: self.lifetime,
             age: self.age,
+            species,
             ..Path::new(self.points.clone(), self.capture_radius, self.weight)
         }
     }
