@@ -16,6 +16,11 @@ pub(crate) fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
+/// FNV-1a 64 of a byte string (the digest's hash; a level's checksum).
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    fnv1a(FNV_OFFSET, bytes)
+}
+
 /// FNV-1a 64 of positions then velocities (little-endian f32 components, `DIM` each).
 pub fn digest<V: Vector>(positions: &[V], velocities: &[V]) -> u64 {
     let mut h = FNV_OFFSET;

@@ -75,7 +75,7 @@ pub use atomic::{AtomicFile, write_atomic};
 pub use attractors::{Attractor, Pulse};
 pub use boids::{BoidId, Boids};
 pub use context::StepContext;
-pub use digest::digest;
+pub use digest::{digest, hash_bytes};
 pub use error::{ParamError, ScenarioError, SnapshotError, WorldError};
 pub use glam;
 pub use grid::{Extent, Grid};

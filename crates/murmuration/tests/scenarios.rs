@@ -645,12 +645,16 @@ points = [[2.1, 5.3], [30.3, 5.9]]
 capture_radius = 2.0
 [[zones]]
 shape = { shape = "sphere", center = [35.3, 5.1], radius = 3.0 }
+[game]
+exit = { shape = "sphere", center = [38.3, 15.1], radius = 2.0 }
+focus = { position = [5.5, 6.5] }
 "#;
     let mut far: toml::Value = toml::from_str(base).unwrap();
     shift_every_position(&mut far, 100_000.0);
     let far = toml::to_string(&far).unwrap();
     let options = ParseOptions {
         recentre: true,
+        sections: &["game"],
         ..ParseOptions::default()
     };
     let run = |text: &str, options: &ParseOptions<'_>| {
@@ -661,6 +665,26 @@ shape = { shape = "sphere", center = [35.3, 5.1], radius = 3.0 }
         w.step_n(200);
         (w.digest(), s.offset().to_vec())
     };
+    // The section's positions move with the world's.
+    let section = |text: &str| {
+        let s = Scenario::parse_options(text, "level.toml", &options).unwrap();
+        s.section("game").unwrap().clone()
+    };
+    // (Compared as the f32 the game reads: the far file's decimals are f64 sums.)
+    let (a, b) = (section(base), section(&far));
+    let f32_at = |v: &toml::Value, key: &str, sub: &str, i: usize| {
+        v[key][sub][i].as_float().map(|x| x as f32)
+    };
+    for (key, sub) in [("exit", "center"), ("focus", "position")] {
+        for i in 0..2 {
+            assert_eq!(
+                f32_at(&a, key, sub, i),
+                f32_at(&b, key, sub, i),
+                "{key}.{sub}"
+            );
+        }
+    }
+    assert_eq!(f32_at(&a, "exit", "center", 0), Some(38.05));
     let (near, near_offset) = run(base, &options);
     let (recentred, far_offset) = run(&far, &options);
     assert_eq!(near_offset, [0.25, 0.75]);
@@ -670,7 +694,11 @@ shape = { shape = "sphere", center = [35.3, 5.1], radius = 3.0 }
         "the far level did not step as the near one"
     );
     // Read as f32 in place, the far level loses its decimals and steps otherwise.
-    let (plain, _) = run(&far, &ParseOptions::default());
+    let plain_options = ParseOptions {
+        sections: &["game"],
+        ..ParseOptions::default()
+    };
+    let (plain, _) = run(&far, &plain_options);
     assert_ne!(plain, near, "expected precision lost 100,000 units out");
 }
 

@@ -98,7 +98,8 @@ pub struct ParseOptions<'a> {
     /// `--set PATH=VALUE` overrides, applied in order before validation.
     pub overrides: &'a [Override],
     /// Extra top-level tables the caller reads itself (a game's `[game]`):
-    /// accepted, not validated here, read back with [`Scenario::section`].
+    /// accepted, not validated here, read back with [`Scenario::section`]
+    /// (recentred with the rest: positions under the scenario's own key names).
     pub sections: &'a [&'a str],
     /// Run the world relative to its lower corner `world.min`: every position in
     /// the file (box, spawn regions, obstacles, attractors, pulses, paths, zones)
@@ -263,6 +264,9 @@ impl Scenario {
             vec![0.0; s.dimension]
         };
         recentre::shift_positions(&mut s.table, &s.offset);
+        for (_, v) in s.sections.iter_mut() {
+            recentre::shift_section(v, &s.offset);
+        }
         match s.dimension {
             2 => s.validate::<Vec2>()?,
             _ => s.validate::<Vec3>()?,
@@ -434,6 +438,16 @@ impl Scenario {
                 .map_err(|e| self.world_error(e, &format!("species.{}", s.name), &[]))?;
         }
         Ok(world)
+    }
+
+    /// Every species' parameters as the file sets them (style, then its own
+    /// keys), in species order, without spawning a boid.
+    pub fn species_params(&self) -> Vec<SpeciesParams> {
+        match self.dimension {
+            2 => self.plan::<Vec2>().map(|p| p.world.species().to_vec()),
+            _ => self.plan::<Vec3>().map(|p| p.world.species().to_vec()),
+        }
+        .unwrap_or_default()
     }
 
     /// Warnings about settings that are valid but probably not what was meant.
@@ -798,7 +812,9 @@ impl Scenario {
     }
 
     /// An extra top-level table named in [`ParseOptions::sections`], as written
-    /// (overrides applied; positions not recentred: see [`Scenario::offset`]).
+    /// but with overrides applied and, when recentring, its positions moved like
+    /// the scenario's own: every vector under a position key (`center`, `a`, `b`,
+    /// `origin`, `position`, `goal`, `min`, `max`) and every vertex of `points`.
     pub fn section(&self, name: &str) -> Option<&toml::Value> {
         self.sections.get(name)
     }

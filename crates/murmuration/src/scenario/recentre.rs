@@ -96,3 +96,34 @@ pub(crate) fn shift_positions(table: &mut Table, by: &[f64]) {
         }
     });
 }
+
+/// The keys that hold positions in a scenario file, and so in an extra section
+/// (a game's plates and exit are shapes with a `center`; its focus a `position`).
+const POSITION_KEYS: [&str; 8] = [
+    "center", "a", "b", "origin", "position", "goal", "min", "max",
+];
+
+/// Moves the positions of an extra section by `-by`: every vector under one of
+/// the scenario's position keys, and every vertex of a `points` list, at any depth.
+pub(crate) fn shift_section(v: &mut Value, by: &[f64]) {
+    if by.iter().all(|&d| d == 0.0) {
+        return;
+    }
+    match v {
+        Value::Table(t) => {
+            for (k, x) in t.iter_mut() {
+                if POSITION_KEYS.contains(&k.as_str()) {
+                    shift(x, by);
+                } else if k == "points" {
+                    if let Some(points) = x.as_array_mut() {
+                        points.iter_mut().for_each(|p| shift(p, by));
+                    }
+                } else {
+                    shift_section(x, by);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| shift_section(x, by)),
+        _ => {}
+    }
+}

@@ -5,7 +5,15 @@
 use crate::params::SpeciesParams;
 
 /// Every style name, in the order a menu shows them.
-pub const STYLES: [&str; 5] = ["default", "fish", "birds", "crowd", "benchmark"];
+pub const STYLES: [&str; 7] = [
+    "default",
+    "fish",
+    "birds",
+    "crowd",
+    "lumen",
+    "hunter",
+    "benchmark",
+];
 
 /// One line on each style, for menus and `--help`.
 pub fn describe(style: &str) -> Option<&'static str> {
@@ -16,6 +24,12 @@ pub fn describe(style: &str) -> Option<&'static str> {
         "fish" => "a slow fish school: max speed 2, gentle turns, a small perception radius",
         "birds" => "hurried birds: max speed 5.5, never slower than 3, strong alignment",
         "crowd" => "an idle crowd: slow, weak cohesion and alignment, keeps personal space",
+        "lumen" => {
+            "seed 001's glowing swarm: weights 1.6/0.9/0.8, avoidance 2, force priorities and steering smoothing on"
+        }
+        "hunter" => {
+            "seed 001's night hunter: faster than the swarm, takes stragglers, confused by a dense crowd"
+        }
         "benchmark" => {
             "the standard benchmark's species: perception 1, separation 0.4, max speed 1"
         }
@@ -61,6 +75,51 @@ pub fn style(name: &str) -> Option<SpeciesParams> {
             alignment_weight: 0.4,
             cohesion_weight: 0.2,
             jitter: 0.02,
+            ..d
+        },
+        // Seed 001, 2.2: "separation 1.6, alignment 0.9, cohesion 0.8, target 1.2,
+        // avoidance 2.0"; 6.2: force priorities (avoidance, pulse, target, then
+        // the rules) and an exponential smoothing of the steering, so conflicting
+        // strong forces never make a creature jitter.
+        "lumen" => SpeciesParams {
+            separation_radius: 0.9,
+            alignment_radius: 2.0,
+            cohesion_radius: 2.0,
+            separation_weight: 1.6,
+            alignment_weight: 0.9,
+            cohesion_weight: 0.8,
+            max_speed: 7.0,
+            min_speed: 1.0,
+            max_force: 14.0,
+            // Seed 001's raw rule vectors: three seeks would each subtract the
+            // velocity and brake the swarm to a third of its speed.
+            steering: crate::params::Steering::Raw,
+            cruise_speed: 4.5,
+            combine: crate::params::CombineMode::Prioritized,
+            smoothing: 0.6,
+            obstacle_weight: 2.0,
+            obstacle_lookahead: 0.4,
+            obstacle_margin: 1.5,
+            flee_radius: 9.0,
+            flee_weight: 1.0,
+            jitter: 0.01,
+            ..d
+        },
+        // A patrolling predator of the dark: faster than the swarm, it picks
+        // stragglers (cut off, few neighbours) and is confused by a dense group.
+        "hunter" => SpeciesParams {
+            max_speed: 9.0,
+            min_speed: 3.0,
+            cruise_speed: 5.0,
+            max_force: 12.0,
+            chase_radius: 14.0,
+            chase_weight: 1.0,
+            eat_radius: 0.8,
+            straggler_preference: 1.0,
+            confusion: 6.0,
+            fov_degrees: 240.0,
+            obstacle_weight: 2.0,
+            obstacle_margin: 2.0,
             ..d
         },
         "benchmark" => SpeciesParams::benchmark(),

@@ -1,0 +1,119 @@
+//! Plays a level with a recording (or a hand-written script) and prints the
+//! state every second: the level designer's loop without a window.
+//!
+//! `cargo run -p murmuration-game --example headless -- LEVEL.toml SCRIPT.replay [--write OUT]`
+//!
+//! With `--bot "x,y;x,y;…"` a scripted player is added to the script's commands:
+//! it leads the swarm through the waypoints, the focus at most `--lead` units
+//! ahead of the swarm's centroid, and recalls when the halo dims below 0.5.
+//! `--write` saves what was played as a finished recording.
+
+use murmuration_game::{Game, Level, Recording};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let level = Level::load(std::path::Path::new(&args[1]), &[])?;
+    let mut rec = Recording::load(std::path::Path::new(&args[2]))?;
+    rec.checksum = level.checksum();
+    rec.end = None;
+    let mut game = Game::new(&level)?;
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| args[i + 1].clone())
+    };
+    // "x,y" or "x,y@step": a waypoint not left before that step.
+    let waypoints: Vec<(glam::Vec2, u64)> = arg("--bot")
+        .map(|b| {
+            b.split(';')
+                .map(|p| {
+                    let (p, until) = p.split_once('@').unwrap_or((p, "0"));
+                    let (x, y) = p.split_once(',').expect("x,y");
+                    let at = glam::Vec2::new(x.trim().parse().unwrap(), y.trim().parse().unwrap());
+                    (at, until.trim().parse().unwrap())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let lead: f32 = arg("--lead").map_or(14.0, |l| l.parse().unwrap());
+    let mut wp = 0;
+    let script = rec.clone();
+    rec.commands.clear();
+    let mut next = 0;
+    let t0 = std::time::Instant::now();
+    for step in 0..script.steps {
+        let mut commands = script.commands_at(step, &mut next);
+        if !waypoints.is_empty() && step % 15 == 0 {
+            let c = game.centroid();
+            while wp + 1 < waypoints.len()
+                && (waypoints[wp].0 - c).length() < 10.0
+                && step >= waypoints[wp].1
+            {
+                wp += 1;
+            }
+            let to = waypoints[wp].0 - c;
+            let goal = c + to.clamp_length_max(lead);
+            commands.push(murmuration_game::Command::Point(goal));
+            if game.halo() < 0.5 && game.recall_cooldown() == 0.0 {
+                commands.push(murmuration_game::Command::Recall);
+            }
+        }
+        rec.record(step, &commands);
+        game.step(&commands);
+        if step % 60 == 0 || game.outcome().is_some() {
+            let c = game.centroid();
+            let plates: Vec<String> = game
+                .plates()
+                .iter()
+                .map(|p| format!("{}{}", p.count, if p.held { "*" } else { "" }))
+                .collect();
+            let m = game.world().metrics();
+            print!(
+                "speed {:4.2} pol {:4.2} paths {} ",
+                m.mean_speed,
+                m.polarization,
+                game.world().paths().len()
+            );
+            if let Some(y) = arg("--below") {
+                let y: f32 = y.parse().unwrap();
+                print!(
+                    "below {} ",
+                    game.world().positions().iter().filter(|p| p.y < y).count()
+                );
+            }
+            println!(
+                "t {:5.1} alive {:4} saved {:4} eaten {:3} centroid ({:6.1},{:5.1}) focus ({:6.1},{:5.1}) halo {:.2} plates {:?} gates {:?}",
+                game.time(),
+                game.alive(),
+                game.saved(),
+                game.eaten(),
+                c.x,
+                c.y,
+                game.focus().x,
+                game.focus().y,
+                game.halo(),
+                plates,
+                game.gates().iter().map(|g| g.open).collect::<Vec<_>>()
+            );
+        }
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    let ms = t0.elapsed().as_secs_f64() * 1e3 / game.step_index().max(1) as f64;
+    match game.outcome() {
+        Some(o) => println!("outcome: {} — {o}", o.word()),
+        None => println!("outcome: none after {} steps", game.step_index()),
+    }
+    println!(
+        "saved: {} / {}  digest: {:016x}  {ms:.3} ms/step",
+        game.saved(),
+        level.save,
+        game.digest()
+    );
+    if let Some(i) = args.iter().position(|a| a == "--write") {
+        rec.finish(&game);
+        std::fs::write(&args[i + 1], rec.to_text())?;
+    }
+    Ok(())
+}

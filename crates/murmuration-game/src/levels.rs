@@ -1,0 +1,60 @@
+//! The shipped levels (`levels/*.toml`, embedded in the binary) and how a player
+//! names one: its number, its key, or a file.
+
+/// A shipped level: its key (`first-light`) and text.
+#[derive(Clone, Copy, Debug)]
+pub struct Shipped {
+    /// Short name, used on the command line and in the progress file.
+    pub key: &'static str,
+    /// The level file.
+    pub text: &'static str,
+    /// Its recorded solution (`levels/solutions/KEY.replay`).
+    pub solution: &'static str,
+}
+
+/// The levels in play order; each teaches one idea.
+pub const LEVELS: [Shipped; 3] = [
+    Shipped {
+        key: "first-light",
+        text: include_str!("../../../levels/1-first-light.toml"),
+        solution: include_str!("../../../levels/solutions/first-light.replay"),
+    },
+    Shipped {
+        key: "night-hunters",
+        text: include_str!("../../../levels/2-night-hunters.toml"),
+        solution: include_str!("../../../levels/solutions/night-hunters.replay"),
+    },
+    Shipped {
+        key: "the-mechanism",
+        text: include_str!("../../../levels/3-the-mechanism.toml"),
+        solution: include_str!("../../../levels/solutions/the-mechanism.replay"),
+    },
+];
+
+/// The shipped level `name` names: its number from 1 (`3`), its key
+/// (`the-mechanism`), or its file name (`3-the-mechanism`); with its index.
+pub fn find(name: &str) -> Option<(usize, &'static Shipped)> {
+    let name = name.trim().trim_end_matches(".toml");
+    if let Ok(n) = name.parse::<usize>() {
+        return (1..=LEVELS.len())
+            .contains(&n)
+            .then(|| (n - 1, &LEVELS[n - 1]));
+    }
+    LEVELS
+        .iter()
+        .enumerate()
+        .find(|(i, l)| l.key == name || format!("{}-{}", i + 1, l.key) == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_found_by_number_key_and_file_name() {
+        assert_eq!(find("1").unwrap().1.key, "first-light");
+        assert_eq!(find("night-hunters").unwrap().0, 1);
+        assert_eq!(find("3-the-mechanism.toml").unwrap().1.key, "the-mechanism");
+        assert!(find("0").is_none() && find("9").is_none() && find("nope").is_none());
+    }
+}

@@ -1,0 +1,32 @@
+//! Lumen Swarm, the game of seed 001: the player guides about 1,900 glowing
+//! creatures through dark ruins and never commands one. This crate holds the
+//! rules with no window and no GPU, so every rule is testable headless: levels
+//! (scenario files with a `[game]` section, `docs/GAME.md`), the player's
+//! commands, plates and gates, predators' meals, the exit and the outcome,
+//! recordings that replay bit for bit. The window, drawing, HUD and sound live
+//! in the app (`murmuration game`).
+//!
+//! ```
+//! use murmuration_game::{levels, Command, Game, Level};
+//! use glam::Vec2;
+//!
+//! let shipped = &levels::LEVELS[0];
+//! let level = Level::parse(shipped.text, shipped.key).unwrap();
+//! let mut game = Game::new(&level).unwrap();
+//! game.step(&[Command::Point(Vec2::new(40.0, 45.0))]);
+//! assert_eq!(game.alive(), level.creatures());
+//! ```
+
+mod controls;
+mod game;
+mod level;
+pub mod levels;
+mod outcome;
+pub mod plates;
+pub mod replay;
+
+pub use controls::{BINDINGS, Binding, Command, Controls};
+pub use game::{Game, GameEvent};
+pub use level::{Gate, Level, Plate, SECTION};
+pub use outcome::Outcome;
+pub use replay::{Recording, ReplayError};

@@ -1,0 +1,132 @@
+//! Every shipped level is winnable: its recorded solution replays headless, bit
+//! for bit, to a win; a losing recording ends with a failure that explains
+//! itself; a recording of another version of a level is refused by name; and no
+//! creature is ever inside an obstacle, however dense the crowd.
+
+use glam::Vec2;
+use murmuration_game::{Command, Game, Level, Recording, ReplayError, levels};
+
+fn shipped(i: usize) -> (Level, Recording, &'static str) {
+    let s = &levels::LEVELS[i];
+    let level = Level::parse(s.text, s.key).unwrap();
+    let rec = Recording::parse(s.solution, &format!("{}.replay", s.key)).unwrap();
+    (level, rec, s.key)
+}
+
+#[test]
+fn every_shipped_level_is_won_by_its_recorded_solution() {
+    for i in 0..levels::LEVELS.len() {
+        let (level, rec, key) = shipped(i);
+        assert!(
+            rec.end.is_some(),
+            "{key}: the solution must be a finished recording"
+        );
+        let game = rec
+            .play(&level, key, key)
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        let o = game
+            .outcome()
+            .unwrap_or_else(|| panic!("{key}: not decided"));
+        eprintln!(
+            "{key}: {} in {:.1} s, saved {} / {}, eaten {}",
+            o.word(),
+            game.time(),
+            game.saved(),
+            level.save,
+            game.eaten()
+        );
+        assert!(o.won, "{key}: {o}");
+        assert!(game.saved() >= level.save);
+    }
+}
+
+#[test]
+fn no_creature_ever_enters_an_obstacle_or_a_closed_gate() {
+    // The Mechanism: the swarm presses against the closed gate before the plate
+    // holds, then streams through the opened gap.
+    let (level, rec, key) = shipped(2);
+    let mut game = Game::new(&level).unwrap();
+    let mut next = 0;
+    let (mut worst, mut checked) = (f32::INFINITY, 0u64);
+    for step in 0..rec.steps {
+        game.step(&rec.commands_at(step, &mut next));
+        let w = game.world();
+        let set = murmuration::ObstacleSet::new(w.obstacles());
+        for &p in w.positions() {
+            worst = worst.min(set.nearest(p, 1.0).map_or(f32::INFINITY, |s| s.distance));
+        }
+        checked += 1;
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    eprintln!("{key}: {checked} steps, least distance to a solid {worst}");
+    assert!(worst >= 0.0, "a creature was {worst} inside a solid");
+}
+
+#[test]
+fn a_swarm_left_alone_loses_with_a_reason() {
+    // First Light with a 60 s limit and a player who never moves the focus.
+    let s = &levels::LEVELS[0];
+    let text = s
+        .text
+        .replace("save = 1500", "save = 1500\ntime_limit = 20");
+    let level = Level::parse(&text, "idle.toml").unwrap();
+    let mut rec = Recording::new(&level, "idle");
+    rec.record(0, &[Command::Point(Vec2::new(20.0, 50.0))]);
+    rec.steps = 1300;
+    let game = rec.play(&level, "idle", "idle.replay").unwrap();
+    let o = game.outcome().expect("the time limit ends it");
+    assert!(!o.won);
+    assert_eq!(o.message, "Time is up: 0 saved, the exit needs 1500.");
+    assert_eq!(game.step_index(), 1200, "20 s at 60 steps per second");
+}
+
+#[test]
+fn a_recording_of_another_level_version_or_a_changed_engine_is_refused_by_name() {
+    let (level, rec, key) = shipped(0);
+    // The level changed since the recording.
+    let s = &levels::LEVELS[0];
+    let edited = Level::parse(&s.text.replace("save = 1500", "save = 1400"), key).unwrap();
+    let e = rec.play(&edited, key, "first-light.replay").unwrap_err();
+    assert!(matches!(e, ReplayError::Level { .. }), "{e}");
+    let m = e.to_string();
+    assert!(m.contains("was recorded on level \"first-light\""), "{m}");
+    assert!(m.contains("the level has changed"), "{m}");
+    // The simulation changed: the recorded end no longer matches.
+    let mut stale = rec.clone();
+    stale.engine = "0.0.1".into();
+    if let Some(end) = &mut stale.end {
+        end.digest ^= 1;
+    }
+    let e = stale
+        .play(&level, key, "old.replay")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("old.replay was recorded with Murmuration 0.0.1 and no longer replays on"),
+        "{e}"
+    );
+    assert!(e.contains("record it again"), "{e}");
+}
+
+#[test]
+fn a_replay_repeats_bit_for_bit_on_any_thread_count() {
+    let (level, rec, key) = shipped(1);
+    let mut short = rec.clone();
+    short.steps = 900;
+    short.end = None;
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let g = short.play(&level, key, key).unwrap();
+            (g.digest(), g.eaten(), g.saved())
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(8));
+}
