@@ -259,7 +259,7 @@ fn counts_species_and_names_are_checked() {
         &t,
         11,
         9,
-        "not a style (one of: default, fish, birds, crowd, benchmark)",
+        "not a style (one of: default, fish, birds, crowd, lumen, hunter, benchmark)",
     );
 }
 
