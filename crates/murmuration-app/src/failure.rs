@@ -1,4 +1,4 @@
-//! Exit codes: 0 success, 1 a failure while running, 2 bad input (a scenario,
+//! Exit codes: 0 success, 1 a failure while running, 2 bad input (a scenario or level,
 //! snapshot, option or output path that cannot be used), 130 stopped by Ctrl-C,
 //! 143 stopped by SIGTERM.
 
@@ -46,6 +46,7 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
         c.is::<Invalid>()
             || c.is::<murmuration::ScenarioError>()
             || c.is::<murmuration::SnapshotError>()
+            || c.is::<murmuration_game::ReplayError>()
     });
     if bad_input { EXIT_INVALID } else { 1 }
 }

@@ -4,6 +4,8 @@ mod backend;
 mod bench;
 mod check;
 mod failure;
+mod frames;
+mod game;
 mod memory;
 mod out;
 mod outputs;
@@ -45,6 +47,8 @@ enum Command {
     Presets(presets::PresetsArgs),
     /// The standard flock benchmark (shared/BENCHMARK.md).
     Bench(bench::BenchArgs),
+    /// Lumen Swarm (docs/GAME.md): play a level's recording headless or draw it.
+    Game(game::GameArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Some(Command::Presets(args)) => presets::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Game(args)) => game::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,20 +4,18 @@
 
 use crate::backend::{self, Backend};
 use crate::failure::{Interrupted, invalid};
+use crate::frames::{self, Kind, Sink};
 use crate::out::outln;
-use crate::outputs::AtomicFile;
 use crate::run::thread_pool;
 use crate::{presets, progress};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use image::codecs::gif::{GifEncoder, Repeat};
-use image::{Delay, Frame, ImageEncoder, RgbaImage};
 use murmuration::glam::Vec3;
 use murmuration::scenario::{AnyWorld, Look, Override};
 use murmuration::{Vector, World, WorldConfig};
 use murmuration_gpu::{GpuVector, Simulation};
 use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Boid colouring on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -125,40 +123,6 @@ fn parse_angles(s: &str) -> Result<(f32, f32), String> {
     Ok((yaw, pitch))
 }
 
-/// What kind of output the path asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Png,
-    Gif,
-    Folder,
-    Mp4,
-}
-
-fn kind(out: &Path) -> Result<Kind> {
-    let s = out.to_string_lossy();
-    if out.is_dir() || s.ends_with('/') {
-        return Ok(Kind::Folder);
-    }
-    match out.extension().and_then(|e| e.to_str()) {
-        Some("png") => Ok(Kind::Png),
-        Some("gif") => Ok(Kind::Gif),
-        Some("mp4") => Ok(Kind::Mp4),
-        _ => Err(invalid(format!(
-            "--out {}: use a .png, .gif or .mp4 file, or a folder ending in /",
-            out.display()
-        ))),
-    }
-}
-
-fn ffmpeg_available() -> bool {
-    std::process::Command::new("ffmpeg")
-        .arg("-version")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Runs `murmuration render`.
 pub fn run(args: &RenderArgs) -> Result<()> {
     if args.frames == 0 || args.stride == 0 || args.fps == 0 || args.fps > 100 {
@@ -175,24 +139,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     if !(args.zoom.is_finite() && args.zoom > 0.0) {
         return Err(invalid(format!("--zoom {} must be positive", args.zoom)));
     }
-    let kind = kind(&args.out)?;
-    if kind == Kind::Mp4 && !ffmpeg_available() {
-        return Err(invalid(
-            "--out .mp4 needs ffmpeg on the PATH; write a .gif or a folder of PNGs instead",
-        ));
-    }
-    match kind {
-        Kind::Folder => {
-            std::fs::create_dir_all(&args.out).map_err(|e| {
-                invalid(format!(
-                    "--out {} cannot be created: {e}",
-                    args.out.display()
-                ))
-            })?;
-            crate::outputs::probe(&args.out.join("frame_00000.png"), "--out")?;
-        }
-        _ => crate::outputs::probe(&args.out, "--out")?,
-    }
+    let kind = frames::check(&args.out, "--out")?;
     let pool = thread_pool(args.threads)?;
     let scenario = presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
     let settings = RenderSettings {
@@ -339,29 +286,9 @@ fn draw<V: GpuVector>(
         *y = yaw.to_radians();
         *p = pitch.to_radians();
     }
-    let tmp_frames = match kind {
-        Kind::Mp4 => {
-            Some(tempfile::tempdir().context("cannot make a folder for the MP4's frames")?)
-        }
-        _ => None,
-    };
-    // A GIF is encoded frame by frame as it is drawn (never all frames in memory).
-    let mut gif_file = match kind {
-        Kind::Gif => Some(AtomicFile::create(&args.out, "--out")?),
-        _ => None,
-    };
-    let mut gif = match gif_file.as_mut() {
-        Some(f) => {
-            let mut e = GifEncoder::new_with_speed(f.writer(), 10);
-            e.set_repeat(Repeat::Infinite)?;
-            Some(e)
-        }
-        None => None,
-    };
-    let delay = Delay::from_numer_denom_ms(1000, args.fps);
+    let mut sink = Sink::open(&args.out, kind, (w, h), args.fps)?;
     progress::catch_ctrl_c();
     let bar = progress::bar(args.frames as u64, "frames", args.quiet);
-    let mut last = Vec::new();
     let mut drawn = 0;
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
     for f in 0..args.frames {
@@ -388,33 +315,13 @@ fn draw<V: GpuVector>(
         if f > 0 || args.follow {
             update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
         }
-        last = out.render(&scene, &camera, settings)?;
+        let rgba = out.render(&scene, &camera, settings)?;
         // Steps, scene, drawing and the read-back (which waits for the GPU);
         // the first frame (no steps) is left out.
         if f > 0 {
             frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
         }
-        match kind {
-            Kind::Folder => write_png(&args.out.join(format!("frame_{f:05}.png")), &last, w, h)?,
-            Kind::Mp4 => write_png(
-                &tmp_frames
-                    .as_ref()
-                    .expect("made for mp4")
-                    .path()
-                    .join(format!("frame_{f:05}.png")),
-                &last,
-                w,
-                h,
-            )?,
-            Kind::Gif => {
-                let img = RgbaImage::from_raw(w, h, last.clone()).expect("w*h pixels");
-                if let Some(e) = gif.as_mut() {
-                    e.encode_frame(Frame::from_parts(img, 0, 0, delay))
-                        .with_context(|| format!("encoding {} failed", args.out.display()))?;
-                }
-            }
-            Kind::Png => {}
-        }
+        sink.push(rgba)?;
         drawn += 1;
         bar.inc(1);
     }
@@ -430,40 +337,7 @@ fn draw<V: GpuVector>(
             args.stride
         )?;
     }
-    match kind {
-        Kind::Png => write_png(&args.out, &last, w, h)?,
-        Kind::Gif => {
-            drop(gif);
-            gif_file.expect("made for gif").finish()?;
-        }
-        Kind::Mp4 => {
-            let dir = tmp_frames.expect("made for mp4");
-            let tmp_out = dir.path().join("out.mp4");
-            let status = std::process::Command::new("ffmpeg")
-                .args(["-loglevel", "error", "-y", "-framerate"])
-                .arg(args.fps.to_string())
-                .arg("-i")
-                .arg(dir.path().join("frame_%05d.png"))
-                .args([
-                    "-c:v",
-                    "libx264",
-                    "-pix_fmt",
-                    "yuv420p",
-                    "-vf",
-                    "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                ])
-                .arg(&tmp_out)
-                .status()
-                .context("ffmpeg did not start")?;
-            if !status.success() {
-                anyhow::bail!("ffmpeg failed ({status}) encoding {}", args.out.display());
-            }
-            let mut file = AtomicFile::create(&args.out, "--out")?;
-            std::io::copy(&mut std::fs::File::open(&tmp_out)?, file.writer())?;
-            file.finish()?;
-        }
-        Kind::Folder => {}
-    }
+    sink.finish()?;
     if progress::stop_requested() {
         eprintln!(
             "interrupted after {drawn} frames: {} holds them",
@@ -472,15 +346,6 @@ fn draw<V: GpuVector>(
         return Err(Interrupted.into());
     }
     Ok(drawn)
-}
-
-/// Writes RGBA pixels as a PNG, atomically.
-pub(crate) fn write_png(path: &Path, rgba: &[u8], w: u32, h: u32) -> Result<()> {
-    let mut file = AtomicFile::create(path, "--out")?;
-    image::codecs::png::PngEncoder::new(file.writer())
-        .write_image(rgba, w, h, image::ExtendedColorType::Rgba8)
-        .with_context(|| format!("encoding {} failed", path.display()))?;
-    file.finish()
 }
 
 #[cfg(test)]

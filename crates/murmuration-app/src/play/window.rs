@@ -570,7 +570,7 @@ fn save_screenshot(g: &Gfx, texture: &wgpu::Texture, path: &std::path::Path) -> 
     for p in rgba.chunks_mut(4) {
         p[3] = 255;
     }
-    crate::render::write_png(path, &rgba, w, h)
+    crate::frames::write_png(path, &rgba, w, h)
 }
 
 impl ApplicationHandler for App<'_> {

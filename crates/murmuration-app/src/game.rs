@@ -1,0 +1,218 @@
+//! `murmuration game LEVEL --replay FILE --headless | --render OUT`: Lumen Swarm
+//! (docs/GAME.md). A recording plays headless and prints its outcome, or is
+//! drawn offscreen into a PNG, GIF, folder or MP4 with the camera following the
+//! swarm.
+
+use crate::failure::invalid;
+use crate::frames::{self, Sink};
+use crate::out::outln;
+use crate::render::parse_size;
+use crate::run::thread_pool;
+use anyhow::{Context, Result};
+use clap::Args;
+use murmuration::glam::{Vec2, Vec3};
+use murmuration::scenario::Override;
+use murmuration_game::{Game, Level, Recording, levels};
+use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
+use std::path::PathBuf;
+
+/// Options of `murmuration game`.
+#[derive(Args, Debug)]
+pub struct GameArgs {
+    /// The level: its number (1, 2, …), its key (first-light) or a level file.
+    pub level: Option<String>,
+    /// A recording to play (docs/GAME.md, "Recordings").
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// Play the recording without a window and print the outcome, the creatures
+    /// saved and the digest.
+    #[arg(long)]
+    pub headless: bool,
+    /// Draw the replay offscreen: a .png (the last frame), .gif, folder or .mp4.
+    #[arg(long, value_name = "OUT")]
+    pub render: Option<PathBuf>,
+    /// Write the replay, finished with its end, to FILE (re-record a recording
+    /// that no longer replays, or finish a hand-written script).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// At most this many frames are drawn (default: to the level's end).
+    #[arg(long)]
+    pub frames: Option<u32>,
+    /// Simulation steps between two drawn frames.
+    #[arg(long, default_value_t = 4)]
+    pub stride: u64,
+    /// Frames per second of a GIF or MP4.
+    #[arg(long, default_value_t = 15)]
+    pub fps: u32,
+    /// Picture size, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Half the height of the view, level units.
+    #[arg(long, default_value_t = 34.0)]
+    pub view: f32,
+    /// Change a level value (repeatable), e.g. game.save=1000.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<Override>,
+    /// Worker threads for the simulation.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// The level `name` names, with the name a recording uses for it.
+fn load(name: &str, set: &[Override]) -> Result<(Level, String)> {
+    if let Some((_, s)) = levels::find(name) {
+        let level = Level::parse_with(s.text, &format!("levels/{}", s.key), set)?;
+        return Ok((level, s.key.to_string()));
+    }
+    let path = std::path::Path::new(name);
+    if path.exists() {
+        let level = Level::load(path, set)?;
+        let key = path
+            .file_stem()
+            .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+        return Ok((level, key));
+    }
+    let keys: Vec<String> = levels::LEVELS
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{} {}", i + 1, l.key))
+        .collect();
+    Err(invalid(format!(
+        "no level {name:?}: give a number, a key ({}) or a level file",
+        keys.join(", ")
+    )))
+}
+
+/// Runs `murmuration game`.
+pub fn run(args: &GameArgs) -> Result<()> {
+    let Some(name) = &args.level else {
+        return Err(invalid(
+            "the game's window (title screen, level select) is not built yet: play a recording with `murmuration game LEVEL --replay FILE --headless` or `--render OUT` (docs/GAME.md)",
+        ));
+    };
+    let (level, key) = load(name, &args.set)?;
+    let Some(replay) = &args.replay else {
+        return Err(invalid(format!(
+            "the game's window is not built yet: give --replay FILE with --headless or --render (the shipped solution is levels/solutions/{key}.replay)"
+        )));
+    };
+    if !args.headless && args.render.is_none() {
+        return Err(invalid(
+            "the game's window is not built yet: add --headless or --render OUT",
+        ));
+    }
+    if args.stride == 0 || args.fps == 0 || args.fps > 100 || args.frames == Some(0) {
+        return Err(invalid(
+            "--stride and --frames must be at least 1, --fps in [1, 100]",
+        ));
+    }
+    if !(args.view.is_finite() && args.view > 0.0) {
+        return Err(invalid(format!("--view {} must be positive", args.view)));
+    }
+    let origin = replay.display().to_string();
+    let rec = Recording::load(replay)?;
+    rec.check_level(&level, &key, &origin)?;
+    if let Some(out) = &args.record {
+        crate::outputs::probe(out, "--record")?;
+    }
+    let kind = match &args.render {
+        Some(out) => Some(frames::check(out, "--render")?),
+        None => None,
+    };
+    let pool = thread_pool(args.threads)?;
+    let game = pool.install(|| -> Result<Game> {
+        match (&args.render, kind) {
+            (Some(out), Some(kind)) => draw(&level, &rec, args, out, kind),
+            _ => {
+                let mut game = Game::new(&level)?;
+                play(&mut game, &rec, u64::MAX, &mut 0);
+                Ok(game)
+            }
+        }
+    })?;
+    let verified = args.frames.is_none() || game.outcome().is_some();
+    if verified {
+        rec.verify(&game, &origin)?;
+    }
+    let o = game.outcome();
+    outln!("level: {} ({key})", level.title())?;
+    outln!("outcome: {}", o.map_or("undecided", |o| o.word()))?;
+    if let Some(o) = o {
+        outln!("message: {o}")?;
+    }
+    outln!(
+        "saved: {} / {} (of {})",
+        game.saved(),
+        level.save,
+        level.creatures()
+    )?;
+    outln!("eaten: {}", game.eaten())?;
+    outln!("time: {:.2} s ({} steps)", game.time(), game.step_index())?;
+    outln!("digest: {:016x}", game.digest())?;
+    if let Some(out) = &args.record {
+        let mut finished = rec.clone();
+        finished.finish(&game);
+        let mut file = crate::outputs::AtomicFile::create(out, "--record")?;
+        std::io::Write::write_all(file.writer(), finished.to_text().as_bytes())?;
+        file.finish()?;
+        outln!("recorded: {}", out.display())?;
+    }
+    Ok(())
+}
+
+/// Plays the recording's steps from where `game` is, at most `steps` of them
+/// (or to the level's end); `next` is the cursor into its commands.
+fn play(game: &mut Game, rec: &Recording, steps: u64, next: &mut usize) {
+    let end = game.step_index().saturating_add(steps).min(rec.steps);
+    while game.step_index() < end && game.outcome().is_none() {
+        let commands = rec.commands_at(game.step_index(), next);
+        game.step(&commands);
+    }
+}
+
+/// Draws the replay, the camera easing after the swarm's centroid.
+fn draw(
+    level: &Level,
+    rec: &Recording,
+    args: &GameArgs,
+    out: &std::path::Path,
+    kind: frames::Kind,
+) -> Result<Game> {
+    let (w, h) = args.size;
+    let aspect = w as f32 / h as f32;
+    let mut offscreen = Offscreen::new(w, h).context(
+        "offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)",
+    )?;
+    let mut game = Game::new(level)?;
+    let settings = RenderSettings {
+        trails: 6,
+        ..RenderSettings::default()
+    };
+    let mut scene = Scene::new();
+    scene.looks = level.scenario().looks().to_vec();
+    let mut trails = Trails::default();
+    let view = |c: Vec2| {
+        let half = Vec3::new(args.view * aspect, args.view, 0.0);
+        let c = Vec3::new(c.x, c.y, 0.0);
+        (c - half, c + half)
+    };
+    let (lo, hi) = view(game.centroid());
+    let mut camera = Camera::fit(2, lo, hi, aspect);
+    let mut sink = Sink::open(out, kind, (w, h), args.fps)?;
+    let mut next = 0;
+    let limit = args.frames.unwrap_or(u32::MAX);
+    loop {
+        let (lo, hi) = view(game.centroid());
+        camera.frame(lo, hi, aspect, if sink.frames() == 0 { 1.0 } else { 0.12 });
+        scene.update(game.world(), &settings, &mut trails);
+        sink.push(offscreen.render(&scene, &camera, &settings)?)?;
+        if sink.frames() >= limit || game.outcome().is_some() || game.step_index() >= rec.steps {
+            break;
+        }
+        play(&mut game, rec, args.stride, &mut next);
+    }
+    let n = sink.frames();
+    sink.finish()?;
+    outln!("wrote {} ({n} frames)", out.display())?;
+    Ok(game)
+}
