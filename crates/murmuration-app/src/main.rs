@@ -6,6 +6,7 @@ mod check;
 mod failure;
 mod frames;
 mod game;
+mod gfx;
 mod memory;
 mod out;
 mod outputs;

@@ -182,3 +182,61 @@ fn play_without_a_display_says_so_and_suggests_render() {
         "{err}"
     );
 }
+
+/// The game's window (issue 17): a shipped solution replayed for 300 frames
+/// under Xvfb shows the HUD line, the focus halo and the swarm; progress goes to
+/// `$MURMURATION_DATA_DIR`, never the user's own directory.
+#[test]
+fn the_game_window_replays_a_level_with_the_hud_the_halo_and_the_swarm() {
+    let Some(x) = xvfb() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("game.png");
+    let solution =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../levels/solutions/first-light.replay");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("MURMURATION_DATA_DIR", dir.path())
+        .args([
+            "game", "1", "--size", "800x450", "--frames", "300", "--replay",
+        ])
+        .arg(&solution)
+        .arg("--screenshot")
+        .arg(&shot)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&shot).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (800, 450));
+    // The swarm (bright blue-white motes) around the middle, where the camera follows it.
+    let swarm = (250..550)
+        .flat_map(|x| (110..340).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.get_pixel(x, y);
+            p[2] > 180 && p[0] > 100
+        })
+        .count();
+    assert!(swarm > 2_000, "only {swarm} bright pixels of swarm");
+    // The HUD's text, top left.
+    let text = (10..330)
+        .flat_map(|x| (10..70).map(move |y| (x, y)))
+        .filter(|&(x, y)| img.get_pixel(x, y)[0] > 170)
+        .count();
+    assert!(text > 150, "only {text} bright pixels of HUD text");
+    // The focus halo: a warm glow (red and green above blue) somewhere.
+    let warm = img
+        .pixels()
+        .filter(|p| p[0] > 150 && p[1] > 130 && (p[2] as i32) < p[0] as i32 - 30)
+        .count();
+    assert!(warm > 30, "only {warm} warm pixels: no focus halo");
+    std::fs::copy(
+        &shot,
+        std::env::temp_dir().join("murmuration-game-window.png"),
+    )
+    .ok();
+}

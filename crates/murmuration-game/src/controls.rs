@@ -160,7 +160,7 @@ pub struct Binding {
 }
 
 /// Every action and its default binding, in the order the pause menu lists them.
-pub const BINDINGS: [Binding; 9] = [
+pub const BINDINGS: [Binding; 8] = [
     Binding {
         action: "move the focus",
         keys: &["mouse"],
@@ -188,10 +188,6 @@ pub const BINDINGS: [Binding; 9] = [
     Binding {
         action: "restart the level",
         keys: &["R"],
-    },
-    Binding {
-        action: "mute sound",
-        keys: &["M"],
     },
     Binding {
         action: "fullscreen",

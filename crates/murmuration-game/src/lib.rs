@@ -23,10 +23,12 @@ mod level;
 pub mod levels;
 mod outcome;
 pub mod plates;
+mod progress;
 pub mod replay;
 
 pub use controls::{BINDINGS, Binding, Command, Controls};
 pub use game::{Game, GameEvent};
 pub use level::{Gate, Level, Plate, SECTION};
 pub use outcome::Outcome;
+pub use progress::{Best, Progress};
 pub use replay::{Recording, ReplayError};

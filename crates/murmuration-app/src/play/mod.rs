@@ -55,6 +55,18 @@ pub fn display_available() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
 }
 
+/// A scripted window run's options: a screenshot needs the frame count, and
+/// its file must be writable before the window opens.
+pub fn check_script(frames: bool, screenshot: Option<&std::path::Path>) -> Result<()> {
+    if let Some(p) = screenshot {
+        if !frames {
+            return Err(invalid("--screenshot needs --frames N (the frame to save)"));
+        }
+        crate::outputs::probe(p, "--screenshot")?;
+    }
+    Ok(())
+}
+
 /// Runs the sandbox.
 pub fn run(args: &PlayArgs) -> Result<()> {
     if !display_available() {
@@ -62,12 +74,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             "play needs a display (no DISPLAY or WAYLAND_DISPLAY is set); for pictures without one use `murmuration render FILE --frames 120 --out flock.gif`",
         ));
     }
-    if let Some(p) = &args.screenshot {
-        if args.frames.is_none() {
-            return Err(invalid("--screenshot needs --frames N (the frame to save)"));
-        }
-        crate::outputs::probe(p, "--screenshot")?;
-    }
+    check_script(args.frames.is_some(), args.screenshot.as_deref())?;
     let scenario = crate::presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
     window::run(args, scenario)
 }

@@ -6,34 +6,21 @@ use super::clock::{self, FrameClock};
 use super::panel::Panel;
 use super::sim::Sim;
 use crate::backend::Backend;
-use anyhow::{Context, Result, anyhow};
+use crate::gfx::Gfx;
+use anyhow::{Context, Result};
 use glam::{Vec2, Vec3};
 use murmuration::scenario::Scenario;
 use murmuration_gpu::Gpu;
-use murmuration_render::{Camera, RenderSettings, Renderer, Scene, Trails};
-use std::sync::Arc;
+use murmuration_render::{Camera, RenderSettings, Scene, Trails};
 use std::time::Instant;
 use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::{Key, ModifiersState, NamedKey};
-use winit::window::{Window, WindowId};
+use winit::window::WindowId;
 
 /// Width of the tuning panel, logical pixels.
 const PANEL: f32 = 340.0;
-
-struct Gfx {
-    window: Arc<Window>,
-    surface: wgpu::Surface<'static>,
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    config: wgpu::SurfaceConfiguration,
-    renderer: Renderer,
-    ctx: egui::Context,
-    egui_state: egui_winit::State,
-    egui_renderer: egui_wgpu::Renderer,
-}
 
 struct App<'a> {
     args: &'a PlayArgs,
@@ -99,108 +86,30 @@ pub fn run(args: &PlayArgs, scenario: Scenario) -> Result<()> {
 
 impl App<'_> {
     fn open(&mut self, el: &ActiveEventLoop) -> Result<()> {
-        let (w, h) = self.args.size;
-        let window = Arc::new(
-            el.create_window(
-                Window::default_attributes()
-                    .with_title("Murmuration")
-                    .with_inner_size(PhysicalSize::new(w, h)),
-            )
-            .context("cannot open a window")?,
-        );
-        self.refresh_hz = window
-            .current_monitor()
-            .and_then(|m| m.refresh_rate_millihertz())
-            .map(|mhz| mhz as f32 / 1000.0);
-        let instance = murmuration_gpu::instance();
-        let surface = instance
-            .create_surface(window.clone())
-            .context("cannot draw into the window")?;
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            compatible_surface: Some(&surface),
-            ..Default::default()
-        }))
-        .map_err(|e| anyhow!("no GPU adapter can draw into the window: {e}"))?;
         // With the GPU backend the flock, the renderer and the window share one
         // device, so the renderer draws straight from the flock's buffers.
-        let gpu = match self.args.backend {
-            Backend::Cpu => None,
-            backend => match Gpu::from_adapter(&adapter) {
-                Ok(g) => Some(g),
+        let backend = self.args.backend;
+        let (gfx, gpu) = Gfx::open(el, "Murmuration", self.args.size, |adapter| match backend {
+            Backend::Cpu => Ok(None),
+            backend => match Gpu::from_adapter(adapter) {
+                Ok(g) => Ok(Some(g)),
                 Err(e) if backend == Backend::Auto => {
                     eprintln!("backend auto: stepping on the CPU because {e}");
-                    None
+                    Ok(None)
                 }
-                Err(e) => return Err(e).context("the window's GPU cannot run the flock"),
+                Err(e) => Err(e).context("the window's GPU cannot run the flock"),
             },
-        };
-        let (device, queue) = match &gpu {
-            Some(g) => (g.device().clone(), g.queue().clone()),
-            None => pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("murmuration play device"),
-                ..Default::default()
-            }))
-            .context("the GPU adapter refused a device")?,
-        };
+        })?;
         match &gpu {
             Some(g) => println!(
                 "play: stepping on the GPU {} and drawing straight from its buffers",
                 g.name()
             ),
-            None => println!(
-                "play: stepping on the CPU, drawing on {}",
-                adapter.get_info().name
-            ),
+            None => println!("play: stepping on the CPU, drawing on {}", gfx.adapter),
         }
+        self.refresh_hz = gfx.refresh_hz;
         self.sim.flock.set_gpu(gpu);
-        let caps = surface.get_capabilities(&adapter);
-        let format = caps
-            .formats
-            .iter()
-            .copied()
-            .find(|f| f.is_srgb())
-            .or(caps.formats.first().copied())
-            .ok_or_else(|| anyhow!("the window surface offers no format"))?;
-        let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
-        if caps.usages.contains(wgpu::TextureUsages::COPY_SRC) {
-            usage |= wgpu::TextureUsages::COPY_SRC;
-        }
-        let size = window.inner_size();
-        let config = wgpu::SurfaceConfiguration {
-            usage,
-            format,
-            width: size.width.max(1),
-            height: size.height.max(1),
-            present_mode: wgpu::PresentMode::AutoVsync,
-            desired_maximum_frame_latency: 2,
-            alpha_mode: caps.alpha_modes[0],
-            view_formats: vec![],
-            color_space: wgpu::SurfaceColorSpace::Auto,
-        };
-        surface.configure(&device, &config);
-        let renderer = Renderer::new(&device, &queue, format);
-        let ctx = egui::Context::default();
-        ctx.set_visuals(egui::Visuals::dark());
-        let egui_state = egui_winit::State::new(
-            ctx.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            None,
-            Some(device.limits().max_texture_dimension_2d as usize),
-        );
-        let egui_renderer = egui_wgpu::Renderer::new(&device, format, Default::default());
-        self.gfx = Some(Gfx {
-            window,
-            surface,
-            device,
-            queue,
-            config,
-            renderer,
-            ctx,
-            egui_state,
-            egui_renderer,
-        });
+        self.gfx = Some(gfx);
         Ok(())
     }
 
@@ -250,10 +159,9 @@ impl App<'_> {
         };
         self.sim.frame(frame_dt);
         let g = self.gfx.as_mut().expect("window open");
-        let raw = g.egui_state.take_egui_input(&g.window);
         let (sim, settings, panel) = (&mut self.sim, &mut self.settings, &mut self.panel);
         let mut req = None;
-        let full = g.ctx.run_ui(raw, |ui| {
+        let full = g.run_ui(|ui| {
             egui::Panel::left("tuning")
                 .exact_size(PANEL)
                 .show(ui, |ui| {
@@ -262,24 +170,6 @@ impl App<'_> {
                     });
                 });
         });
-        let mut full = full;
-        g.egui_state
-            .handle_platform_output(&g.window, std::mem::take(&mut full.platform_output));
-        // Apply new textures now; textures to free are freed after painting (or at
-        // once when this frame is skipped).
-        let mut textures = std::mem::take(&mut full.textures_delta);
-        for (id, deltas) in textures.set.drain() {
-            for delta in deltas {
-                g.egui_renderer
-                    .update_texture(&g.device, &g.queue, id, &delta);
-            }
-        }
-        let free: Vec<egui::TextureId> = textures.free.drain().collect();
-        for id in &free {
-            // Freed textures are not used by this frame's shapes (egui frees only
-            // textures nothing refers to any more).
-            g.egui_renderer.free_texture(id);
-        }
         let req = req.unwrap_or_default();
         let next = if let Some(name) = req.preset {
             let text = crate::presets::preset(name).expect("listed preset");
@@ -320,62 +210,16 @@ impl App<'_> {
             camera.set_target(target);
             self.camera = Some(camera);
         }
-        let frame = match g2.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                g2.surface.configure(&g2.device, &g2.config);
-                return Ok(());
-            }
-            _ => return Ok(()),
-        };
-        let view = frame.texture.create_view(&Default::default());
-        let (w, h) = (g2.config.width, g2.config.height);
         let vp = viewport_of(g2);
-        g2.renderer
-            .render_in(&self.scene, &camera, &self.settings, &view, (w, h), vp);
-        // The panel over the flock.
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [w, h],
-            pixels_per_point: full.pixels_per_point,
-        };
-        let jobs = g2.ctx.tessellate(full.shapes, full.pixels_per_point);
-        let mut encoder = g2
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("play panel encoder"),
-            });
-        let extra =
-            g2.egui_renderer
-                .update_buffers(&g2.device, &g2.queue, &mut encoder, &jobs, &screen);
-        {
-            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("play panel pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            g2.egui_renderer
-                .render(&mut pass.forget_lifetime(), &jobs, &screen);
-        }
-        g2.queue.submit(extra.into_iter().chain([encoder.finish()]));
-        self.frame += 1;
-        let last_frame = self.args.frames.is_some_and(|n| self.frame >= n);
-        if last_frame && let Some(path) = &self.args.screenshot {
-            save_screenshot(g2, &frame.texture, path)?;
-        }
-        g2.queue.present(frame);
-        if last_frame {
+        let (scene, settings) = (&self.scene, &self.settings);
+        let done = g2.paint_counted(
+            full,
+            |r, view, size| r.render_in(scene, &camera, settings, view, size, vp),
+            &mut self.frame,
+            self.args.frames,
+            self.args.screenshot.as_deref(),
+        )?;
+        if done {
             el.exit();
         }
         Ok(())
@@ -509,70 +353,6 @@ fn viewport_of(g: &Gfx) -> [f32; 4] {
     [panel, 0.0, (w - panel).max(1.0), h]
 }
 
-/// Copies the frame about to be presented into a PNG.
-fn save_screenshot(g: &Gfx, texture: &wgpu::Texture, path: &std::path::Path) -> Result<()> {
-    if !g.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
-        anyhow::bail!("this window surface cannot be read back for --screenshot");
-    }
-    let (w, h) = (g.config.width, g.config.height);
-    let row =
-        (4 * w).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let buffer = g.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("play screenshot read-back"),
-        size: row as u64 * h as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = g.device.create_command_encoder(&Default::default());
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row),
-                rows_per_image: Some(h),
-            },
-        },
-        wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-    );
-    g.queue.submit([encoder.finish()]);
-    buffer.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    g.device
-        .poll(wgpu::PollType::Wait {
-            submission_index: None,
-            timeout: None,
-        })
-        .map_err(|e| anyhow!("reading the screenshot back failed: {e}"))?;
-    let mut rgba = Vec::with_capacity((4 * w * h) as usize);
-    {
-        let view = buffer
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| anyhow!("reading the screenshot back failed: {e}"))?;
-        for r in view.chunks(row as usize) {
-            rgba.extend_from_slice(&r[..4 * w as usize]);
-        }
-    }
-    let bgra = matches!(
-        g.config.format,
-        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
-    );
-    if bgra {
-        for p in rgba.chunks_mut(4) {
-            p.swap(0, 2);
-        }
-    }
-    for p in rgba.chunks_mut(4) {
-        p[3] = 255;
-    }
-    crate::frames::write_png(path, &rgba, w, h)
-}
-
 impl ApplicationHandler for App<'_> {
     fn resumed(&mut self, el: &ActiveEventLoop) {
         if self.gfx.is_none()
@@ -589,9 +369,7 @@ impl ApplicationHandler for App<'_> {
         match event {
             WindowEvent::CloseRequested => el.exit(),
             WindowEvent::Resized(size) => {
-                g.config.width = size.width.max(1);
-                g.config.height = size.height.max(1);
-                g.surface.configure(&g.device, &g.config);
+                g.resize(size);
                 self.fit_camera();
             }
             WindowEvent::RedrawRequested => {

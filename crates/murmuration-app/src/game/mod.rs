@@ -1,7 +1,11 @@
-//! `murmuration game LEVEL --replay FILE --headless | --render OUT`: Lumen Swarm
-//! (docs/GAME.md). A recording plays headless and prints its outcome, or is
-//! drawn offscreen into a PNG, GIF, folder or MP4 with the camera following the
-//! swarm.
+//! `murmuration game [LEVEL]`: Lumen Swarm (docs/GAME.md). The window opens on
+//! the title screen, or on LEVEL; `--replay FILE` plays a recording back (in the
+//! window, `--headless` printing its outcome, or `--render OUT` drawn offscreen
+//! into a PNG, GIF, folder or MP4 with the camera following the swarm).
+
+mod hud;
+mod progress;
+mod window;
 
 use crate::failure::invalid;
 use crate::frames::{self, Sink};
@@ -35,17 +39,21 @@ pub struct GameArgs {
     /// that no longer replays, or finish a hand-written script).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// At most this many frames are drawn (default: to the level's end).
+    /// At most this many frames are drawn (default: to the level's end); in
+    /// the window, one fixed step per frame, then it closes (scripted runs).
     #[arg(long)]
     pub frames: Option<u32>,
+    /// Save the window's last frame to this PNG (with --frames).
+    #[arg(long, value_name = "FILE.png")]
+    pub screenshot: Option<PathBuf>,
     /// Simulation steps between two drawn frames.
     #[arg(long, default_value_t = 4)]
     pub stride: u64,
     /// Frames per second of a GIF or MP4.
     #[arg(long, default_value_t = 15)]
     pub fps: u32,
-    /// Picture size, WIDTHxHEIGHT pixels.
-    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    /// Picture or window size, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Half the height of the view, level units.
     #[arg(long, default_value_t = 34.0)]
@@ -85,22 +93,58 @@ fn load(name: &str, set: &[Override]) -> Result<(Level, String)> {
 
 /// Runs `murmuration game`.
 pub fn run(args: &GameArgs) -> Result<()> {
+    if args.headless || args.render.is_some() {
+        return offline(args);
+    }
+    if !crate::play::display_available() {
+        return Err(invalid(
+            "the game needs a display (no DISPLAY or WAYLAND_DISPLAY is set); without one play a recording with --headless or draw it with --render OUT",
+        ));
+    }
+    crate::play::check_script(args.frames.is_some(), args.screenshot.as_deref())?;
+    if let Some(p) = &args.record {
+        crate::outputs::probe(p, "--record")?;
+    }
+    let start = match &args.level {
+        Some(name) => {
+            let (level, key) = load(name, &args.set)?;
+            let index = levels::find(name).map(|(i, _)| i);
+            Some((level, key, index))
+        }
+        None => None,
+    };
+    let replay = match (&args.replay, &start) {
+        (Some(path), Some((level, key, _))) => {
+            let rec = Recording::load(path)?;
+            rec.check_level(level, key, &path.display().to_string())?;
+            Some(rec)
+        }
+        (Some(_), None) => return Err(invalid("--replay needs a LEVEL")),
+        _ => None,
+    };
+    window::run(window::Options {
+        size: args.size,
+        start,
+        replay,
+        frames: args.frames.map(u64::from),
+        screenshot: args.screenshot.clone(),
+        record: args.record.clone(),
+    })
+}
+
+/// `--headless` or `--render`: a recording played without a window.
+fn offline(args: &GameArgs) -> Result<()> {
     let Some(name) = &args.level else {
         return Err(invalid(
-            "the game's window (title screen, level select) is not built yet: play a recording with `murmuration game LEVEL --replay FILE --headless` or `--render OUT` (docs/GAME.md)",
+            "--headless and --render play a LEVEL's recording: give the level",
         ));
     };
     let (level, key) = load(name, &args.set)?;
     let Some(replay) = &args.replay else {
         return Err(invalid(format!(
-            "the game's window is not built yet: give --replay FILE with --headless or --render (the shipped solution is levels/solutions/{key}.replay)"
+            "--headless and --render play a recording: give --replay FILE (the shipped solution is levels/solutions/{key}.replay)"
         )));
     };
-    if !args.headless && args.render.is_none() {
-        return Err(invalid(
-            "the game's window is not built yet: add --headless or --render OUT",
-        ));
-    }
     if args.stride == 0 || args.fps == 0 || args.fps > 100 || args.frames == Some(0) {
         return Err(invalid(
             "--stride and --frames must be at least 1, --fps in [1, 100]",

@@ -1,0 +1,310 @@
+//! What the game draws over the swarm with egui: the focus halo, the soft light
+//! that follows the swarm and its trail, the edge arrow toward an off-screen
+//! swarm, plate counters, the saved/needed line and cooldowns; and the title,
+//! pause and end screens.
+
+use egui::{Align2, Color32, FontId, Pos2, Stroke, Vec2 as EVec2};
+use glam::Vec2;
+use murmuration_game::{BINDINGS, Game, Progress, levels};
+
+/// Maps level coordinates to screen points for the current camera.
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    /// Where the camera looks, level units.
+    pub centre: Vec2,
+    /// Half the visible height, level units.
+    pub half_height: f32,
+    /// The screen's size, points.
+    pub size: EVec2,
+}
+
+impl View {
+    /// Level coordinates to a screen point.
+    pub fn to_screen(self, p: Vec2) -> Pos2 {
+        let scale = self.size.y / (2.0 * self.half_height);
+        let d = (p - self.centre) * scale;
+        Pos2::new(self.size.x * 0.5 + d.x, self.size.y * 0.5 - d.y)
+    }
+
+    /// A screen point to level coordinates.
+    pub fn to_level(self, s: Pos2) -> Vec2 {
+        let scale = self.size.y / (2.0 * self.half_height);
+        self.centre + Vec2::new(s.x - self.size.x * 0.5, self.size.y * 0.5 - s.y) / scale
+    }
+
+    /// Level units to points.
+    pub fn scale(self) -> f32 {
+        self.size.y / (2.0 * self.half_height)
+    }
+}
+
+/// A soft disc: rings of falling alpha (egui has no radial gradient).
+fn glow(p: &egui::Painter, at: Pos2, radius: f32, colour: [u8; 3], alpha: f32) {
+    const RINGS: usize = 10;
+    for k in 0..RINGS {
+        let t = 1.0 - k as f32 / RINGS as f32;
+        // Each ring adds a little: the centre, under every ring, is brightest.
+        let a = (alpha * (1.0 - t) * 255.0 * 0.3).clamp(0.0, 255.0);
+        p.circle_filled(
+            at,
+            radius * t,
+            Color32::from_rgba_unmultiplied(colour[0], colour[1], colour[2], a as u8),
+        );
+    }
+}
+
+/// The in-level overlay: light, halo, arrow, plates, the status line.
+pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hint: Option<&str>) {
+    let p = ui.painter();
+    let s = view.scale();
+    // The large soft light over the swarm's centroid, and where it passed.
+    for (k, c) in light_trail.iter().enumerate() {
+        let a = 0.06 * (k + 1) as f32 / light_trail.len().max(1) as f32;
+        glow(p, view.to_screen(*c), 10.0 * s, [90, 160, 255], a);
+    }
+    let centroid = game.centroid();
+    glow(p, view.to_screen(centroid), 24.0 * s, [120, 190, 255], 0.12);
+    // The focus and its halo, dimming as the swarm gets far from it.
+    let focus = view.to_screen(game.focus());
+    let halo = game.halo();
+    glow(p, focus, 4.0 * s, [255, 226, 150], 0.8 * halo);
+    p.circle_stroke(
+        focus,
+        3.0 * s,
+        Stroke::new(
+            1.5,
+            Color32::from_rgba_unmultiplied(255, 240, 190, (200.0 * halo) as u8),
+        ),
+    );
+    p.circle_filled(focus, 3.0, Color32::from_rgb(255, 250, 220));
+    // An arrow at the screen's edge toward a swarm off screen.
+    let c = view.to_screen(centroid);
+    let rect = egui::Rect::from_min_size(Pos2::ZERO, view.size).shrink(28.0);
+    if game.alive() > 0 && !rect.contains(c) {
+        let mid = rect.center();
+        let d = (c - mid).normalized();
+        let reach = ((rect.width() * 0.5) / d.x.abs().max(1e-6))
+            .min((rect.height() * 0.5) / d.y.abs().max(1e-6));
+        let tip = mid + d * reach;
+        let side = EVec2::new(-d.y, d.x) * 9.0;
+        let colour = Color32::from_rgba_unmultiplied(150, 210, 255, 200);
+        p.add(egui::Shape::convex_polygon(
+            vec![tip + d * 14.0, tip + side, tip - side],
+            colour,
+            Stroke::NONE,
+        ));
+    }
+    // Plate counters: "37 / 60", bright while held.
+    for (plate, state) in game.level().plates.iter().zip(game.plates()) {
+        let (centre, _) = plate.shape.bounds();
+        let colour = if state.held {
+            Color32::from_rgb(255, 220, 120)
+        } else {
+            Color32::from_rgb(190, 190, 210)
+        };
+        p.text(
+            view.to_screen(centre),
+            Align2::CENTER_CENTER,
+            format!("{} / {}", state.count, plate.need),
+            FontId::proportional(20.0),
+            colour,
+        );
+    }
+    // The status line and cooldowns, top left.
+    let level = game.level();
+    let mut y = 12.0;
+    let line = |text: String, y: &mut f32, colour: Color32| {
+        p.text(
+            Pos2::new(14.0, *y),
+            Align2::LEFT_TOP,
+            text,
+            FontId::proportional(17.0),
+            colour,
+        );
+        *y += 22.0;
+    };
+    let white = Color32::from_rgb(225, 232, 245);
+    line(
+        level.title().to_string(),
+        &mut y,
+        Color32::from_rgb(150, 210, 255),
+    );
+    line(
+        format!(
+            "saved {} / {} needed · {} alive · {} lost",
+            game.saved(),
+            level.save,
+            game.alive(),
+            game.eaten()
+        ),
+        &mut y,
+        white,
+    );
+    let cool = |name: &str, left: f32| {
+        if left > 0.0 {
+            format!("{name} in {left:.1} s")
+        } else {
+            format!("{name} ready")
+        }
+    };
+    line(
+        format!(
+            "{} · {}",
+            cool("pulse", game.pulse_cooldown()),
+            cool("recall", game.recall_cooldown())
+        ),
+        &mut y,
+        Color32::from_rgb(170, 180, 200),
+    );
+    if level.time_limit.is_finite() {
+        let left = (level.time_limit as f64 - game.time()).max(0.0);
+        line(format!("{left:.0} s left"), &mut y, white);
+    }
+    if let Some(h) = hint {
+        p.text(
+            Pos2::new(view.size.x * 0.5, view.size.y - 30.0),
+            Align2::CENTER_CENTER,
+            h,
+            FontId::proportional(18.0),
+            Color32::from_rgb(200, 215, 240),
+        );
+    }
+}
+
+/// What a menu asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Nothing yet.
+    None,
+    /// Start shipped level `i`.
+    Play(usize),
+    /// Back to the level (close the pause menu).
+    Resume,
+    /// Start the level again.
+    Restart,
+    /// The next level.
+    Next,
+    /// The title screen.
+    Levels,
+    /// Close the game.
+    Quit,
+}
+
+fn controls(ui: &mut egui::Ui) {
+    egui::Grid::new("controls").striped(true).show(ui, |ui| {
+        for b in BINDINGS {
+            ui.label(b.action);
+            ui.label(b.keys.join(", "));
+            ui.end_row();
+        }
+    });
+}
+
+/// The title screen: level select (locked levels shown), best results, controls.
+pub fn title(ctx: &egui::Context, progress: &Progress, note: Option<&str>) -> Choice {
+    let mut choice = Choice::None;
+    egui::Area::new(egui::Id::unique("lumen-swarm title"))
+        .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
+        .show(ctx, |ui| {
+            egui::Frame::window(ui.style()).show(ui, |ui| {
+                ui.set_width(460.0);
+                ui.vertical_centered(|ui| {
+                    ui.heading(egui::RichText::new("Lumen Swarm").size(34.0));
+                    ui.label("Guide the swarm through the dark. You never command a creature.");
+                });
+                ui.separator();
+                for (i, l) in levels::LEVELS.iter().enumerate() {
+                    let title = murmuration_game::Level::parse(l.text, l.key)
+                        .map(|lv| lv.title().to_string())
+                        .unwrap_or_else(|_| l.key.to_string());
+                    let open = progress.unlocked(i);
+                    let best = progress.levels.get(l.key).map_or(String::new(), |b| {
+                        format!(
+                            "   best: {} saved{}",
+                            b.saved,
+                            if b.won { "" } else { " (not won)" }
+                        )
+                    });
+                    let text = if open {
+                        format!("{}. {title}{best}", i + 1)
+                    } else {
+                        format!("{}. {title}   (locked: win level {} first)", i + 1, i)
+                    };
+                    if ui.add_enabled(open, egui::Button::new(text)).clicked() {
+                        choice = Choice::Play(i);
+                    }
+                }
+                ui.separator();
+                ui.collapsing("Controls", controls);
+                if let Some(n) = note {
+                    ui.label(egui::RichText::new(n).weak());
+                }
+                if ui.button("Quit").clicked() {
+                    choice = Choice::Quit;
+                }
+            });
+        });
+    choice
+}
+
+/// The pause menu: resume, restart, level select, the controls.
+pub fn pause(ctx: &egui::Context) -> Choice {
+    let mut choice = Choice::None;
+    egui::Window::new("Paused")
+        .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            if ui.button("Resume (Esc)").clicked() {
+                choice = Choice::Resume;
+            }
+            if ui.button("Restart (R)").clicked() {
+                choice = Choice::Restart;
+            }
+            if ui.button("Level select").clicked() {
+                choice = Choice::Levels;
+            }
+            ui.separator();
+            controls(ui);
+        });
+    choice
+}
+
+/// The end of a level: what happened in words, saved against needed, the best.
+pub fn ended(ctx: &egui::Context, game: &Game, best: bool, has_next: bool) -> Choice {
+    let mut choice = Choice::None;
+    let Some(o) = game.outcome() else {
+        return choice;
+    };
+    let heading = if o.won {
+        "The swarm is home"
+    } else {
+        "The light fades"
+    };
+    egui::Window::new(heading)
+        .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.label(egui::RichText::new(&o.message).size(18.0));
+            ui.label(format!(
+                "saved {} / {} needed in {:.0} s{}",
+                o.saved,
+                o.needed,
+                game.time(),
+                if best { " — a new best" } else { "" }
+            ));
+            ui.horizontal(|ui| {
+                if o.won && has_next && ui.button("Next level").clicked() {
+                    choice = Choice::Next;
+                }
+                if ui.button("Retry (R)").clicked() {
+                    choice = Choice::Restart;
+                }
+                if ui.button("Level select").clicked() {
+                    choice = Choice::Levels;
+                }
+            });
+        });
+    choice
+}

@@ -1,0 +1,107 @@
+//! A player's progress: the best result per level and which levels are open
+//! (a level opens when the one before it is won). Plain data, saved by the app
+//! as TOML in the user's data directory, never in the repository.
+
+use crate::levels::LEVELS;
+use crate::outcome::Outcome;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The best result on one level.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Best {
+    /// It was won at least once.
+    pub won: bool,
+    /// Most creatures saved (in a win, when there is one).
+    pub saved: u64,
+    /// Seconds of that result.
+    pub time: f64,
+}
+
+/// Every level's best result, by level key.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Progress {
+    /// Best results by level key.
+    #[serde(default)]
+    pub levels: BTreeMap<String, Best>,
+}
+
+impl Progress {
+    /// Reads a progress file's text.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        toml::from_str(text).map_err(|e| e.message().to_string())
+    }
+
+    /// The progress as TOML.
+    pub fn to_text(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Takes a finished level; true when it is a new best (a win beats a loss,
+    /// then more saved, then less time).
+    pub fn record(&mut self, key: &str, outcome: &Outcome, time: f64) -> bool {
+        let new = Best {
+            won: outcome.won,
+            saved: outcome.saved,
+            time,
+        };
+        let better = self
+            .levels
+            .get(key)
+            .is_none_or(|b| (new.won, new.saved, -new.time) > (b.won, b.saved, -b.time));
+        if better {
+            self.levels.insert(key.to_string(), new);
+        }
+        better
+    }
+
+    /// Shipped level `index` is open: the first always, each next once the one
+    /// before it is won.
+    pub fn unlocked(&self, index: usize) -> bool {
+        index == 0
+            || LEVELS
+                .get(index - 1)
+                .and_then(|l| self.levels.get(l.key))
+                .is_some_and(|b| b.won)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(won: bool, saved: u64) -> Outcome {
+        Outcome {
+            won,
+            saved,
+            needed: 10,
+            message: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_win_opens_the_next_level_and_only_a_better_result_replaces_the_best() {
+        let mut p = Progress::default();
+        assert!(p.unlocked(0) && !p.unlocked(1));
+        assert!(p.record(LEVELS[0].key, &outcome(false, 30), 50.0));
+        assert!(!p.unlocked(1), "a loss opens nothing");
+        assert!(
+            p.record(LEVELS[0].key, &outcome(true, 12), 80.0),
+            "a win beats a loss"
+        );
+        assert!(p.unlocked(1) && !p.unlocked(2));
+        assert!(
+            !p.record(LEVELS[0].key, &outcome(true, 11), 10.0),
+            "fewer saved"
+        );
+        assert!(
+            p.record(LEVELS[0].key, &outcome(true, 12), 70.0),
+            "as many, faster"
+        );
+        let back = Progress::parse(&p.to_text()).unwrap();
+        assert_eq!(back, p);
+        assert!(Progress::parse("levels = 3").is_err());
+    }
+}
