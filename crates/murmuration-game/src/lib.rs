@@ -3,8 +3,8 @@
 //! rules with no window and no GPU, so every rule is testable headless: levels
 //! (scenario files with a `[game]` section, `docs/GAME.md`), the player's
 //! commands, plates and gates, predators' meals, the exit and the outcome,
-//! recordings that replay bit for bit. The window, drawing, HUD and sound live
-//! in the app (`murmuration game`).
+//! recordings that replay bit for bit, and the swarm's sound as samples. The
+//! window, drawing, HUD and audio output live in the app (`murmuration game`).
 //!
 //! ```
 //! use murmuration_game::{levels, Command, Game, Level};
@@ -25,6 +25,7 @@ mod outcome;
 pub mod plates;
 mod progress;
 pub mod replay;
+pub mod sound;
 
 pub use controls::{BINDINGS, Binding, Command, Controls};
 pub use game::{Game, GameEvent};

@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::scenario::Override;
+use murmuration_game::sound::{SAMPLE_RATE, Voice};
 use murmuration_game::{Game, Level, Recording, levels};
 use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
 use std::path::PathBuf;
@@ -35,6 +36,11 @@ pub struct GameArgs {
     /// Draw the replay offscreen: a .png (the last frame), .gif, folder or .mp4.
     #[arg(long, value_name = "OUT")]
     pub render: Option<PathBuf>,
+    /// Render the swarm's sound to this WAV file (with --headless or --render):
+    /// 44.1 kHz mono, one chirp after another from the creatures, its warmth
+    /// following the swarm's density.
+    #[arg(long, value_name = "FILE.wav")]
+    pub audio_out: Option<PathBuf>,
     /// Write the replay, finished with its end, to FILE (re-record a recording
     /// that no longer replays, or finish a hand-written script).
     #[arg(long, value_name = "FILE")]
@@ -159,6 +165,19 @@ fn offline(args: &GameArgs) -> Result<()> {
     if let Some(out) = &args.record {
         crate::outputs::probe(out, "--record")?;
     }
+    if let Some(out) = &args.audio_out {
+        if out.extension().is_none_or(|e| e != "wav") {
+            return Err(invalid(format!(
+                "--audio-out {}: the sound is written as a .wav file",
+                out.display()
+            )));
+        }
+        crate::outputs::probe(out, "--audio-out")?;
+    }
+    let mut sound = args
+        .audio_out
+        .as_ref()
+        .map(|_| (Voice::default(), Vec::new()));
     let kind = match &args.render {
         Some(out) => Some(frames::check(out, "--render")?),
         None => None,
@@ -166,10 +185,10 @@ fn offline(args: &GameArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let game = pool.install(|| -> Result<Game> {
         match (&args.render, kind) {
-            (Some(out), Some(kind)) => draw(&level, &rec, args, out, kind),
+            (Some(out), Some(kind)) => draw(&level, &rec, args, out, kind, sound.as_mut()),
             _ => {
                 let mut game = Game::new(&level)?;
-                play(&mut game, &rec, u64::MAX, &mut 0);
+                play(&mut game, &rec, u64::MAX, &mut 0, sound.as_mut());
                 Ok(game)
             }
         }
@@ -193,6 +212,14 @@ fn offline(args: &GameArgs) -> Result<()> {
     outln!("eaten: {}", game.eaten())?;
     outln!("time: {:.2} s ({} steps)", game.time(), game.step_index())?;
     outln!("digest: {:016x}", game.digest())?;
+    if let (Some(out), Some((_, samples))) = (&args.audio_out, &sound) {
+        write_wav(out, samples)?;
+        outln!(
+            "sound: {} ({:.1} s)",
+            out.display(),
+            samples.len() as f64 / SAMPLE_RATE as f64
+        )?;
+    }
     if let Some(out) = &args.record {
         let mut finished = rec.clone();
         finished.finish(&game);
@@ -204,14 +231,47 @@ fn offline(args: &GameArgs) -> Result<()> {
     Ok(())
 }
 
+/// The swarm's voice and the samples it has given.
+type Sound = (Voice, Vec<f32>);
+
 /// Plays the recording's steps from where `game` is, at most `steps` of them
-/// (or to the level's end); `next` is the cursor into its commands.
-fn play(game: &mut Game, rec: &Recording, steps: u64, next: &mut usize) {
+/// (or to the level's end); `next` is the cursor into its commands. With
+/// `sound`, each step's samples are added.
+fn play(
+    game: &mut Game,
+    rec: &Recording,
+    steps: u64,
+    next: &mut usize,
+    mut sound: Option<&mut Sound>,
+) {
     let end = game.step_index().saturating_add(steps).min(rec.steps);
     while game.step_index() < end && game.outcome().is_none() {
         let commands = rec.commands_at(game.step_index(), next);
         game.step(&commands);
+        if let Some((voice, samples)) = sound.as_deref_mut() {
+            voice.step(game, samples);
+        }
     }
+}
+
+/// Writes mono samples in [-1, 1] as a 16-bit WAV file, atomically.
+fn write_wav(out: &std::path::Path, samples: &[f32]) -> Result<()> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: SAMPLE_RATE,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut file = crate::outputs::AtomicFile::create(out, "--audio-out")?;
+    {
+        let mut w = hound::WavWriter::new(file.writer(), spec)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        for &s in samples {
+            w.write_sample((s.clamp(-1.0, 1.0) * i16::MAX as f32) as i16)?;
+        }
+        w.finalize()?;
+    }
+    file.finish()
 }
 
 /// Draws the replay, the camera easing after the swarm's centroid.
@@ -221,6 +281,7 @@ fn draw(
     args: &GameArgs,
     out: &std::path::Path,
     kind: frames::Kind,
+    mut sound: Option<&mut Sound>,
 ) -> Result<Game> {
     let (w, h) = args.size;
     let aspect = w as f32 / h as f32;
@@ -253,7 +314,7 @@ fn draw(
         if sink.frames() >= limit || game.outcome().is_some() || game.step_index() >= rec.steps {
             break;
         }
-        play(&mut game, rec, args.stride, &mut next);
+        play(&mut game, rec, args.stride, &mut next, sound.as_deref_mut());
     }
     let n = sink.frames();
     sink.finish()?;

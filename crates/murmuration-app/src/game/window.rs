@@ -128,6 +128,11 @@ struct App {
 /// Opens the game's window and runs until it is closed.
 pub fn run(opts: Options) -> Result<()> {
     let event_loop = EventLoop::new().context("cannot connect to the display")?;
+    // Said once: the window has no audio output yet (the sound is synthesised
+    // headless, `--audio-out`).
+    eprintln!(
+        "sound: the window plays silent (no audio output yet); `--headless --audio-out FILE.wav` renders the swarm's sound"
+    );
     let store = Store::open();
     let screen = match &opts.start {
         Some((level, key, index)) => Screen::Playing(Box::new(Play::new(
