@@ -74,6 +74,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 m.polarization,
                 game.world().paths().len()
             );
+            if let Some(x) = arg("--left") {
+                let x: f32 = x.parse().unwrap();
+                print!(
+                    "left {} ",
+                    game.world()
+                        .positions()
+                        .iter()
+                        .zip(game.world().boid_species())
+                        .filter(|(p, s)| p.x < x && **s == 0)
+                        .count()
+                );
+            }
             if let Some(y) = arg("--below") {
                 let y: f32 = y.parse().unwrap();
                 print!(
