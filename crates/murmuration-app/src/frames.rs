@@ -141,15 +141,15 @@ impl Sink {
                 write_png(&dir.join(format!("frame_{f:05}.png")), &rgba, w, h)?;
             }
             Kind::Gif => {
-                let img = RgbaImage::from_raw(w, h, rgba.clone()).expect("w*h pixels");
+                let img = RgbaImage::from_raw(w, h, rgba).expect("w*h pixels");
                 if let Some((e, delay)) = self.gif.as_mut() {
                     e.encode_frame(Frame::from_parts(img, 0, 0, *delay))
                         .with_context(|| format!("encoding {} failed", self.out.display()))?;
                 }
             }
-            Kind::Png => {}
+            // Only a PNG keeps its frame: the last one is written at the end.
+            Kind::Png => self.last = rgba,
         }
-        self.last = rgba;
         self.frames += 1;
         Ok(())
     }

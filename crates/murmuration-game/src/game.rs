@@ -59,7 +59,9 @@ pub struct Game {
     gate_base: usize,
     exit_zone: usize,
     saved: u64,
-    eaten: u64,
+    /// Creatures of the swarm in the world after the last step (counted, so a
+    /// hunter eating another species is no loss of the swarm's).
+    alive: u64,
     last_save: u64,
     outcome: Option<Outcome>,
     events: Vec<GameEvent>,
@@ -75,6 +77,7 @@ impl Game {
         let gate_base = world.obstacles().len();
         for (i, g) in level.gates.iter().enumerate() {
             let inside = world
+                .boids()
                 .positions()
                 .iter()
                 .filter(|&&p| g.shape.surface(p).distance <= 0.0)
@@ -135,7 +138,7 @@ impl Game {
             gate_base,
             exit_zone,
             saved: 0,
-            eaten: 0,
+            alive: level.creatures(),
             last_save: 0,
             outcome: None,
             events: Vec::new(),
@@ -162,11 +165,18 @@ impl Game {
         let report = self.world.step();
         for e in report.events {
             if let Event::Eaten { position, .. } = e {
-                self.eaten += 1;
                 self.events.push(GameEvent::Eaten(*position));
             }
         }
         self.save_at_exit();
+        let swarm = self.swarm;
+        self.alive = self
+            .world
+            .boids()
+            .species()
+            .iter()
+            .filter(|&&s| s == swarm)
+            .count() as u64;
         for (i, (p, s)) in self.level.plates.iter().zip(&mut self.plates).enumerate() {
             let count = self.world.zones()[self.plate_zones[i]].count() as u64;
             if s.update(p, count, dt) {
@@ -267,9 +277,10 @@ impl Game {
         let centre = self.world.attractors()[self.focus].position;
         let far = self
             .world
+            .boids()
             .positions()
             .iter()
-            .zip(self.world.boid_species())
+            .zip(self.world.boids().species())
             .filter(|(_, s)| **s == self.swarm)
             .map(|(p, _)| (*p - centre).length())
             .fold(0.0f32, f32::max);
@@ -351,6 +362,7 @@ impl Game {
             } else if !want && s.open {
                 let blocked = self
                     .world
+                    .boids()
                     .positions()
                     .iter()
                     .any(|&p| g.shape.surface(p).distance <= 0.05);
@@ -479,7 +491,7 @@ impl Game {
 
     /// Creatures of the swarm alive in the world.
     pub fn alive(&self) -> u64 {
-        self.level.creatures() - self.saved - self.eaten
+        self.alive
     }
 
     /// Creatures that reached the exit.
@@ -489,7 +501,7 @@ impl Game {
 
     /// Creatures taken by predators.
     pub fn eaten(&self) -> u64 {
-        self.eaten
+        self.level.creatures() - self.saved - self.alive
     }
 
     /// Seconds played.
@@ -550,7 +562,12 @@ impl Game {
 /// Mean position of species `swarm` (the origin when it has no boids).
 fn centroid(world: &World2, swarm: u16) -> Vec2 {
     let (mut sum, mut n) = (glam::DVec2::ZERO, 0u64);
-    for (p, &s) in world.positions().iter().zip(world.boid_species()) {
+    for (p, &s) in world
+        .boids()
+        .positions()
+        .iter()
+        .zip(world.boids().species())
+    {
         if s == swarm {
             sum += p.as_dvec2();
             n += 1;

@@ -13,6 +13,15 @@ use serde::Deserialize;
 /// The name of the extra section a level adds to a scenario.
 pub const SECTION: &str = "game";
 
+/// How a level's scenario is read: with its `[game]` section, recentred.
+fn options(overrides: &[Override]) -> ParseOptions<'_> {
+    ParseOptions {
+        overrides,
+        sections: &[SECTION],
+        recentre: true,
+    }
+}
+
 /// `[game]` as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -146,12 +155,17 @@ impl Level {
         origin: &str,
         overrides: &[Override],
     ) -> Result<Self, ScenarioError> {
-        let options = ParseOptions {
-            overrides,
-            sections: &[SECTION],
-            recentre: true,
-        };
-        let scenario = Scenario::parse_options(text, origin, &options)?;
+        Self::from_scenario(Scenario::parse_options(text, origin, &options(overrides))?)
+    }
+
+    /// Reads and parses a level file (with the scenario loader's size and
+    /// UTF-8 checks).
+    pub fn load(path: &std::path::Path, overrides: &[Override]) -> Result<Self, ScenarioError> {
+        Self::from_scenario(Scenario::load_options(path, &options(overrides))?)
+    }
+
+    /// Reads the `[game]` section of a scenario parsed with [`options`].
+    fn from_scenario(scenario: Scenario) -> Result<Self, ScenarioError> {
         if scenario.dimension() != 2 {
             return Err(
                 scenario.field_error("dimension", "levels are 2D: dimension must be 2".into())
@@ -322,7 +336,7 @@ impl Level {
                 required: g.required,
             });
         }
-        let checksum = murmuration::hash_bytes(text.as_bytes());
+        let checksum = murmuration::hash_bytes(scenario.text().as_bytes());
         Ok(Self {
             swarm,
             creatures,
@@ -337,15 +351,6 @@ impl Level {
             checksum,
             scenario,
         })
-    }
-
-    /// Reads and parses a level file.
-    pub fn load(path: &std::path::Path, overrides: &[Override]) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::parse_with(&text, &path.display().to_string(), overrides)
     }
 
     /// The scenario under the level.

@@ -58,7 +58,12 @@ fn keyed(seed: u64, a: u64, b: u64) -> f32 {
 /// 0.6 × 0.6 units) — 1 packed, near 0 scattered over the map.
 pub fn density(world: &World2, swarm: u16) -> f32 {
     let (mut n, mut sum) = (0u64, glam::DVec2::ZERO);
-    for (p, &s) in world.positions().iter().zip(world.boid_species()) {
+    for (p, &s) in world
+        .boids()
+        .positions()
+        .iter()
+        .zip(world.boids().species())
+    {
         if s == swarm {
             n += 1;
             sum += p.as_dvec2();
@@ -69,7 +74,12 @@ pub fn density(world: &World2, swarm: u16) -> f32 {
     }
     let c = sum / n as f64;
     let mut r2 = 0.0;
-    for (p, &s) in world.positions().iter().zip(world.boid_species()) {
+    for (p, &s) in world
+        .boids()
+        .positions()
+        .iter()
+        .zip(world.boids().species())
+    {
         if s == swarm {
             r2 += (p.as_dvec2() - c).length_squared();
         }

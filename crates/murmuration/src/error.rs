@@ -62,6 +62,23 @@ fn num(v: f64) -> String {
 }
 
 impl ParamError {
+    /// Checks an entity's species filter (`{field}.species`): `None`, or an index
+    /// below `count`, the number of species the world has.
+    pub(crate) fn check_species(
+        field: &str,
+        species: Option<u16>,
+        count: usize,
+    ) -> Result<(), Self> {
+        match species {
+            Some(s) if s as usize >= count => Err(Self::OutOfRange {
+                field: format!("{field}.species"),
+                value: s as f64,
+                range: format!("a species index below {count}"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The field path the error names.
     pub fn field(&self) -> &str {
         match self {

@@ -42,15 +42,7 @@ impl<V: Vector> Path<V> {
     /// Checks every field; `field` names it in messages (e.g. `paths[0]`);
     /// `species` is how many species the world has.
     pub fn validate(&self, field: &str, species: usize) -> Result<(), ParamError> {
-        if let Some(s) = self.species
-            && s as usize >= species
-        {
-            return Err(ParamError::OutOfRange {
-                field: format!("{field}.species"),
-                value: s as f64,
-                range: format!("a species index below {species}"),
-            });
-        }
+        ParamError::check_species(field, self.species, species)?;
         if !(2..=4096).contains(&self.points.len()) {
             return Err(ParamError::OutOfRange {
                 field: format!("{field}.points"),

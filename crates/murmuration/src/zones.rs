@@ -44,15 +44,7 @@ impl<V: Vector> Zone<V> {
     /// Checks every field; `field` names it in messages (e.g. `zones[0]`).
     pub fn validate(&self, field: &str, species: usize) -> Result<(), ParamError> {
         self.shape.validate(&format!("{field}.shape"))?;
-        if let Some(s) = self.species
-            && s as usize >= species
-        {
-            return Err(ParamError::OutOfRange {
-                field: format!("{field}.species"),
-                value: s as f64,
-                range: format!("a species index below {species}"),
-            });
-        }
+        ParamError::check_species(field, self.species, species)?;
         if self.threshold > 1 << 28 {
             return Err(ParamError::OutOfRange {
                 field: format!("{field}.threshold"),

@@ -730,3 +730,33 @@ fn an_extra_section_is_kept_for_its_reader_with_located_errors() {
     let e = s.field_error("game.target", "too many".into()).to_string();
     assert!(e.starts_with("s.toml:13:10: too many"), "{e}");
 }
+
+/// Regression: recentring an extra section took every value under a position
+/// key for a vector, so a table under such a key (`[game.a]`, say a plate named
+/// like a capsule's end) kept its positions 100,000 units out.
+#[test]
+fn recentring_searches_a_section_table_named_like_a_position_key() {
+    use murmuration::scenario::ParseOptions;
+    let text = r#"
+[world]
+min = [100000, 100000]
+size = [40, 30]
+boundary = "wrap"
+[species.fish]
+count = 5
+[game.a]
+center = [100010, 100020]
+"#;
+    let options = ParseOptions {
+        recentre: true,
+        sections: &["game"],
+        ..ParseOptions::default()
+    };
+    let s = Scenario::parse_options(text, "a.toml", &options).unwrap();
+    let c = &s.section("game").unwrap()["a"]["center"];
+    assert_eq!(
+        (c[0].as_float(), c[1].as_float()),
+        (Some(10.0), Some(20.0)),
+        "the section's table was not recentred"
+    );
+}

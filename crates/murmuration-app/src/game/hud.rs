@@ -201,7 +201,13 @@ fn controls(ui: &mut egui::Ui) {
 }
 
 /// The title screen: level select (locked levels shown), best results, controls.
-pub fn title(ctx: &egui::Context, progress: &Progress, note: Option<&str>) -> Choice {
+/// `titles` are the shipped levels' titles, in order.
+pub fn title(
+    ctx: &egui::Context,
+    titles: &[String],
+    progress: &Progress,
+    note: Option<&str>,
+) -> Choice {
     let mut choice = Choice::None;
     egui::Area::new(egui::Id::unique("lumen-swarm title"))
         .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
@@ -213,10 +219,7 @@ pub fn title(ctx: &egui::Context, progress: &Progress, note: Option<&str>) -> Ch
                     ui.label("Guide the swarm through the dark. You never command a creature.");
                 });
                 ui.separator();
-                for (i, l) in levels::LEVELS.iter().enumerate() {
-                    let title = murmuration_game::Level::parse(l.text, l.key)
-                        .map(|lv| lv.title().to_string())
-                        .unwrap_or_else(|_| l.key.to_string());
+                for (i, (l, title)) in levels::LEVELS.iter().zip(titles).enumerate() {
                     let open = progress.unlocked(i);
                     let best = progress.levels.get(l.key).map_or(String::new(), |b| {
                         format!(

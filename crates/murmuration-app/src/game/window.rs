@@ -109,6 +109,8 @@ struct App {
     gfx: Option<Gfx>,
     screen: Screen,
     store: Store,
+    /// The shipped levels' titles, for the title screen (parsed once).
+    titles: Vec<String>,
     settings: RenderSettings,
     scene: Scene,
     trails: Trails,
@@ -148,6 +150,13 @@ pub fn run(opts: Options) -> Result<()> {
         gfx: None,
         screen,
         store,
+        titles: levels::LEVELS
+            .iter()
+            .map(|l| {
+                Level::parse(l.text, l.key)
+                    .map_or_else(|_| l.key.to_string(), |lv| lv.title().to_string())
+            })
+            .collect(),
         settings: RenderSettings {
             trails: 6,
             ..RenderSettings::default()
@@ -294,11 +303,13 @@ impl App {
         let view = self.view();
         let mut choice = Choice::None;
         let g = self.gfx.as_mut().expect("window open");
-        let (screen, store) = (&self.screen, &self.store);
+        let (screen, store, titles) = (&self.screen, &self.store, &self.titles);
         let full = g.run_ui(|ui| {
             let ctx = ui.ctx().clone();
             match screen {
-                Screen::Title => choice = hud::title(&ctx, &store.progress, store.note.as_deref()),
+                Screen::Title => {
+                    choice = hud::title(&ctx, titles, &store.progress, store.note.as_deref())
+                }
                 Screen::Playing(p) => {
                     let hint = (p.game.time() < 8.0).then_some(p.level.hint.as_str());
                     hud::overlay(ui, &p.game, &view, &p.light, hint);

@@ -264,9 +264,7 @@ impl Scenario {
             vec![0.0; s.dimension]
         };
         recentre::shift_positions(&mut s.table, &s.offset);
-        for (_, v) in s.sections.iter_mut() {
-            recentre::shift_section(v, &s.offset);
-        }
+        recentre::shift_positions(&mut s.sections, &s.offset);
         match s.dimension {
             2 => s.validate::<Vec2>()?,
             _ => s.validate::<Vec3>()?,
@@ -283,6 +281,20 @@ impl Scenario {
     pub fn load_with(
         path: &std::path::Path,
         overrides: &[Override],
+    ) -> Result<Self, ScenarioError> {
+        Self::load_options(
+            path,
+            &ParseOptions {
+                overrides,
+                ..ParseOptions::default()
+            },
+        )
+    }
+
+    /// Reads a scenario file with [`ParseOptions`] (a game's level).
+    pub fn load_options(
+        path: &std::path::Path,
+        options: &ParseOptions<'_>,
     ) -> Result<Self, ScenarioError> {
         let read_error = |source| ScenarioError::Read {
             path: path.display().to_string(),
@@ -318,7 +330,7 @@ impl Scenario {
                 ),
             }
         })?;
-        Self::parse_with(text, &origin, overrides)
+        Self::parse_options(text, &origin, options)
     }
 
     fn validate<V: Vector>(&mut self) -> Result<(), ScenarioError> {
