@@ -39,6 +39,10 @@ pub struct BenchArgs {
     /// One JSON object per line instead of a table.
     #[arg(long)]
     json: bool,
+    /// Time a full game step instead: LEVEL's recorded solution replayed, every
+    /// step timed (the flock, hunters, plates, gates, exit and the player's input).
+    #[arg(long, value_name = "LEVEL", conflicts_with_all = ["dim", "n", "phase", "backend"])]
+    level: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -73,6 +77,9 @@ struct Row {
 pub fn run(args: &BenchArgs) -> Result<()> {
     if args.threads == Some(0) {
         bail!("--threads 0 is out of range: must be at least 1");
+    }
+    if let Some(level) = &args.level {
+        return crate::game::bench::run(level, args.threads, args.json);
     }
     if let Some(&n) = args
         .n
@@ -235,7 +242,8 @@ fn phase_steps(n: u64, phase: Phase) -> (u64, usize) {
     (warmup, if n >= 1_000_000 { 10 } else { 30 })
 }
 
-fn median(times: &mut [f64]) -> f64 {
+/// The median of `times`, which it leaves sorted.
+pub(crate) fn median(times: &mut [f64]) -> f64 {
     times.sort_by(f64::total_cmp);
     let m = times.len();
     if m % 2 == 1 {

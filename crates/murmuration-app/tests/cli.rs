@@ -75,6 +75,23 @@ fn bench_json_has_the_contract_fields() {
 }
 
 #[test]
+fn bench_level_times_the_recorded_solution_to_its_end() {
+    let out = stdout(bin().args(["bench", "--level", "1", "--threads", "1", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["level"], "first-light");
+    assert_eq!(v["creatures"], 1900);
+    assert_eq!(v["threads"], 1);
+    // The solution wins at step 3,082; the benchmark stops where the level ends.
+    assert_eq!(v["steps"], 3082);
+    let (median, p95, max) = (
+        v["median_ms"].as_f64().unwrap(),
+        v["p95_ms"].as_f64().unwrap(),
+        v["max_ms"].as_f64().unwrap(),
+    );
+    assert!(0.0 < median && median <= p95 && p95 <= max, "{out}");
+}
+
+#[test]
 fn bench_table_3d_runs() {
     let out = stdout(bin().args([
         "bench",
@@ -92,11 +109,12 @@ fn bench_table_3d_runs() {
 
 #[test]
 fn bad_input_exits_non_zero_with_a_clear_message() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["bench", "--threads", "0"], "--threads 0"),
         (&["bench", "--n", "0"], "--n 0"),
         (&["bench", "--backend", "quantum"], "quantum"),
         (&["bench", "--dim", "4"], "4"),
+        (&["bench", "--level", "9"], "not a shipped level"),
         (&["run", "--threads", "0"], "--threads 0"),
     ];
     for (args, want) in cases {

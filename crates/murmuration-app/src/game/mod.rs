@@ -3,6 +3,7 @@
 //! window, `--headless` printing its outcome, or `--render OUT` drawn offscreen
 //! into a PNG, GIF, folder or MP4 with the camera following the swarm).
 
+pub mod bench;
 mod hud;
 mod progress;
 mod window;
@@ -73,7 +74,7 @@ pub struct GameArgs {
 }
 
 /// The level `name` names, with the name a recording uses for it.
-fn load(name: &str, set: &[Override]) -> Result<(Level, String)> {
+pub(crate) fn load(name: &str, set: &[Override]) -> Result<(Level, String)> {
     if let Some((_, s)) = levels::find(name) {
         let level = Level::parse_with(s.text, &format!("levels/{}", s.key), set)?;
         return Ok((level, s.key.to_string()));
