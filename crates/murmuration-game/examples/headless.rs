@@ -5,7 +5,8 @@
 //!
 //! With `--bot "x,y;x,y;…"` a scripted player is added to the script's commands:
 //! it leads the swarm through the waypoints, the focus at most `--lead` units
-//! ahead of the swarm's centroid, and recalls when the halo dims below 0.5.
+//! ahead of the swarm's centroid, and recalls when the halo dims below 0.5 (not
+//! with `--no-recall`, for a swarm split on purpose).
 //! `--write` saves what was played as a finished recording.
 
 use murmuration_game::{Game, Level, Recording};
@@ -35,6 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect()
         })
         .unwrap_or_default();
+    let no_recall = args.iter().any(|a| a == "--no-recall");
     let lead: f32 = arg("--lead").map_or(14.0, |l| l.parse().unwrap());
     let mut wp = 0;
     let script = rec.clone();
@@ -54,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let to = waypoints[wp].0 - c;
             let goal = c + to.clamp_length_max(lead);
             commands.push(murmuration_game::Command::Point(goal));
-            if game.halo() < 0.5 && game.recall_cooldown() == 0.0 {
+            if !no_recall && game.halo() < 0.5 && game.recall_cooldown() == 0.0 {
                 commands.push(murmuration_game::Command::Recall);
             }
         }

@@ -109,7 +109,9 @@ impl Game {
             .add_zone(zone(&level.exit))
             .map_err(|e| err("game.exit", e.to_string()))?;
         let c = level.controls;
-        let start = level.focus.unwrap_or_else(|| centroid(&world, swarm));
+        let start = level
+            .focus
+            .unwrap_or_else(|| centroid(&world, swarm, None).unwrap_or(Vec2::ZERO));
         let focus = world
             .add_attractor(Attractor {
                 follow: c.focus_follow,
@@ -471,12 +473,22 @@ impl Game {
         self.stroke.as_deref()
     }
 
-    /// The centroid of the living swarm (the focus when none live).
+    /// The centroid of the swarm the player leads: its living creatures within
+    /// the focus's reach (`focus_range`), so a part split off elsewhere does not
+    /// drag the camera and the light between the two; of all the living when
+    /// none are in reach, and the focus when none live.
     pub fn centroid(&self) -> Vec2 {
         if self.alive() == 0 {
             return self.focus();
         }
-        centroid(&self.world, self.swarm)
+        let focus = self.focus();
+        centroid(
+            &self.world,
+            self.swarm,
+            Some((focus, self.controls.focus_range)),
+        )
+        .or_else(|| centroid(&self.world, self.swarm, None))
+        .unwrap_or(focus)
     }
 
     /// Brightness of the halo around the focus, in [0.2, 1]: full while the
@@ -559,8 +571,9 @@ impl Game {
     }
 }
 
-/// Mean position of species `swarm` (the origin when it has no boids).
-fn centroid(world: &World2, swarm: u16) -> Vec2 {
+/// Mean position of species `swarm`, of those within `near`'s range of its
+/// point when given; `None` when there are none.
+fn centroid(world: &World2, swarm: u16, near: Option<(Vec2, f32)>) -> Option<Vec2> {
     let (mut sum, mut n) = (glam::DVec2::ZERO, 0u64);
     for (p, &s) in world
         .boids()
@@ -568,14 +581,10 @@ fn centroid(world: &World2, swarm: u16) -> Vec2 {
         .iter()
         .zip(world.boids().species())
     {
-        if s == swarm {
+        if s == swarm && near.is_none_or(|(at, r)| p.distance_squared(at) <= r * r) {
             sum += p.as_dvec2();
             n += 1;
         }
     }
-    if n == 0 {
-        Vec2::ZERO
-    } else {
-        (sum / n as f64).as_vec2()
-    }
+    (n > 0).then(|| (sum / n as f64).as_vec2())
 }

@@ -336,7 +336,10 @@ impl Level {
                 required: g.required,
             });
         }
-        let checksum = murmuration::hash_bytes(scenario.text().as_bytes());
+        // The content, not the text: a comment or a blank line edited keeps the
+        // level's recordings; a value changed, in the file or by --set, refuses them.
+        let content = scenario.content();
+        let checksum = murmuration::hash_bytes(content.as_bytes());
         Ok(Self {
             swarm,
             creatures,
@@ -373,8 +376,9 @@ impl Level {
         self.creatures
     }
 
-    /// A hash of the level's text, which a recording names: a replay of another
-    /// version of the level is refused instead of giving a wrong outcome.
+    /// A hash of the level's content (its values, not its comments or layout),
+    /// which a recording names: a replay of another version of the level is
+    /// refused instead of giving a wrong outcome.
     pub fn checksum(&self) -> u64 {
         self.checksum
     }

@@ -13,7 +13,7 @@ pub struct Shipped {
 }
 
 /// The levels in play order; each teaches one idea.
-pub const LEVELS: [Shipped; 4] = [
+pub const LEVELS: [Shipped; 5] = [
     Shipped {
         key: "first-light",
         text: include_str!("../../../levels/1-first-light.toml"),
@@ -29,10 +29,14 @@ pub const LEVELS: [Shipped; 4] = [
         text: include_str!("../../../levels/3-the-mechanism.toml"),
         solution: include_str!("../../../levels/solutions/the-mechanism.replay"),
     },
-    // Level 5 of the plan, fourth until Two Hands (levels/drafts) is solved.
+    Shipped {
+        key: "two-hands",
+        text: include_str!("../../../levels/4-two-hands.toml"),
+        solution: include_str!("../../../levels/solutions/two-hands.replay"),
+    },
     Shipped {
         key: "the-narrows",
-        text: include_str!("../../../levels/4-the-narrows.toml"),
+        text: include_str!("../../../levels/5-the-narrows.toml"),
         solution: include_str!("../../../levels/solutions/the-narrows.replay"),
     },
 ];
@@ -61,6 +65,8 @@ mod tests {
         assert_eq!(find("1").unwrap().1.key, "first-light");
         assert_eq!(find("night-hunters").unwrap().0, 1);
         assert_eq!(find("3-the-mechanism.toml").unwrap().1.key, "the-mechanism");
+        assert_eq!(find("4").unwrap().1.key, "two-hands");
+        assert_eq!(find("5-the-narrows").unwrap().0, 4);
         assert!(find("0").is_none() && find("9").is_none() && find("nope").is_none());
     }
 }

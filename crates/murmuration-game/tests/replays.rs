@@ -181,3 +181,67 @@ fn the_narrows_builds_a_dense_half_dome_at_the_gap_and_bursts_through() {
         "only {past_at_45s} through the gap in 45 s"
     );
 }
+
+#[test]
+fn two_hands_holds_both_plates_at_once_with_the_swarm_split_in_two() {
+    // Seed 001, 5.2: a light path combs part of the swarm into the north room,
+    // where the trap door keeps it on the plate while the rest, led far away,
+    // holds the south plate; the camera's centroid follows the led part.
+    let i = levels::LEVELS
+        .iter()
+        .position(|l| l.key == "two-hands")
+        .unwrap();
+    let (level, rec, _) = shipped(i);
+    let mut game = Game::new(&level).unwrap();
+    let mut next = 0;
+    let mut opened = None;
+    for step in 0..rec.steps {
+        game.step(&rec.commands_at(step, &mut next));
+        if opened.is_none() && game.gates()[0].open {
+            let counts: Vec<u64> = game.plates().iter().map(|p| p.count).collect();
+            let w = game.world();
+            let all = w.positions().iter().fold(Vec2::ZERO, |s, &p| s + p) / w.len() as f32;
+            opened = Some((step, counts, all, game.centroid(), game.focus()));
+            break;
+        }
+    }
+    let (step, counts, all, led, focus) = opened.expect("the gate never opened");
+    eprintln!(
+        "gate open at {:.1} s with {counts:?} on the plates; led centroid {led}, all {all}, focus {focus}",
+        step as f64 / 60.0
+    );
+    // Measured: open at 50 s with [430, 1190] on [north 150, south 1000].
+    assert!(counts[0] >= 150 && counts[1] >= 1000, "{counts:?}");
+    // The two groups are farther apart than the focus reaches.
+    let reach = level.controls.focus_range;
+    assert!((led - focus).length() < reach, "led {led}, focus {focus}");
+    assert!((all - led).length() > 5.0, "all {all}, led {led}");
+    // The level's save leaves room for those kept in the room, not for twice as
+    // many (every_shipped_level_is_won_by_its_recorded_solution plays it out).
+    assert!(
+        level.save + 2 * counts[0] > level.creatures(),
+        "{}",
+        level.save
+    );
+}
+
+#[test]
+fn a_level_changed_by_set_refuses_its_recordings_and_a_comment_edit_keeps_them() {
+    // Regression: the checksum hashed the level's text, so a value changed with
+    // --set kept it (and a recording replayed on another level), while editing
+    // a comment refused every recording of the level.
+    let (level, rec, key) = shipped(0);
+    let s = &levels::LEVELS[0];
+    let set = [murmuration::scenario::Override {
+        path: "game.save".into(),
+        value: "1400".into(),
+    }];
+    let changed = Level::parse_with(s.text, key, &set).unwrap();
+    assert_ne!(changed.checksum(), level.checksum());
+    let e = rec.play(&changed, key, "first-light.replay").unwrap_err();
+    assert!(matches!(e, ReplayError::Level { .. }), "{e}");
+    let reworded = format!("# a new first line\n{}\n\n# and a last one\n", s.text);
+    let same = Level::parse(&reworded, key).unwrap();
+    assert_eq!(same.checksum(), level.checksum());
+    assert!(rec.play(&same, key, "first-light.replay").is_ok());
+}

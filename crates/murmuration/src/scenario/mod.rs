@@ -859,6 +859,18 @@ impl Scenario {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// Its values as TOML, overrides applied and extra sections included, with
+    /// the comments and layout of the text dropped: what a checksum of the
+    /// scenario itself (not of its wording) hashes.
+    pub fn content(&self) -> String {
+        let mut all = self.table.clone();
+        for (k, v) in &self.sections {
+            all.insert(k.clone(), v.clone());
+        }
+        // A table parsed from TOML always serialises back.
+        toml::to_string(&all).unwrap_or_default()
+    }
 }
 
 /// `species[3].x` → `species.<name of 3>.x`.
