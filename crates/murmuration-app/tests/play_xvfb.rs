@@ -234,6 +234,16 @@ fn the_game_window_replays_a_level_with_the_hud_the_halo_and_the_swarm() {
         .filter(|p| p[0] > 150 && p[1] > 130 && (p[2] as i32) < p[0] as i32 - 30)
         .count();
     assert!(warm > 30, "only {warm} warm pixels: no focus halo");
+    // Where the sound goes is said once: a device, or why the game is silent
+    // (this build has no audio feature, or the machine no device).
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = err.lines().filter(|l| l.starts_with("sound: ")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].starts_with("sound: playing on ") || said[0].contains("plays silent: "),
+        "{}",
+        said[0]
+    );
     std::fs::copy(
         &shot,
         std::env::temp_dir().join("murmuration-game-window.png"),

@@ -3,6 +3,7 @@
 //! window, `--headless` printing its outcome, or `--render OUT` drawn offscreen
 //! into a PNG, GIF, folder or MP4 with the camera following the swarm).
 
+mod audio;
 pub mod bench;
 mod hud;
 mod progress;

@@ -3,11 +3,13 @@
 //! recording holds), or a recording played back; the camera follows the swarm,
 //! egui draws the HUD and the menus; progress is saved when a level ends.
 
+use super::audio::Output;
 use super::hud::{self, Choice, View};
 use super::progress::Store;
 use crate::gfx::Gfx;
 use anyhow::{Context, Result};
 use glam::{Vec2, Vec3};
+use murmuration_game::sound::Voice;
 use murmuration_game::{Command, Game, Level, Recording, levels};
 use murmuration_render::{Camera, RenderSettings, Scene, Trails};
 use std::path::PathBuf;
@@ -53,6 +55,9 @@ struct Play {
     pending: Vec<Command>,
     pointer_sent: Option<Vec2>,
     keys_sent: (i8, i8),
+    /// The swarm's voice and one step's samples of it.
+    voice: Voice,
+    sound: Vec<f32>,
 }
 
 impl Play {
@@ -78,11 +83,14 @@ impl Play {
             pending: Vec::new(),
             pointer_sent: None,
             keys_sent: (0, 0),
+            voice: Voice::default(),
+            sound: Vec::new(),
         })
     }
 
-    /// One fixed step with the gathered input (or the recording's commands).
-    fn step(&mut self) {
+    /// One fixed step with the gathered input (or the recording's commands),
+    /// its sound queued for `audio`.
+    fn step(&mut self, audio: &Output) {
         let step = self.game.step_index();
         let commands = match &mut self.replay {
             Some((rec, next)) => rec.commands_at(step, next),
@@ -90,6 +98,11 @@ impl Play {
         };
         self.recording.record(step, &commands);
         self.game.step(&commands);
+        if audio.live() {
+            self.sound.clear();
+            self.voice.step(&self.game, &mut self.sound);
+            audio.push(&self.sound);
+        }
         if step.is_multiple_of(30) {
             self.light.push(self.game.centroid());
             if self.light.len() > 24 {
@@ -125,16 +138,20 @@ struct App {
     drawing: bool,
     last_click: Option<Instant>,
     fullscreen: bool,
+    audio: Output,
 }
 
 /// Opens the game's window and runs until it is closed.
 pub fn run(opts: Options) -> Result<()> {
     let event_loop = EventLoop::new().context("cannot connect to the display")?;
-    // Said once: the window has no audio output yet (the sound is synthesised
-    // headless, `--audio-out`).
-    eprintln!(
-        "sound: the window plays silent (no audio output yet); `--headless --audio-out FILE.wav` renders the swarm's sound"
-    );
+    // Said once: where the sound goes, or why the game is silent.
+    let (audio, opened) = Output::open();
+    match opened {
+        Ok(device) => eprintln!("sound: playing on {device}"),
+        Err(why) => eprintln!(
+            "sound: the game plays silent: {why}; `--headless --audio-out FILE.wav` renders the swarm's sound"
+        ),
+    }
     let store = Store::open();
     let screen = match &opts.start {
         Some((level, key, index)) => Screen::Playing(Box::new(Play::new(
@@ -174,6 +191,7 @@ pub fn run(opts: Options) -> Result<()> {
         drawing: false,
         last_click: None,
         fullscreen: false,
+        audio,
     };
     event_loop
         .run_app(&mut app)
@@ -288,7 +306,7 @@ impl App {
                 n as u64
             };
             for _ in 0..steps {
-                p.step();
+                p.step(&self.audio);
             }
             if p.game.outcome().is_some() && !p.saved_progress {
                 p.saved_progress = true;
