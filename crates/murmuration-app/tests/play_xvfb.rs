@@ -250,3 +250,57 @@ fn the_game_window_replays_a_level_with_the_hud_the_halo_and_the_swarm() {
     )
     .ok();
 }
+
+/// The pause menu (issue 17): `--paused` opens a level with it shown; it lists
+/// every action with its keys (a `keys.toml` beside the progress rebinds them)
+/// and a rebind button for each.
+#[test]
+fn the_pause_menu_lists_the_controls_with_the_players_keys() {
+    let Some(x) = xvfb() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keys.toml"), "pulse = [\"Q\"]\n").unwrap();
+    let shot = dir.path().join("pause.png");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("MURMURATION_DATA_DIR", dir.path())
+        .args([
+            "game", "1", "--paused", "--size", "1280x800", "--frames", "3",
+        ])
+        .arg("--screenshot")
+        .arg(&shot)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&shot).unwrap().to_rgba8();
+    // The menu: a grey panel in the middle (egui's window fill), with text.
+    let (mut panel, mut text) = (0, 0);
+    for x in 480..800 {
+        for y in 200..600 {
+            let p = img.get_pixel(x, y);
+            let (lo, hi) = (p[0].min(p[1]).min(p[2]), p[0].max(p[1]).max(p[2]));
+            if hi - lo < 6 && (20..45).contains(&hi) {
+                panel += 1;
+            } else if hi - lo < 20 && hi > 120 {
+                text += 1;
+            }
+        }
+    }
+    assert!(panel > 60_000, "only {panel} pixels of menu panel");
+    assert!(text > 1_500, "only {text} pixels of menu text");
+    // The rebound key file was read, not replaced or set aside.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("keys.toml")).unwrap(),
+        "pulse = [\"Q\"]\n"
+    );
+    std::fs::copy(
+        &shot,
+        std::env::temp_dir().join("murmuration-pause-menu.png"),
+    )
+    .ok();
+}

@@ -149,52 +149,6 @@ impl Controls {
     }
 }
 
-/// A rebindable action of the window, with the keys bound to it by default
-/// (the pause menu lists them; the app's settings may rebind them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Binding {
-    /// What the action does, as the pause menu says it.
-    pub action: &'static str,
-    /// Its default keys and buttons, as the pause menu writes them.
-    pub keys: &'static [&'static str],
-}
-
-/// Every action and its default binding, in the order the pause menu lists them.
-pub const BINDINGS: [Binding; 8] = [
-    Binding {
-        action: "move the focus",
-        keys: &["mouse"],
-    },
-    Binding {
-        action: "move the focus without a mouse",
-        keys: &["W A S D", "arrow keys"],
-    },
-    Binding {
-        action: "draw a light path",
-        keys: &["Shift + drag"],
-    },
-    Binding {
-        action: "repel pulse",
-        keys: &["right click", "E"],
-    },
-    Binding {
-        action: "recall the swarm",
-        keys: &["Space", "double click"],
-    },
-    Binding {
-        action: "pause menu",
-        keys: &["Esc"],
-    },
-    Binding {
-        action: "restart the level",
-        keys: &["R"],
-    },
-    Binding {
-        action: "fullscreen",
-        keys: &["F11"],
-    },
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@
 
 mod controls;
 mod game;
+pub mod keys;
 mod level;
 pub mod levels;
 mod outcome;
@@ -27,7 +28,7 @@ mod progress;
 pub mod replay;
 pub mod sound;
 
-pub use controls::{BINDINGS, Binding, Command, Controls};
+pub use controls::{Command, Controls};
 pub use game::{Game, GameEvent};
 pub use level::{Gate, Level, Plate, SECTION};
 pub use outcome::Outcome;

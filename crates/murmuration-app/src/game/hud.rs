@@ -5,7 +5,8 @@
 
 use egui::{Align2, Color32, FontId, Pos2, Stroke, Vec2 as EVec2};
 use glam::Vec2;
-use murmuration_game::{BINDINGS, Game, Progress, levels};
+use murmuration_game::keys::{Action, Keymap, MOUSE};
+use murmuration_game::{Game, Progress, levels};
 
 /// Maps level coordinates to screen points for the current camera.
 #[derive(Clone, Copy, Debug)]
@@ -188,16 +189,42 @@ pub enum Choice {
     Levels,
     /// Close the game.
     Quit,
+    /// Wait for a key to bind to this action.
+    Rebind(Action),
+    /// Every key back to its default.
+    ResetKeys,
 }
 
-fn controls(ui: &mut egui::Ui) {
+/// The controls: every key action with its keys (a button to rebind each when
+/// `rebind` is given: `Some(waiting)` in the pause menu), then the mouse's.
+fn controls(ui: &mut egui::Ui, keys: &Keymap, rebind: Option<Option<Action>>) -> Choice {
+    let mut choice = Choice::None;
     egui::Grid::new("controls").striped(true).show(ui, |ui| {
-        for b in BINDINGS {
-            ui.label(b.action);
-            ui.label(b.keys.join(", "));
+        for a in Action::ALL {
+            ui.label(a.label());
+            ui.label(keys.keys(a).join(", "));
+            if let Some(waiting) = rebind {
+                let text = if waiting == Some(a) {
+                    "press a key…"
+                } else {
+                    "rebind"
+                };
+                if ui.small_button(text).clicked() {
+                    choice = Choice::Rebind(a);
+                }
+            }
+            ui.end_row();
+        }
+        for (action, gesture) in MOUSE {
+            ui.label(action);
+            ui.label(gesture);
             ui.end_row();
         }
     });
+    if rebind.is_some() && ui.button("Default keys").clicked() {
+        choice = Choice::ResetKeys;
+    }
+    choice
 }
 
 /// The title screen: level select (locked levels shown), best results, controls.
@@ -206,6 +233,7 @@ pub fn title(
     ctx: &egui::Context,
     titles: &[String],
     progress: &Progress,
+    keys: &Keymap,
     note: Option<&str>,
 ) -> Choice {
     let mut choice = Choice::None;
@@ -238,7 +266,9 @@ pub fn title(
                     }
                 }
                 ui.separator();
-                ui.collapsing("Controls", controls);
+                ui.collapsing("Controls (rebind them in the pause menu)", |ui| {
+                    controls(ui, keys, None)
+                });
                 if let Some(n) = note {
                     ui.label(egui::RichText::new(n).weak());
                 }
@@ -251,24 +281,37 @@ pub fn title(
 }
 
 /// The pause menu: resume, restart, level select, the controls.
-pub fn pause(ctx: &egui::Context) -> Choice {
+pub fn pause(ctx: &egui::Context, keys: &Keymap, waiting: Option<Action>) -> Choice {
     let mut choice = Choice::None;
+    let key = |a: Action| keys.keys(a).first().cloned().unwrap_or_default();
     egui::Window::new("Paused")
         .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
-            if ui.button("Resume (Esc)").clicked() {
+            if ui
+                .button(format!("Resume ({})", key(Action::Pause)))
+                .clicked()
+            {
                 choice = Choice::Resume;
             }
-            if ui.button("Restart (R)").clicked() {
+            if ui
+                .button(format!("Restart ({})", key(Action::Restart)))
+                .clicked()
+            {
                 choice = Choice::Restart;
             }
             if ui.button("Level select").clicked() {
                 choice = Choice::Levels;
             }
             ui.separator();
-            controls(ui);
+            let c = controls(ui, keys, Some(waiting));
+            if c != Choice::None {
+                choice = c;
+            }
+            if waiting.is_some() {
+                ui.label("Press the new key (Escape keeps the old one).");
+            }
         });
     choice
 }

@@ -72,6 +72,10 @@ pub struct GameArgs {
     /// Worker threads for the simulation.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Open LEVEL with the pause menu shown (its controls and their keys), as
+    /// Esc does: for a screenshot of it with --frames and --screenshot.
+    #[arg(long, requires = "level")]
+    pub paused: bool,
 }
 
 /// The level `name` names, with the name a recording uses for it.
@@ -137,6 +141,7 @@ pub fn run(args: &GameArgs) -> Result<()> {
         frames: args.frames.map(u64::from),
         screenshot: args.screenshot.clone(),
         record: args.record.clone(),
+        paused: args.paused,
     })
 }
 

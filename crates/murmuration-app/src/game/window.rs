@@ -9,6 +9,7 @@ use super::progress::Store;
 use crate::gfx::Gfx;
 use anyhow::{Context, Result};
 use glam::{Vec2, Vec3};
+use murmuration_game::keys::{Action, Keymap};
 use murmuration_game::sound::Voice;
 use murmuration_game::{Command, Game, Level, Recording, levels};
 use murmuration_render::{Camera, RenderSettings, Scene, Trails};
@@ -17,7 +18,7 @@ use std::time::Instant;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, KeyEvent, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::keyboard::{Key, ModifiersState};
 use winit::window::{Fullscreen, WindowId};
 
 /// Half the visible height, level units: maps are larger than the screen.
@@ -37,6 +38,8 @@ pub struct Options {
     pub screenshot: Option<PathBuf>,
     /// Write what was played as a recording when the level ends or the window closes.
     pub record: Option<PathBuf>,
+    /// Open the level with the pause menu shown.
+    pub paused: bool,
 }
 
 /// A level in play.
@@ -139,6 +142,8 @@ struct App {
     last_click: Option<Instant>,
     fullscreen: bool,
     audio: Output,
+    /// The action waiting for its new key (pause menu, "rebind").
+    rebinding: Option<Action>,
 }
 
 /// Opens the game's window and runs until it is closed.
@@ -154,12 +159,11 @@ pub fn run(opts: Options) -> Result<()> {
     }
     let store = Store::open();
     let screen = match &opts.start {
-        Some((level, key, index)) => Screen::Playing(Box::new(Play::new(
-            level.clone(),
-            key.clone(),
-            *index,
-            opts.replay.clone(),
-        )?)),
+        Some((level, key, index)) => {
+            let mut play = Play::new(level.clone(), key.clone(), *index, opts.replay.clone())?;
+            play.paused = opts.paused;
+            Screen::Playing(Box::new(play))
+        }
         None => Screen::Title,
     };
     let mut app = App {
@@ -192,6 +196,7 @@ pub fn run(opts: Options) -> Result<()> {
         last_click: None,
         fullscreen: false,
         audio,
+        rebinding: None,
     };
     event_loop
         .run_app(&mut app)
@@ -322,11 +327,18 @@ impl App {
         let mut choice = Choice::None;
         let g = self.gfx.as_mut().expect("window open");
         let (screen, store, titles) = (&self.screen, &self.store, &self.titles);
+        let rebinding = self.rebinding;
         let full = g.run_ui(|ui| {
             let ctx = ui.ctx().clone();
             match screen {
                 Screen::Title => {
-                    choice = hud::title(&ctx, titles, &store.progress, store.note.as_deref())
+                    choice = hud::title(
+                        &ctx,
+                        titles,
+                        &store.progress,
+                        &store.keys,
+                        store.note.as_deref(),
+                    )
                 }
                 Screen::Playing(p) => {
                     let hint = (p.game.time() < 8.0).then_some(p.level.hint.as_str());
@@ -335,7 +347,7 @@ impl App {
                         let has_next = p.index.is_some_and(|i| i + 1 < levels::LEVELS.len());
                         choice = hud::ended(&ctx, &p.game, p.best, has_next);
                     } else if p.paused {
-                        choice = hud::pause(&ctx);
+                        choice = hud::pause(&ctx, &store.keys, rebinding);
                     }
                 }
             }
@@ -395,6 +407,12 @@ impl App {
                 self.screen = Screen::Title;
             }
             Choice::Quit => el.exit(),
+            Choice::Rebind(a) => self.rebinding = Some(a),
+            Choice::ResetKeys => {
+                self.store.keys = Keymap::default();
+                self.store.save_keys();
+                self.rebinding = None;
+            }
         }
         Ok(())
     }
@@ -457,21 +475,30 @@ impl App {
 
     fn key(&mut self, el: &ActiveEventLoop, event: &KeyEvent) -> Result<()> {
         let pressed = event.state == ElementState::Pressed;
-        let held = |k: &Key| match k {
-            Key::Named(NamedKey::ArrowUp) => Some(0),
-            Key::Named(NamedKey::ArrowLeft) => Some(1),
-            Key::Named(NamedKey::ArrowDown) => Some(2),
-            Key::Named(NamedKey::ArrowRight) => Some(3),
-            Key::Character(c) => match c.to_lowercase().as_str() {
-                "w" => Some(0),
-                "a" => Some(1),
-                "s" => Some(2),
-                "d" => Some(3),
-                _ => None,
-            },
+        let Some(name) = key_name(&event.logical_key) else {
+            return Ok(());
+        };
+        if let Some(action) = self.rebinding {
+            if pressed && !event.repeat {
+                self.rebinding = None;
+                if name != "Escape" {
+                    self.store.keys.rebind(action, &name);
+                    self.store.save_keys();
+                }
+            }
+            return Ok(());
+        }
+        let Some(action) = self.store.keys.action(&name) else {
+            return Ok(());
+        };
+        let held = match action {
+            Action::FocusUp => Some(0),
+            Action::FocusLeft => Some(1),
+            Action::FocusDown => Some(2),
+            Action::FocusRight => Some(3),
             _ => None,
         };
-        if let Some(i) = held(&event.logical_key) {
+        if let Some(i) = held {
             self.keys[i] = pressed;
             return Ok(());
         }
@@ -479,33 +506,43 @@ impl App {
             return Ok(());
         }
         let at = self.pointer_level();
-        match &event.logical_key {
-            Key::Named(NamedKey::Escape) => match &mut self.screen {
+        match action {
+            Action::Pause => match &mut self.screen {
                 Screen::Playing(p) if p.game.outcome().is_none() => p.paused = !p.paused,
                 Screen::Playing(_) => self.screen = Screen::Title,
                 Screen::Title => el.exit(),
             },
-            Key::Named(NamedKey::Space) => {
+            Action::Recall => {
                 if let Some(p) = self.playing_input() {
                     p.pending.push(Command::Recall);
                 }
             }
-            Key::Named(NamedKey::F11) => {
+            Action::Fullscreen => {
                 self.fullscreen = !self.fullscreen;
                 if let Some(g) = &self.gfx {
                     g.window
                         .set_fullscreen(self.fullscreen.then_some(Fullscreen::Borderless(None)));
                 }
             }
-            Key::Character(c) if c.to_lowercase() == "r" => self.restart()?,
-            Key::Character(c) if c.to_lowercase() == "e" => {
+            Action::Restart => self.restart()?,
+            Action::Pulse => {
                 if let Some(p) = self.playing_input() {
                     p.pending.push(Command::Pulse(at));
                 }
             }
-            _ => {}
+            Action::FocusUp | Action::FocusLeft | Action::FocusDown | Action::FocusRight => {}
         }
         Ok(())
+    }
+}
+
+/// A key as `keys.toml` names it: a character in upper case (`W`), or a named
+/// key (`ArrowUp`, `Space`, `Escape`, `F11`).
+fn key_name(key: &Key) -> Option<String> {
+    match key {
+        Key::Character(c) => Some(c.to_uppercase()),
+        Key::Named(n) => Some(format!("{n:?}")),
+        _ => None,
     }
 }
 
@@ -553,7 +590,11 @@ impl ApplicationHandler for App {
                 self.mouse(button, state);
                 Ok(())
             }
-            WindowEvent::KeyboardInput { event, .. } if !consumed => self.key(el, &event),
+            // A key being bound reaches the game even when egui has the focus
+            // (the "rebind" button just clicked).
+            WindowEvent::KeyboardInput { event, .. } if !consumed || self.rebinding.is_some() => {
+                self.key(el, &event)
+            }
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -566,5 +607,38 @@ impl ApplicationHandler for App {
         if let Some(g) = &self.gfx {
             g.window.request_redraw();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use winit::keyboard::NamedKey;
+
+    #[test]
+    fn every_default_key_is_a_name_the_window_gives_a_key() {
+        let named = [
+            NamedKey::ArrowUp,
+            NamedKey::ArrowLeft,
+            NamedKey::ArrowDown,
+            NamedKey::ArrowRight,
+            NamedKey::Space,
+            NamedKey::Escape,
+            NamedKey::F11,
+        ];
+        let given: Vec<String> = named
+            .iter()
+            .filter_map(|&n| key_name(&Key::Named(n)))
+            .chain(
+                ["w", "a", "s", "d", "e", "r"]
+                    .map(|c| key_name(&Key::Character(c.into())).unwrap()),
+            )
+            .collect();
+        for a in Action::ALL {
+            for k in a.default_keys() {
+                assert!(given.iter().any(|g| g == k), "{a:?}: no key is named {k:?}");
+            }
+        }
+        assert_eq!(key_name(&Key::Character("q".into())).as_deref(), Some("Q"));
     }
 }
