@@ -73,6 +73,12 @@ for cfg in "1000000 2 uniform" "1000000 2 flocked" "1000000 3 uniform" "10000000
   timeout 120 "$bin/gpu_phases" $cfg 2>&1 | tee -a "$out/profile.log"
 done
 
+echo "== Lumen Swarm: a game step and a whole frame of level 5 (issue 17: 1 ms, 60 frames/s) =="
+"$bin/murmuration" bench --level 5 --json | tee "$out/game-step.jsonl"
+for size in 1280x720 1920x1080; do
+  timeout 300 "$bin/murmuration" bench --level 5 --render $size --frames 600 --json | tee -a "$out/game-frames.jsonl"
+done
+
 echo "== benchmark (shared/BENCHMARK.md, --backend gpu), defaults and SPAN=2 =="
 bench "$out/bench.jsonl"
 bench "$out/bench-span2.jsonl" MURMURATION_GPU_SPAN=2

@@ -43,6 +43,14 @@ pub struct BenchArgs {
     /// step timed (the flock, hunters, plates, gates, exit and the player's input).
     #[arg(long, value_name = "LEVEL", conflicts_with_all = ["dim", "n", "phase", "backend"])]
     level: Option<String>,
+    /// With --level: time whole frames instead (a step, the scene's update and
+    /// an offscreen render of WIDTHxHEIGHT read back: an upper bound on the
+    /// window's frame, which presents instead of reading back).
+    #[arg(long, value_name = "WIDTHxHEIGHT", requires = "level", value_parser = crate::render::parse_size)]
+    render: Option<(u32, u32)>,
+    /// With --render: frames timed (one game step each), from the level's start.
+    #[arg(long, default_value_t = 600, requires = "render")]
+    frames: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -79,6 +87,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         bail!("--threads 0 is out of range: must be at least 1");
     }
     if let Some(level) = &args.level {
+        if let Some(size) = args.render {
+            return crate::game::bench::frames(level, size, args.frames, args.json);
+        }
         return crate::game::bench::run(level, args.threads, args.json);
     }
     if let Some(&n) = args

@@ -124,3 +124,19 @@ fn a_replay_draws_offscreen_with_the_camera_on_the_swarm() {
         .count();
     assert!(bright > 500, "only {bright} bright pixels around the swarm");
 }
+
+#[test]
+fn bench_level_render_times_whole_frames_on_the_adapter() {
+    let out = ok(bin().args([
+        "bench", "--level", "1", "--render", "64x48", "--frames", "3", "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["level"], "first-light");
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(64), Some(48))
+    );
+    assert_eq!(v["frames"], 3);
+    assert!(!v["adapter"].as_str().unwrap().is_empty(), "{out}");
+    assert!(v["median_ms"].as_f64().unwrap() > 0.0 && v["fps"].as_f64().unwrap() > 0.0);
+}

@@ -5,7 +5,9 @@
 use crate::out::outln;
 use crate::run::thread_pool;
 use anyhow::{Context, Result, bail};
-use murmuration_game::{Game, Recording, levels};
+use murmuration::glam::{Vec2, Vec3};
+use murmuration_game::{Game, Level, Recording, levels};
+use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -28,8 +30,8 @@ pub struct GameRow {
     pub max_ms: f64,
 }
 
-/// Times every step of the level's recorded solution, once per thread count.
-pub fn run(level: &str, threads: Option<usize>, json: bool) -> Result<()> {
+/// A shipped level, its key and its recorded solution.
+fn solved(level: &str) -> Result<(Level, String, Recording)> {
     let Some((_, shipped)) = levels::find(level) else {
         bail!(
             "--level {level:?} is not a shipped level: the benchmark replays a level's recorded solution (levels 1 to {})",
@@ -39,6 +41,101 @@ pub fn run(level: &str, threads: Option<usize>, json: bool) -> Result<()> {
     let (lvl, key) = super::load(level, &[])?;
     let rec = Recording::parse(shipped.solution, &format!("levels/solutions/{key}.replay"))?;
     rec.check_level(&lvl, &key, "the shipped solution")?;
+    Ok((lvl, key, rec))
+}
+
+/// One row of `--render`; the field names are the `--json` contract.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct FrameRow {
+    /// The level's key.
+    pub level: String,
+    /// Picture size, pixels.
+    pub width: u32,
+    /// Picture size, pixels.
+    pub height: u32,
+    /// Frames timed.
+    pub frames: u64,
+    /// The adapter that drew them.
+    pub adapter: String,
+    /// Median frame, milliseconds.
+    pub median_ms: f64,
+    /// 95th percentile frame, milliseconds.
+    pub p95_ms: f64,
+    /// Frames per second at the median.
+    pub fps: f64,
+}
+
+/// Times whole frames of the level's recorded solution: one step, the scene's
+/// update and an offscreen render read back, as `game --render` draws them.
+pub fn frames(level: &str, (w, h): (u32, u32), count: u32, json: bool) -> Result<()> {
+    let (lvl, key, rec) = solved(level)?;
+    let mut offscreen = Offscreen::new(w, h).context(
+        "the frame benchmark needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)",
+    )?;
+    let mut game = Game::new(&lvl)?;
+    let settings = RenderSettings {
+        trails: 6,
+        ..RenderSettings::default()
+    };
+    let mut scene = Scene::new();
+    scene.looks = lvl.scenario().looks().to_vec();
+    let mut trails = Trails::default();
+    let aspect = w as f32 / h as f32;
+    let view = |c: Vec2| {
+        let half = Vec3::new(34.0 * aspect, 34.0, 0.0);
+        let c = Vec3::new(c.x, c.y, 0.0);
+        (c - half, c + half)
+    };
+    let (lo, hi) = view(game.centroid());
+    let mut camera = Camera::fit(2, lo, hi, aspect);
+    let mut times = Vec::new();
+    let mut next = 0;
+    for step in 0..rec.steps.min(u64::from(count)) {
+        let t = Instant::now();
+        game.step(&rec.commands_at(step, &mut next));
+        let (lo, hi) = view(game.centroid());
+        camera.frame(lo, hi, aspect, 0.12);
+        scene.update(game.world(), &settings, &mut trails);
+        let picture = offscreen.render(&scene, &camera, &settings)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        drop(picture);
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    let median = crate::bench::median(&mut times);
+    let m = times.len();
+    let row = FrameRow {
+        level: key,
+        width: w,
+        height: h,
+        frames: m as u64,
+        adapter: offscreen.adapter(),
+        median_ms: median,
+        p95_ms: times[(m * 95 / 100).min(m - 1)],
+        fps: 1e3 / median,
+    };
+    if json {
+        outln!("{}", serde_json::to_string(&row)?)?;
+    } else {
+        outln!(
+            "{} at {}x{} on {}: {} frames, median {:.2} ms ({:.0} frames/s), p95 {:.2} ms",
+            row.level,
+            w,
+            h,
+            row.adapter,
+            row.frames,
+            row.median_ms,
+            row.fps,
+            row.p95_ms
+        )?;
+    }
+    Ok(())
+}
+
+/// Times every step of the level's recorded solution, once per thread count.
+pub fn run(level: &str, threads: Option<usize>, json: bool) -> Result<()> {
+    let (lvl, key, rec) = solved(level)?;
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let counts = threads.map_or(if all > 1 { vec![all, 1] } else { vec![1] }, |t| vec![t]);
     if !json {
@@ -74,12 +171,7 @@ pub fn run(level: &str, threads: Option<usize>, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn measure(
-    level: &murmuration_game::Level,
-    key: &str,
-    rec: &Recording,
-    threads: usize,
-) -> Result<GameRow> {
+fn measure(level: &Level, key: &str, rec: &Recording, threads: usize) -> Result<GameRow> {
     let mut game = Game::new(level).context("the level does not build")?;
     let creatures = game.world().len() as u64;
     let mut times = Vec::with_capacity(rec.steps as usize);
