@@ -8,6 +8,7 @@
 use crate::backend::{self, Backend};
 use crate::memory;
 use crate::out::outln;
+use crate::timing::median;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use murmuration::Vector;
@@ -251,17 +252,6 @@ fn phase_steps(n: u64, phase: Phase) -> (u64, usize) {
         Phase::Flocked => 300,
     };
     (warmup, if n >= 1_000_000 { 10 } else { 30 })
-}
-
-/// The median of `times`, which it leaves sorted.
-pub(crate) fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let m = times.len();
-    if m % 2 == 1 {
-        times[m / 2]
-    } else {
-        0.5 * (times[m / 2 - 1] + times[m / 2])
-    }
 }
 
 fn measure_gpu<V: murmuration_gpu::GpuVector>(

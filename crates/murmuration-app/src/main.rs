@@ -16,6 +16,7 @@ mod progress;
 mod render;
 mod run;
 mod sweep;
+mod timing;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -4,6 +4,7 @@
 
 use crate::out::outln;
 use crate::run::thread_pool;
+use crate::timing::{median, percentile};
 use anyhow::{Context, Result, bail};
 use murmuration::glam::{Vec2, Vec3};
 use murmuration_game::{Game, Level, Recording, levels};
@@ -103,7 +104,7 @@ pub fn frames(level: &str, (w, h): (u32, u32), count: u32, json: bool) -> Result
             break;
         }
     }
-    let median = crate::bench::median(&mut times);
+    let median = median(&mut times);
     let m = times.len();
     let row = FrameRow {
         level: key,
@@ -112,7 +113,7 @@ pub fn frames(level: &str, (w, h): (u32, u32), count: u32, json: bool) -> Result
         frames: m as u64,
         adapter: offscreen.adapter(),
         median_ms: median,
-        p95_ms: times[(m * 95 / 100).min(m - 1)],
+        p95_ms: percentile(&times, 95),
         fps: 1e3 / median,
     };
     if json {
@@ -187,7 +188,7 @@ fn measure(level: &Level, key: &str, rec: &Recording, threads: usize) -> Result<
     }
     // The timed run is the recording itself: it must still end as recorded.
     rec.verify(&game, "the shipped solution")?;
-    let median = crate::bench::median(&mut times);
+    let median = median(&mut times);
     let m = times.len();
     Ok(GameRow {
         level: key.to_string(),
@@ -195,7 +196,7 @@ fn measure(level: &Level, key: &str, rec: &Recording, threads: usize) -> Result<
         steps: m as u64,
         threads,
         median_ms: median,
-        p95_ms: times[(m * 95 / 100).min(m - 1)],
+        p95_ms: percentile(&times, 95),
         max_ms: times[m - 1],
     })
 }
