@@ -7,7 +7,8 @@
 //! it leads the swarm through the waypoints, the focus at most `--lead` units
 //! ahead of the swarm's centroid, and recalls when the halo dims below 0.5 (not
 //! with `--no-recall`, for a swarm split on purpose).
-//! `--write` saves what was played as a finished recording.
+//! `--write` saves what was played as a finished recording; `--density` prints the
+//! creatures per unit² within 5 units of the led swarm's centroid (the look).
 
 use murmuration_game::{Game, Level, Recording};
 
@@ -87,6 +88,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         .filter(|(p, s)| p.x < x && **s == 0)
                         .count()
                 );
+            }
+            if args.iter().any(|a| a == "--density") {
+                // Creatures per unit² within 5 units of the led swarm's centroid.
+                let c = game.centroid();
+                let n = game
+                    .world()
+                    .positions()
+                    .iter()
+                    .filter(|p| (**p - c).length() < 5.0)
+                    .count();
+                print!("density {:5.2} ", n as f32 / (std::f32::consts::PI * 25.0));
             }
             if let Some(y) = arg("--below") {
                 let y: f32 = y.parse().unwrap();
