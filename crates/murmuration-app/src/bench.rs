@@ -8,7 +8,7 @@
 use crate::backend::{self, Backend};
 use crate::memory;
 use crate::out::outln;
-use crate::timing::median;
+use crate::timing::{median, thread_counts};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use murmuration::Vector;
@@ -108,10 +108,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .phase
         .map_or(vec![Phase::Uniform, Phase::Flocked], |p| vec![p]);
     let gpu = backend::open(args.backend)?;
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads: Vec<usize> = args
-        .threads
-        .map_or(if all > 1 { vec![all, 1] } else { vec![1] }, |t| vec![t]);
+    let threads = thread_counts(args.threads);
     if !args.json {
         outln!(
             "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",

@@ -1,5 +1,12 @@
-//! Order statistics of measured times, shared by the flock benchmark and the
-//! game's.
+//! What the flock benchmark and the game's share: the thread counts they run
+//! on and the order statistics of their measured times.
+
+/// The thread counts a benchmark runs: the one asked for, else every core and
+/// then one (one alone on a one-core machine).
+pub fn thread_counts(asked: Option<usize>) -> Vec<usize> {
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    asked.map_or(if all > 1 { vec![all, 1] } else { vec![1] }, |t| vec![t])
+}
 
 /// The median of `times`, which it leaves sorted.
 pub fn median(times: &mut [f64]) -> f64 {

@@ -183,6 +183,25 @@ fn play_without_a_display_says_so_and_suggests_render() {
     );
 }
 
+/// Runs `murmuration` with `args` on the Xvfb display, its data directory
+/// `data`, and asserts that it succeeded.
+fn game_window(x: &Xvfb, data: &Path, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("MURMURATION_DATA_DIR", data)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The game's window (issue 17): a shipped solution replayed for 300 frames
 /// under Xvfb shows the HUD line, the focus halo and the swarm; progress goes to
 /// `$MURMURATION_DATA_DIR`, never the user's own directory.
@@ -193,23 +212,21 @@ fn the_game_window_replays_a_level_with_the_hud_the_halo_and_the_swarm() {
     let shot = dir.path().join("game.png");
     let solution =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../levels/solutions/first-light.replay");
-    let out = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
-        .env("DISPLAY", &x.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env("MURMURATION_DATA_DIR", dir.path())
-        .args([
-            "game", "1", "--size", "800x450", "--frames", "300", "--replay",
-        ])
-        .arg(&solution)
-        .arg("--screenshot")
-        .arg(&shot)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = game_window(
+        &x,
+        dir.path(),
+        &[
+            "game".as_ref(),
+            "1".as_ref(),
+            "--size".as_ref(),
+            "800x450".as_ref(),
+            "--frames".as_ref(),
+            "300".as_ref(),
+            "--replay".as_ref(),
+            solution.as_os_str(),
+            "--screenshot".as_ref(),
+            shot.as_os_str(),
+        ],
     );
     let img = image::open(&shot).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (800, 450));
@@ -260,22 +277,20 @@ fn the_pause_menu_lists_the_controls_with_the_players_keys() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keys.toml"), "pulse = [\"Q\"]\n").unwrap();
     let shot = dir.path().join("pause.png");
-    let out = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
-        .env("DISPLAY", &x.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env("MURMURATION_DATA_DIR", dir.path())
-        .args([
-            "game", "1", "--paused", "--size", "1280x800", "--frames", "3",
-        ])
-        .arg("--screenshot")
-        .arg(&shot)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    game_window(
+        &x,
+        dir.path(),
+        &[
+            "game".as_ref(),
+            "1".as_ref(),
+            "--paused".as_ref(),
+            "--size".as_ref(),
+            "1280x800".as_ref(),
+            "--frames".as_ref(),
+            "3".as_ref(),
+            "--screenshot".as_ref(),
+            shot.as_os_str(),
+        ],
     );
     let img = image::open(&shot).unwrap().to_rgba8();
     // The menu: a grey panel in the middle (egui's window fill), with text.

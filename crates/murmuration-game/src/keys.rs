@@ -75,12 +75,16 @@ impl Action {
         }
     }
 
-    /// Whether it acts while its key is held (the focus keys), not once per press.
-    pub fn held(self) -> bool {
-        matches!(
-            self,
-            Action::FocusUp | Action::FocusLeft | Action::FocusDown | Action::FocusRight
-        )
+    /// For the focus keys, which act while held rather than once per press:
+    /// the direction they move the focus, 0 to 3 for up, left, down, right.
+    pub fn held(self) -> Option<usize> {
+        match self {
+            Action::FocusUp => Some(0),
+            Action::FocusLeft => Some(1),
+            Action::FocusDown => Some(2),
+            Action::FocusRight => Some(3),
+            _ => None,
+        }
     }
 }
 

@@ -135,11 +135,7 @@ fn a_replay_repeats_bit_for_bit_on_any_thread_count() {
 fn the_narrows_builds_a_dense_half_dome_at_the_gap_and_bursts_through() {
     // Seed 001, 5.3: pressed against a gap narrower than itself, the swarm piles
     // up denser than it flies, and is squeezed through until most is past.
-    let i = levels::LEVELS
-        .iter()
-        .position(|l| l.key == "the-narrows")
-        .unwrap();
-    let (level, rec, _) = shipped(i);
+    let (level, rec, _) = shipped(levels::find("the-narrows").unwrap().0);
     let mut game = Game::new(&level).unwrap();
     let mut next = 0;
     let within = |g: &Game, c: Vec2, r: f32| {
@@ -187,11 +183,7 @@ fn two_hands_holds_both_plates_at_once_with_the_swarm_split_in_two() {
     // Seed 001, 5.2: a light path combs part of the swarm into the north room,
     // where the trap door keeps it on the plate while the rest, led far away,
     // holds the south plate; the camera's centroid follows the led part.
-    let i = levels::LEVELS
-        .iter()
-        .position(|l| l.key == "two-hands")
-        .unwrap();
-    let (level, rec, _) = shipped(i);
+    let (level, rec, _) = shipped(levels::find("two-hands").unwrap().0);
     let mut game = Game::new(&level).unwrap();
     let mut next = 0;
     let mut opened = None;

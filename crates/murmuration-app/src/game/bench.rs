@@ -4,11 +4,9 @@
 
 use crate::out::outln;
 use crate::run::thread_pool;
-use crate::timing::{median, percentile};
+use crate::timing::{median, percentile, thread_counts};
 use anyhow::{Context, Result, bail};
-use murmuration::glam::{Vec2, Vec3};
 use murmuration_game::{Game, Level, Recording, levels};
-use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -70,34 +68,14 @@ pub struct FrameRow {
 /// update and an offscreen render read back, as `game --render` draws them.
 pub fn frames(level: &str, (w, h): (u32, u32), count: u32, json: bool) -> Result<()> {
     let (lvl, key, rec) = solved(level)?;
-    let mut offscreen = Offscreen::new(w, h).context(
-        "the frame benchmark needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)",
-    )?;
+    let mut drawing = super::Drawing::new(&lvl, (w, h), super::VIEW)?;
     let mut game = Game::new(&lvl)?;
-    let settings = RenderSettings {
-        trails: 6,
-        ..RenderSettings::default()
-    };
-    let mut scene = Scene::new();
-    scene.looks = lvl.scenario().looks().to_vec();
-    let mut trails = Trails::default();
-    let aspect = w as f32 / h as f32;
-    let view = |c: Vec2| {
-        let half = Vec3::new(34.0 * aspect, 34.0, 0.0);
-        let c = Vec3::new(c.x, c.y, 0.0);
-        (c - half, c + half)
-    };
-    let (lo, hi) = view(game.centroid());
-    let mut camera = Camera::fit(2, lo, hi, aspect);
     let mut times = Vec::new();
     let mut next = 0;
     for step in 0..rec.steps.min(u64::from(count)) {
         let t = Instant::now();
         game.step(&rec.commands_at(step, &mut next));
-        let (lo, hi) = view(game.centroid());
-        camera.frame(lo, hi, aspect, 0.12);
-        scene.update(game.world(), &settings, &mut trails);
-        let picture = offscreen.render(&scene, &camera, &settings)?;
+        let picture = drawing.frame(&game)?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
         drop(picture);
         if game.outcome().is_some() {
@@ -111,7 +89,7 @@ pub fn frames(level: &str, (w, h): (u32, u32), count: u32, json: bool) -> Result
         width: w,
         height: h,
         frames: m as u64,
-        adapter: offscreen.adapter(),
+        adapter: drawing.adapter(),
         median_ms: median,
         p95_ms: percentile(&times, 95),
         fps: 1e3 / median,
@@ -137,8 +115,7 @@ pub fn frames(level: &str, (w, h): (u32, u32), count: u32, json: bool) -> Result
 /// Times every step of the level's recorded solution, once per thread count.
 pub fn run(level: &str, threads: Option<usize>, json: bool) -> Result<()> {
     let (lvl, key, rec) = solved(level)?;
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let counts = threads.map_or(if all > 1 { vec![all, 1] } else { vec![1] }, |t| vec![t]);
+    let counts = thread_counts(threads);
     if !json {
         outln!(
             "{:<14} {:>9} {:>6} {:>7} {:>10} {:>8} {:>8}",

@@ -16,7 +16,7 @@ use crate::render::parse_size;
 use crate::run::thread_pool;
 use anyhow::{Context, Result};
 use clap::Args;
-use murmuration::glam::{Vec2, Vec3};
+use murmuration::glam::Vec3;
 use murmuration::scenario::Override;
 use murmuration_game::sound::{SAMPLE_RATE, Voice};
 use murmuration_game::{Game, Level, Recording, levels};
@@ -64,7 +64,7 @@ pub struct GameArgs {
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Half the height of the view, level units.
-    #[arg(long, default_value_t = 34.0)]
+    #[arg(long, default_value_t = VIEW)]
     pub view: f32,
     /// Change a level value (repeatable), e.g. game.save=1000.
     #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -281,6 +281,68 @@ fn write_wav(out: &std::path::Path, samples: &[f32]) -> Result<()> {
     file.finish()
 }
 
+/// How the game draws (the window and offscreen): short motion trails.
+pub(crate) fn render_settings() -> RenderSettings {
+    RenderSettings {
+        trails: 6,
+        ..RenderSettings::default()
+    }
+}
+
+/// Half the height of an offscreen view of a level, level units.
+pub(crate) const VIEW: f32 = 34.0;
+
+/// A game drawn offscreen, frame by frame, the camera easing after the led
+/// swarm's centroid (`game --render` and `bench --level --render`).
+pub(crate) struct Drawing {
+    offscreen: Offscreen,
+    settings: RenderSettings,
+    scene: Scene,
+    trails: Trails,
+    camera: Option<Camera>,
+    half: Vec3,
+}
+
+impl Drawing {
+    /// Pictures of `w` × `h` pixels of `level`, `view` units half high.
+    pub(crate) fn new(level: &Level, (w, h): (u32, u32), view: f32) -> Result<Self> {
+        let offscreen = Offscreen::new(w, h).context(
+            "offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)",
+        )?;
+        let mut scene = Scene::new();
+        scene.looks = level.scenario().looks().to_vec();
+        Ok(Self {
+            offscreen,
+            settings: render_settings(),
+            scene,
+            trails: Trails::default(),
+            camera: None,
+            half: Vec3::new(view * w as f32 / h as f32, view, 0.0),
+        })
+    }
+
+    /// The game's present state as RGBA pixels.
+    pub(crate) fn frame(&mut self, game: &Game) -> Result<Vec<u8>> {
+        let c = game.centroid();
+        let c = Vec3::new(c.x, c.y, 0.0);
+        let (lo, hi) = (c - self.half, c + self.half);
+        let aspect = self.half.x / self.half.y;
+        match &mut self.camera {
+            Some(camera) => camera.frame(lo, hi, aspect, 0.12),
+            None => self.camera = Some(Camera::fit(2, lo, hi, aspect)),
+        }
+        let camera = self.camera.as_ref().expect("framed above");
+        self.scene
+            .update(game.world(), &self.settings, &mut self.trails);
+        Ok(self.offscreen.render(&self.scene, camera, &self.settings)?)
+    }
+
+    /// The adapter drawing.
+    pub(crate) fn adapter(&self) -> String {
+        self.offscreen.adapter()
+    }
+}
+
 /// Draws the replay, the camera easing after the swarm's centroid.
 fn draw(
     level: &Level,
@@ -290,34 +352,13 @@ fn draw(
     kind: frames::Kind,
     mut sound: Option<&mut Sound>,
 ) -> Result<Game> {
-    let (w, h) = args.size;
-    let aspect = w as f32 / h as f32;
-    let mut offscreen = Offscreen::new(w, h).context(
-        "offscreen rendering needs a GPU or Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)",
-    )?;
+    let mut drawing = Drawing::new(level, args.size, args.view)?;
     let mut game = Game::new(level)?;
-    let settings = RenderSettings {
-        trails: 6,
-        ..RenderSettings::default()
-    };
-    let mut scene = Scene::new();
-    scene.looks = level.scenario().looks().to_vec();
-    let mut trails = Trails::default();
-    let view = |c: Vec2| {
-        let half = Vec3::new(args.view * aspect, args.view, 0.0);
-        let c = Vec3::new(c.x, c.y, 0.0);
-        (c - half, c + half)
-    };
-    let (lo, hi) = view(game.centroid());
-    let mut camera = Camera::fit(2, lo, hi, aspect);
-    let mut sink = Sink::open(out, kind, (w, h), args.fps)?;
+    let mut sink = Sink::open(out, kind, args.size, args.fps)?;
     let mut next = 0;
     let limit = args.frames.unwrap_or(u32::MAX);
     loop {
-        let (lo, hi) = view(game.centroid());
-        camera.frame(lo, hi, aspect, if sink.frames() == 0 { 1.0 } else { 0.12 });
-        scene.update(game.world(), &settings, &mut trails);
-        sink.push(offscreen.render(&scene, &camera, &settings)?)?;
+        sink.push(drawing.frame(&game)?)?;
         if sink.frames() >= limit || game.outcome().is_some() || game.step_index() >= rec.steps {
             break;
         }

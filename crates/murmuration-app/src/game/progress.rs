@@ -6,15 +6,15 @@
 
 use murmuration_game::keys::Keymap;
 use murmuration_game::{Outcome, Progress};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The progress and the file it is saved to.
+/// The progress, the key bindings and the directory they are saved in.
 pub struct Store {
     /// Best results and open levels.
     pub progress: Progress,
     /// The key bindings (the defaults until the player rebinds one).
     pub keys: Keymap,
-    path: Option<PathBuf>,
+    dir: Option<PathBuf>,
     /// Something the title screen should say once (an unreadable or unwritable file).
     pub note: Option<String>,
 }
@@ -27,95 +27,81 @@ fn data_dir() -> Option<PathBuf> {
     }
 }
 
-impl Store {
-    /// Reads the saved progress (none yet: a fresh start).
-    pub fn open() -> Self {
-        let path = data_dir().map(|d| d.join("progress.toml"));
-        let mut note = None;
-        let progress = match path.as_ref().map(std::fs::read_to_string) {
-            Some(Ok(text)) => match Progress::parse(&text) {
-                Ok(p) => p,
-                Err(e) => {
-                    let p = path.as_ref().expect("read from it");
-                    let aside = p.with_extension("toml.bad");
-                    let kept = std::fs::rename(p, &aside).is_ok();
-                    note = Some(format!(
-                        "{} could not be read ({e}); {}a new one is started",
-                        p.display(),
-                        if kept {
-                            format!("it is kept as {}; ", aside.display())
-                        } else {
-                            String::new()
-                        }
-                    ));
-                    Progress::default()
+const PROGRESS: &str = "progress.toml";
+const KEYS: &str = "keys.toml";
+
+/// Reads `dir/name` with `parse`; none there (or no directory) is `None`. An
+/// unreadable one is renamed `name.bad` and said in `note`.
+fn read<T, E: std::fmt::Display>(
+    dir: Option<&Path>,
+    name: &str,
+    parse: impl Fn(&str) -> Result<T, E>,
+    note: &mut Option<String>,
+) -> Option<T> {
+    let path = dir?.join(name);
+    let text = std::fs::read_to_string(&path).ok()?;
+    match parse(&text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let aside = path.with_extension("toml.bad");
+            let kept = std::fs::rename(&path, &aside).is_ok();
+            let said = format!(
+                "{} could not be read ({e}); the defaults are used{}",
+                path.display(),
+                if kept {
+                    format!(" and it is kept as {}", aside.display())
+                } else {
+                    String::new()
                 }
-            },
-            _ => Progress::default(),
-        };
-        let mut keys = Keymap::default();
-        if let Some(kp) = path.as_ref().map(|p| p.with_file_name("keys.toml"))
-            && let Ok(text) = std::fs::read_to_string(&kp)
-        {
-            match Keymap::parse(&text) {
-                Ok(k) => keys = k,
-                Err(e) => {
-                    let aside = kp.with_extension("toml.bad");
-                    let kept = std::fs::rename(&kp, &aside).is_ok();
-                    note = Some(format!(
-                        "{} could not be read ({e}); the default keys are used{}",
-                        kp.display(),
-                        if kept {
-                            format!(" and it is kept as {}", aside.display())
-                        } else {
-                            String::new()
-                        }
-                    ));
-                }
-            }
+            );
+            *note = Some(note.take().map_or(said.clone(), |n| format!("{n}; {said}")));
+            None
         }
-        if path.is_none() {
+    }
+}
+
+impl Store {
+    /// Reads the saved progress and keys (none yet: a fresh start).
+    pub fn open() -> Self {
+        let dir = data_dir();
+        let mut note = None;
+        let progress = read(dir.as_deref(), PROGRESS, Progress::parse, &mut note);
+        let keys = read(dir.as_deref(), KEYS, Keymap::parse, &mut note);
+        if dir.is_none() {
             note = Some("no data directory: progress and keys are not saved".into());
         }
         Self {
-            progress,
-            keys,
-            path,
+            progress: progress.unwrap_or_default(),
+            keys: keys.unwrap_or_default(),
+            dir,
             note,
+        }
+    }
+
+    /// Writes `text` to `name` in the data directory, atomically; a failure is
+    /// said in the note.
+    fn save(&mut self, name: &str, text: &str) {
+        let Some(dir) = &self.dir else { return };
+        let path = dir.join(name);
+        let saved = std::fs::create_dir_all(dir)
+            .and_then(|()| murmuration::write_atomic(&path, text.as_bytes()));
+        if let Err(e) = saved {
+            self.note = Some(format!("{} could not be saved: {e}", path.display()));
         }
     }
 
     /// Saves the key bindings (after a rebind in the pause menu).
     pub fn save_keys(&mut self) {
-        let Some(path) = self.path.as_ref().map(|p| p.with_file_name("keys.toml")) else {
-            return;
-        };
-        let saved = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| murmuration::write_atomic(&path, self.keys.to_text().as_bytes()));
-        if let Err(e) = saved {
-            self.note = Some(format!(
-                "keys could not be saved to {}: {e}",
-                path.display()
-            ));
-        }
+        let text = self.keys.to_text();
+        self.save(KEYS, &text);
     }
 
     /// Takes a finished level and saves when it is a new best; true then.
     pub fn record(&mut self, key: &str, outcome: &Outcome, time: f64) -> bool {
         let better = self.progress.record(key, outcome, time);
-        if better && let Some(path) = &self.path {
-            let saved = path
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| murmuration::write_atomic(path, self.progress.to_text().as_bytes()));
-            if let Err(e) = saved {
-                self.note = Some(format!(
-                    "progress could not be saved to {}: {e}",
-                    path.display()
-                ));
-            }
+        if better {
+            let text = self.progress.to_text();
+            self.save(PROGRESS, &text);
         }
         better
     }

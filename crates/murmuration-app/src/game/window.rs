@@ -178,10 +178,7 @@ pub fn run(opts: Options) -> Result<()> {
                     .map_or_else(|_| l.key.to_string(), |lv| lv.title().to_string())
             })
             .collect(),
-        settings: RenderSettings {
-            trails: 6,
-            ..RenderSettings::default()
-        },
+        settings: super::render_settings(),
         scene: Scene::new(),
         trails: Trails::default(),
         camera: Camera::fit(2, Vec3::ZERO, Vec3::ONE, 1.0),
@@ -491,14 +488,7 @@ impl App {
         let Some(action) = self.store.keys.action(&name) else {
             return Ok(());
         };
-        let held = match action {
-            Action::FocusUp => Some(0),
-            Action::FocusLeft => Some(1),
-            Action::FocusDown => Some(2),
-            Action::FocusRight => Some(3),
-            _ => None,
-        };
-        if let Some(i) = held {
+        if let Some(i) = action.held() {
             self.keys[i] = pressed;
             return Ok(());
         }
