@@ -8,13 +8,20 @@
 //! ahead of the swarm's centroid, and recalls when the halo dims below 0.5 (not
 //! with `--no-recall`, for a swarm split on purpose).
 //! `--write` saves what was played as a finished recording; `--density` prints the
-//! creatures per unit² within 5 units of the led swarm's centroid (the look).
+//! creatures per unit² within 5 units of the led swarm's centroid, the median
+//! nearest-neighbour distance and the groups (the look); `--set PATH=VALUE`
+//! (repeatable) changes the level as the CLI's `--set` does.
 
 use murmuration_game::{Game, Level, Recording};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let level = Level::load(std::path::Path::new(&args[1]), &[])?;
+    let overrides: Vec<murmuration::scenario::Override> = args
+        .windows(2)
+        .filter(|w| w[0] == "--set")
+        .map(|w| w[1].parse())
+        .collect::<Result<_, _>>()?;
+    let level = Level::load(std::path::Path::new(&args[1]), &overrides)?;
     let mut rec = Recording::load(std::path::Path::new(&args[2]))?;
     rec.checksum = level.checksum();
     rec.end = None;
@@ -98,7 +105,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .iter()
                     .filter(|p| (**p - c).length() < 5.0)
                     .count();
-                print!("density {:5.2} ", n as f32 / (std::f32::consts::PI * 25.0));
+                // The edge: creatures with fewer than 4 others within 2 units.
+                let pos = game.world().positions();
+                let edge = pos
+                    .iter()
+                    .filter(|p| pos.iter().filter(|q| (**p - **q).length() < 2.0).count() < 5)
+                    .count();
+                print!(
+                    "density {:5.2} edge {:4.2} nn {:4.2} groups {:3} largest {:4.2} ",
+                    n as f32 / (std::f32::consts::PI * 25.0),
+                    edge as f32 / pos.len().max(1) as f32,
+                    m.median_nn_distance,
+                    m.structure.groups,
+                    m.structure.largest_group_fraction
+                );
             }
             if let Some(y) = arg("--below") {
                 let y: f32 = y.parse().unwrap();

@@ -1,7 +1,7 @@
 //! Invariants over long runs: finite state, speeds within bounds, boids inside
 //! reflecting and periodic boxes.
 
-mod common;
+use crate::common;
 
 use murmuration::{Spawn, SpeciesId};
 

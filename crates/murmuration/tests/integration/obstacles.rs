@@ -399,7 +399,7 @@ fn a_boid_resting_against_a_wall_can_move_away_from_it() {
 /// fountain, who then jumped out faster than any speed allows.
 #[test]
 fn spawning_never_places_a_boid_inside_an_obstacle() {
-    let text = include_str!("../../../scenarios/idle-crowd.toml");
+    let text = include_str!("../../../../scenarios/idle-crowd.toml");
     let s = murmuration::scenario::Scenario::parse(text, "idle-crowd.toml").unwrap();
     let mut w: World<Vec2> = s.build_world().unwrap();
     assert_eq!(w.len(), 600);

@@ -1,7 +1,7 @@
 //! The neighbour grid against brute force: random points, points on cell borders,
 //! across the periodic seam, coincident points, tiny periodic worlds.
 
-mod common;
+use crate::common;
 
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, Vector, WorldConfig};

@@ -1,7 +1,7 @@
 //! Determinism: bit-identical results on any thread count, a pinned golden digest,
 //! and snapshots that resume exactly.
 
-mod common;
+use crate::common;
 
 use murmuration::{Spawn, SpeciesId};
 

@@ -1,6 +1,5 @@
 //! Shared test helpers: a brute-force O(n²) reference step that follows the documented
 //! semantics literally, and small world builders.
-#![allow(dead_code, reason = "each test crate uses some of the helpers")]
 
 use murmuration::{Spawn, SpeciesId};
 

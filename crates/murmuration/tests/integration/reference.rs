@@ -2,7 +2,7 @@
 //! semantics. Summation order differs (8-lane partial sums vs a sequential loop), so
 //! positions and velocities agree to a small tolerance rather than bit for bit.
 
-mod common;
+use crate::common;
 
 use murmuration::{Spawn, SpeciesId};
 

@@ -1,7 +1,7 @@
 //! Offscreen golden images: a fixed scenario, seed and frame rendered on the
 //! default adapter (lavapipe in CI) and compared with the pictures in
 //! `tests/golden/` within a tolerance. `MURMURATION_BLESS=1 cargo test -p
-//! murmuration-render --test golden` rewrites them (look at them before committing).
+//! murmuration-render --test integration golden` rewrites them (look at them before committing).
 
 use murmuration::scenario::{AnyWorld, Scenario};
 use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};

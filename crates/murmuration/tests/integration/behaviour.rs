@@ -1,6 +1,6 @@
 //! Behaviour with measured thresholds.
 
-mod common;
+use crate::common;
 
 use murmuration::{Spawn, SpeciesId};
 

@@ -1,6 +1,6 @@
 //! Snapshots: round trips, and every malformed input is an error, never a panic.
 
-mod common;
+use crate::common;
 
 use murmuration::{Spawn, SpeciesId};
 

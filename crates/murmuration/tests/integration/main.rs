@@ -1,0 +1,22 @@
+//! The core's integration tests, one binary: each module is one subject (its
+//! own summary says what it holds). One binary instead of one per file, because
+//! each binary compiles the generic step again: eighteen of them took most of
+//! CI's build time.
+
+mod common;
+
+mod behaviour;
+mod determinism;
+mod grid_queries;
+mod inspect;
+mod invariants;
+mod leaders;
+mod obstacles;
+mod paths_zones;
+mod predators;
+mod presets_look;
+mod reference;
+mod scenarios;
+mod snapshot_errors;
+mod targets;
+mod validation;
