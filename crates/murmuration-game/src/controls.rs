@@ -40,7 +40,8 @@ pub struct Controls {
     pub focus_follow: f32,
     /// Weight of the swarm's pull to the focus, in (0, 10]. Under force
     /// priorities the pull takes this share of a creature's steering at most,
-    /// leaving the rest to separation and alignment.
+    /// leaving the rest to separation and alignment. Seed 001's "gentle pull"
+    /// (3.1): stronger, it packs every creature toward one point, a dense comet.
     pub focus_weight: f32,
     /// Arrival radius of the focus, units, in (0, 1000]: creatures slow inside it
     /// and settle around the focus instead of piling onto it.
@@ -86,7 +87,7 @@ impl Default for Controls {
     fn default() -> Self {
         Self {
             focus_follow: 5.0,
-            focus_weight: 0.45,
+            focus_weight: 0.3,
             focus_radius: 8.0,
             focus_range: 45.0,
             key_speed: 20.0,

@@ -25,7 +25,7 @@ pub fn describe(style: &str) -> Option<&'static str> {
         "birds" => "hurried birds: max speed 5.5, never slower than 3, strong alignment",
         "crowd" => "an idle crowd: slow, weak cohesion and alignment, keeps personal space",
         "lumen" => {
-            "seed 001's glowing swarm: weights 1.6/0.9/0.8, avoidance 2, force priorities and steering smoothing on"
+            "seed 001's glowing swarm: separation 3 over 1.1 units, alignment 0.7, cohesion 0.8, avoidance 2, force priorities and steering smoothing on"
         }
         "hunter" => {
             "seed 001's night hunter: faster than the swarm, takes stragglers, confused by a dense crowd"
@@ -80,13 +80,19 @@ pub fn style(name: &str) -> Option<SpeciesParams> {
         // Seed 001, 2.2: "separation 1.6, alignment 0.9, cohesion 0.8, target 1.2,
         // avoidance 2.0"; 6.2: force priorities (avoidance, pulse, target, then
         // the rules) and an exponential smoothing of the steering, so conflicting
-        // strong forces never make a creature jitter.
+        // strong forces never make a creature jitter. Separation is stronger and
+        // wider and alignment weaker than the seed's numbers, by the seed's own
+        // table ("a dense ball: raise separation"; "an iron army: alignment under
+        // cohesion"): with 1.6 over 0.9 the focus packed the swarm into a smooth
+        // comet of 6.2 creatures per unit², 0.37 apart, polarization 0.999; with
+        // these it flies at about 3.3 per unit², 0.49 apart, with a lumpy outline
+        // (tests/integration/look.rs in murmuration-game holds the bands).
         "lumen" => SpeciesParams {
-            separation_radius: 0.9,
+            separation_radius: 1.1,
             alignment_radius: 2.0,
             cohesion_radius: 2.0,
-            separation_weight: 1.6,
-            alignment_weight: 0.9,
+            separation_weight: 3.0,
+            alignment_weight: 0.7,
             cohesion_weight: 0.8,
             max_speed: 7.0,
             min_speed: 1.0,
