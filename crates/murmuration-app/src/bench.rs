@@ -52,6 +52,11 @@ pub struct BenchArgs {
     /// With --render: frames timed (one game step each), from the level's start.
     #[arg(long, default_value_t = 600, requires = "render")]
     frames: u32,
+    /// With --level: time only the first N steps (while the whole swarm flies;
+    /// a recording's last minutes may hold a few stragglers), instead of every
+    /// step to the level's end. The replay is then not checked against its end.
+    #[arg(long, value_name = "N", requires = "level", conflicts_with = "render")]
+    steps: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -91,7 +96,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         if let Some(size) = args.render {
             return crate::game::bench::frames(level, size, args.frames, args.json);
         }
-        return crate::game::bench::run(level, args.threads, args.json);
+        return crate::game::bench::run(level, args.threads, args.steps, args.json);
     }
     if let Some(&n) = args
         .n

@@ -89,6 +89,19 @@ fn bench_level_times_the_recorded_solution_to_its_end() {
         v["max_ms"].as_f64().unwrap(),
     );
     assert!(0.0 < median && median <= p95 && p95 <= max, "{out}");
+    // --steps times the level's start alone (the whole swarm in flight).
+    let out = stdout(bin().args([
+        "bench",
+        "--level",
+        "1",
+        "--threads",
+        "1",
+        "--steps",
+        "120",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["steps"], 120);
 }
 
 #[test]
