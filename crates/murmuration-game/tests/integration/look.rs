@@ -3,33 +3,29 @@
 //! its recorded solution, it keeps about its separation spacing instead of
 //! packing toward the focus, stays one swarm, and is not locked in one heading.
 
+use crate::{density, shipped};
 use murmuration_game::{Game, levels};
 
 #[test]
 fn the_led_swarm_keeps_its_spacing_in_flight_and_is_no_dense_comet() {
-    let s = &levels::LEVELS[levels::find("first-light").unwrap().0];
-    let level = murmuration_game::Level::parse(s.text, s.key).unwrap();
-    let rec = murmuration_game::Recording::parse(s.solution, "first-light.replay").unwrap();
+    let (level, rec, _) = shipped(levels::find("first-light").unwrap().0);
     let mut game = Game::new(&level).unwrap();
     let mut next = 0;
-    let (mut density, mut nn, mut polarization, mut largest, mut samples) =
+    let (mut dense, mut nn, mut polarization, mut largest, mut samples) =
         (0.0f64, 0.0f64, 0.0f64, 1.0f64, 0.0f64);
     // Open flight between the start and the pillars: 8 s to 26 s.
     for step in 0..1560 {
         game.step(&rec.commands_at(step, &mut next));
         if step >= 480 && step % 30 == 0 {
-            let c = game.centroid();
-            let w = game.world();
-            let near = w.positions().iter().filter(|p| (**p - c).length() < 5.0);
-            density += near.count() as f64 / (std::f64::consts::PI * 25.0);
-            let m = w.metrics();
+            dense += density(&game, game.centroid(), 5.0) as f64;
+            let m = game.world().metrics();
             nn += m.median_nn_distance;
             polarization += m.polarization;
             largest = largest.min(m.structure.largest_group_fraction);
             samples += 1.0;
         }
     }
-    let (density, nn, polarization) = (density / samples, nn / samples, polarization / samples);
+    let (density, nn, polarization) = (dense / samples, nn / samples, polarization / samples);
     let separation = game.world().species()[0].separation_radius as f64;
     eprintln!(
         "in flight: {density:.2} creatures per unit² near the centroid, median nearest neighbour \

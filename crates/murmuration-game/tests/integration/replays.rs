@@ -3,15 +3,9 @@
 //! itself; a recording of another version of a level is refused by name; and no
 //! creature is ever inside an obstacle, however dense the crowd.
 
+use crate::{density, shipped};
 use glam::Vec2;
 use murmuration_game::{Command, Game, Level, Recording, ReplayError, levels};
-
-fn shipped(i: usize) -> (Level, Recording, &'static str) {
-    let s = &levels::LEVELS[i];
-    let level = Level::parse(s.text, s.key).unwrap();
-    let rec = Recording::parse(s.solution, &format!("{}.replay", s.key)).unwrap();
-    (level, rec, s.key)
-}
 
 #[test]
 fn every_shipped_level_is_won_by_its_recorded_solution() {
@@ -138,23 +132,14 @@ fn the_narrows_builds_a_dense_half_dome_at_the_gap_and_bursts_through() {
     let (level, rec, _) = shipped(levels::find("the-narrows").unwrap().0);
     let mut game = Game::new(&level).unwrap();
     let mut next = 0;
-    let within = |g: &Game, c: Vec2, r: f32| {
-        let w = g.world();
-        w.positions()
-            .iter()
-            .zip(w.boid_species())
-            .filter(|(p, s)| **s == 0 && (**p - c).length() < r)
-            .count() as f32
-            / (std::f32::consts::PI * r * r)
-    };
     let (mut flying, mut dome) = (0.0f32, 0.0f32);
     for step in 0..2700 {
         game.step(&rec.commands_at(step, &mut next));
         if step == 500 {
-            flying = within(&game, game.centroid(), 5.0); // in open flight
+            flying = density(&game, game.centroid(), 5.0); // in open flight
         }
         if (600..2700).contains(&step) {
-            dome = dome.max(within(&game, Vec2::new(96.0, 50.0), 4.0));
+            dome = dome.max(density(&game, Vec2::new(96.0, 50.0), 4.0));
         }
     }
     let w = game.world();

@@ -84,7 +84,7 @@ pub fn style(name: &str) -> Option<SpeciesParams> {
         // wider and alignment weaker than the seed's numbers, by the seed's own
         // table ("a dense ball: raise separation"; "an iron army: alignment under
         // cohesion"): with 1.6 over 0.9 the focus packed the swarm into a smooth
-        // comet of 6.2 creatures per unit², 0.37 apart, polarization 0.999; with
+        // comet of 6.3 creatures per unit², 0.37 apart, polarization 0.999; with
         // these it flies at about 3.3 per unit², 0.49 apart, with a lumpy outline
         // (tests/integration/look.rs in murmuration-game holds the bands).
         "lumen" => SpeciesParams {
