@@ -516,6 +516,22 @@ impl<V: Vector> World<V> {
         Ok(self.paths.len() - 1)
     }
 
+    /// Replaces path `index` (validated; a moved route), keeping nothing of the
+    /// old one: its age restarts from the new value's.
+    pub fn set_path(&mut self, index: usize, p: Path<V>) -> Result<(), WorldError> {
+        let count = self.paths.len();
+        if index >= count {
+            return Err(WorldError::UnknownEntity {
+                what: "path",
+                index,
+                count,
+            });
+        }
+        p.validate(&format!("paths[{index}]"), self.species.len())?;
+        self.paths[index] = p;
+        Ok(())
+    }
+
     /// Removes path `index`; later ones move down by one.
     pub fn remove_path(&mut self, index: usize) -> Result<Path<V>, WorldError> {
         if index >= self.paths.len() {
@@ -539,6 +555,24 @@ impl<V: Vector> World<V> {
         z.inside.clear();
         self.zones.push(z);
         Ok(self.zones.len() - 1)
+    }
+
+    /// Replaces zone `index`'s region, species filter and threshold (validated),
+    /// keeping who was inside: the next step reports who entered or left the new
+    /// region, so a moving zone emits events only at its edges.
+    pub fn set_zone(&mut self, index: usize, mut z: Zone<V>) -> Result<(), WorldError> {
+        let count = self.zones.len();
+        if index >= count {
+            return Err(WorldError::UnknownEntity {
+                what: "zone",
+                index,
+                count,
+            });
+        }
+        z.validate(&format!("zones[{index}]"), self.species.len())?;
+        z.inside = std::mem::take(&mut self.zones[index].inside);
+        self.zones[index] = z;
+        Ok(())
     }
 
     /// Removes zone `index`; later ones move down by one.

@@ -195,3 +195,51 @@ fn a_path_for_one_species_is_ignored_by_the_others_and_an_unknown_species_is_ref
     let e = w.add_path(p).unwrap_err().to_string();
     assert!(e.contains("paths[0].species = 3"), "{e}");
 }
+
+#[test]
+fn set_zone_keeps_who_is_inside_so_a_moved_zone_reports_only_its_edges() {
+    // The far group (around (15, 81)) sits in a zone; moving the zone by a little
+    // must not report the whole group leaving and re-entering.
+    let mut w = world(40);
+    let zone = |x: f32| {
+        Zone::new(Obstacle::Sphere {
+            center: Vec2::new(x, 81.0),
+            radius: 30.0,
+        })
+    };
+    w.add_zone(zone(15.0)).unwrap();
+    w.step();
+    let inside = w.zones()[0].count();
+    assert!(inside >= 40, "{inside} inside");
+    w.set_zone(0, zone(16.0)).unwrap();
+    w.step();
+    let crossings = w
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::ZoneEntered { .. } | Event::ZoneExited { .. }))
+        .count();
+    assert_eq!(crossings, 0, "{:?}", w.events());
+    assert_eq!(w.zones()[0].count(), inside);
+    // Replacing by add and remove, as before set_zone, reports every boid again.
+    w.remove_zone(0).unwrap();
+    w.add_zone(zone(16.0)).unwrap();
+    w.step();
+    assert!(w.events().len() >= inside);
+    let e = w.set_zone(3, zone(1.0)).unwrap_err().to_string();
+    assert!(e.contains('3'), "{e}");
+}
+
+#[test]
+fn set_path_replaces_a_path_in_place_and_refuses_an_unknown_index() {
+    let mut w = world(0);
+    let line = |y: f32| Path::new(vec![Vec2::new(10.0, y), Vec2::new(90.0, y)], 2.0, 2.0);
+    w.add_path(line(50.0)).unwrap();
+    w.set_path(0, line(60.0)).unwrap();
+    assert_eq!(w.paths(), &[line(60.0)]);
+    assert!(w.set_path(1, line(60.0)).is_err());
+    let mut bad = line(60.0);
+    bad.weight = f32::NAN;
+    let e = w.set_path(0, bad).unwrap_err().to_string();
+    assert!(e.contains("paths[0].weight"), "{e}");
+    assert_eq!(w.paths(), &[line(60.0)], "a refused path changed nothing");
+}
