@@ -1,6 +1,7 @@
 //! The [`Flock`] component: one Murmuration world stepped by the plugin.
 
 use crate::hooks::Mirror;
+use crate::sync::BoidEntities;
 use bevy_ecs::prelude::{Component, Entity};
 use bevy_ecs::system::EntityCommands;
 use bevy_transform::components::Transform;
@@ -35,8 +36,8 @@ pub struct Flock<V: Vector> {
     pub paused: bool,
     species_names: Vec<String>,
     pub(crate) mirror: Mirror<V>,
-    /// Boid entities, ascending by boid id.
-    pub(crate) entities: Vec<(BoidId, Entity)>,
+    /// Boid entities by boid id.
+    pub(crate) entities: BoidEntities,
 }
 
 /// A 2D flock.
@@ -56,7 +57,7 @@ impl<V: Vector> Flock<V> {
             paused: false,
             species_names,
             mirror: Mirror::default(),
-            entities: Vec::new(),
+            entities: BoidEntities::default(),
         }
     }
 
@@ -98,10 +99,7 @@ impl<V: Vector> Flock<V> {
     /// The entity of boid `id` under [`BoidSync::Entities`] (after the step that
     /// first synced it).
     pub fn entity_of(&self, id: BoidId) -> Option<Entity> {
-        self.entities
-            .binary_search_by_key(&id, |&(i, _)| i)
-            .ok()
-            .map(|k| self.entities[k].1)
+        self.entities.get(id)
     }
 
     /// Spawns the flock on a new entity and returns it.

@@ -5,7 +5,7 @@ use crate::flock::{BoidSync, Flock};
 use crate::hooks::ZoneCount;
 use crate::messages::{BoidEaten, ZoneCrossed, ZoneRef, ZoneThreshold};
 use bevy_ecs::prelude::{ChildOf, Commands, Component, Entity, MessageWriter, Query};
-use bevy_math::{Quat, Vec3 as BVec3};
+use bevy_math::{Quat, Vec2 as BVec2, Vec3 as BVec3};
 use bevy_transform::components::Transform;
 use murmuration::{BoidId, Event, Vector};
 
@@ -97,7 +97,9 @@ pub(crate) fn step_flocks<V: Vector>(
 fn heading<V: Vector>(v: V) -> Option<Quat> {
     let d = BVec3::from_array(v.to_array3());
     if V::DIM == 2 {
-        (d.x != 0.0 || d.y != 0.0).then(|| Quat::from_rotation_z(d.y.atan2(d.x)))
+        // No trigonometry: the shortest arc from +X (one square root).
+        let d = d.truncate().try_normalize()?;
+        Some(Quat::from_rotation_arc_2d(BVec2::X, d))
     } else {
         d.try_normalize()
             .map(|d| Transform::IDENTITY.looking_to(d, BVec3::Y).rotation)
@@ -109,7 +111,7 @@ fn heading<V: Vector>(v: V) -> Option<Quat> {
 /// (`FlockSet::Sync`).
 pub(crate) fn sync_flocks<V: Vector>(
     mut flocks: Query<(Entity, &mut Flock<V>)>,
-    mut boids: Query<&mut Transform, bevy_ecs::query::With<Boid>>,
+    mut boids: Query<(Entity, &Boid, &ChildOf, &mut Transform)>,
     mut counts: Query<&mut ZoneCount>,
     mut commands: Commands,
 ) {
@@ -136,64 +138,125 @@ pub(crate) fn sync_flocks<V: Vector>(
         });
 
         if flock.sync == BoidSync::Off {
-            for (_, e) in flock.entities.drain(..) {
-                commands.entity(e).try_despawn();
-            }
+            flock.entities.clear(&mut commands);
             continue;
         }
-        let world = &flock.world;
-        let (ids, pos, vel, species) = (
-            world.ids(),
-            world.positions(),
-            world.velocities(),
-            world.boid_species(),
-        );
-        let old = std::mem::take(&mut flock.entities);
-        let mut next = Vec::with_capacity(ids.len());
-        let mut o = 0;
-        for i in 0..ids.len() {
-            // Boids gone since the last sync (eaten, removed) lose their entity.
-            while o < old.len() && old[o].0 < ids[i] {
-                commands.entity(old[o].1).try_despawn();
-                o += 1;
+        // Walk the boid entities in the ECS's own order (their transforms are
+        // read and written in sequence) and fetch each boid's state by id from
+        // the stored arrays (cell order, no copy): the world's id-ordered view
+        // would gather every array, and walking cell order would scatter the
+        // writes over the transforms.
+        let b = flock.world.boids();
+        let entities = &mut flock.entities;
+        entities.begin(b.ids());
+        for (e, boid, parent, mut t) in &mut boids {
+            if parent.parent() != entity {
+                continue;
             }
-            let p = BVec3::from_array(pos[i].to_array3());
-            let existing = (o < old.len() && old[o].0 == ids[i]).then(|| {
-                o += 1;
-                old[o - 1].1
-            });
-            let live = existing.and_then(|e| boids.get_mut(e).ok().map(|t| (e, t)));
-            let e = match live {
-                Some((e, mut t)) => {
-                    if V::DIM == 2 {
-                        t.translation.x = p.x;
-                        t.translation.y = p.y;
-                    } else {
-                        t.translation = p;
-                    }
-                    if let Some(r) = heading(vel[i]) {
-                        t.rotation = r;
-                    }
-                    e
-                }
-                // New boids, and boids whose entity the game despawned.
-                None => {
-                    let mut t = Transform::from_translation(p);
-                    if let Some(r) = heading(vel[i]) {
-                        t.rotation = r;
-                    }
-                    let boid = Boid {
-                        id: ids[i],
-                        species: species[i],
-                    };
-                    commands.spawn((boid, t, ChildOf(entity))).id()
-                }
+            let Some(slot) = entities.slot(boid.id) else {
+                // Eaten or removed since the last sync.
+                entities.forget(boid.id, e);
+                commands.entity(e).try_despawn();
+                continue;
             };
-            next.push((ids[i], e));
+            let p = BVec3::from_array(b.positions()[slot].to_array3());
+            if V::DIM == 2 {
+                t.translation.x = p.x;
+                t.translation.y = p.y;
+            } else {
+                t.translation = p;
+            }
+            if let Some(r) = heading(b.velocities()[slot]) {
+                t.rotation = r;
+            }
+            entities.saw(boid.id, e);
         }
-        for &(_, e) in &old[o..] {
+        // New boids, and boids whose entity the game despawned.
+        for slot in 0..b.len() {
+            let id = b.ids()[slot];
+            if entities.was_seen(id) {
+                continue;
+            }
+            let mut t =
+                Transform::from_translation(BVec3::from_array(b.positions()[slot].to_array3()));
+            if let Some(r) = heading(b.velocities()[slot]) {
+                t.rotation = r;
+            }
+            let boid = Boid {
+                id,
+                species: b.species()[slot],
+            };
+            let e = commands.spawn((boid, t, ChildOf(entity))).id();
+            entities.saw(id, e);
+        }
+    }
+}
+
+/// A flock's boid entities by boid id, and the per-sync scratch: each live
+/// boid's slot in the stored arrays, and which boids the sync has seen.
+#[derive(Default)]
+pub(crate) struct BoidEntities {
+    by_id: Vec<Option<Entity>>,
+    slot_of: Vec<u32>,
+    alive: Vec<u32>,
+    seen: Vec<u32>,
+    stamp: u32,
+}
+
+impl BoidEntities {
+    /// The entity of boid `id`, if it has one.
+    pub(crate) fn get(&self, id: BoidId) -> Option<Entity> {
+        self.by_id.get(id as usize).copied().flatten()
+    }
+
+    /// Starts a sync of a world whose stored ids are `ids`.
+    fn begin(&mut self, ids: &[BoidId]) {
+        let n = ids.iter().max().map_or(0, |&m| m as usize + 1);
+        if self.by_id.len() < n {
+            self.by_id.resize(n, None);
+            self.slot_of.resize(n, 0);
+            self.alive.resize(n, 0);
+            self.seen.resize(n, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.alive.fill(0);
+            self.seen.fill(0);
+            self.stamp = 1;
+        }
+        for (slot, &id) in ids.iter().enumerate() {
+            self.slot_of[id as usize] = slot as u32;
+            self.alive[id as usize] = self.stamp;
+        }
+    }
+
+    /// Boid `id`'s slot in the stored arrays, if it is alive.
+    fn slot(&self, id: BoidId) -> Option<usize> {
+        let i = id as usize;
+        (self.alive.get(i) == Some(&self.stamp)).then(|| self.slot_of[i] as usize)
+    }
+
+    fn saw(&mut self, id: BoidId, e: Entity) {
+        self.seen[id as usize] = self.stamp;
+        self.by_id[id as usize] = Some(e);
+    }
+
+    fn was_seen(&self, id: BoidId) -> bool {
+        self.seen[id as usize] == self.stamp
+    }
+
+    fn forget(&mut self, id: BoidId, e: Entity) {
+        if let Some(slot) = self.by_id.get_mut(id as usize)
+            && *slot == Some(e)
+        {
+            *slot = None;
+        }
+    }
+
+    /// Despawns every boid entity.
+    pub(crate) fn clear(&mut self, commands: &mut Commands) {
+        for e in self.by_id.drain(..).flatten() {
             commands.entity(e).try_despawn();
         }
-        flock.entities = next;
     }
 }

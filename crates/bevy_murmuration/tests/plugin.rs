@@ -111,6 +111,12 @@ fn the_plugin_steps_a_flock_bit_for_bit_like_world_step() {
             t.translation.truncate().to_array(),
             w.positions()[k].to_array()
         );
+        let v = BVec2::from_array(w.velocities()[k].to_array()).normalize();
+        let x = (t.rotation * BVec3::X).truncate();
+        assert!(
+            x.dot(v) > 0.9999,
+            "+X {x:?} is not along the velocity {v:?}"
+        );
         assert_eq!(parent.parent(), f);
         seen += 1;
     }
