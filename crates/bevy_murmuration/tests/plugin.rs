@@ -443,3 +443,56 @@ fn a_3d_flock_faces_its_boids_along_their_velocity() {
     }
     assert_eq!(n, 50);
 }
+
+#[test]
+fn two_flocks_keep_their_own_hooks_boids_and_zone_names() {
+    // The second flock has a zone of its own (from its file) before the hook's.
+    let zoned = format!(
+        "{HUNT}\n[[zones]]\nshape = {{ shape = \"sphere\", center = [20, 20], radius = 15.0 }}\n"
+    );
+    let mut app = app();
+    let a = spawn_hunt(&mut app, BoidSync::Entities);
+    let b = Flock2::from_scenario(&Scenario::parse(&zoned, "zoned").unwrap())
+        .unwrap()
+        .spawn(app.world_mut());
+    let zone = app
+        .world_mut()
+        .spawn((
+            FlockZone {
+                shape: Shape::Sphere { radius: 15.0 },
+                species: None,
+                threshold: 0,
+            },
+            Transform::from_xyz(20.0, 20.0, 0.0),
+            ChildOf(b),
+        ))
+        .id();
+    app.world_mut().spawn((
+        FlockObstacle(Shape::Sphere { radius: 2.0 }),
+        Transform::from_xyz(5.0, 5.0, 0.0),
+        ChildOf(a),
+    ));
+    step(&mut app, 30);
+    assert_eq!(flock(&app, a).world().obstacles().len(), 2);
+    assert_eq!(flock(&app, b).world().obstacles().len(), 1);
+    assert!(flock(&app, a).world().zones().is_empty());
+    let zones = flock(&app, b).world().zones();
+    assert_eq!(zones.len(), 2);
+    // The same region counted twice: once as the file's zone, once as the hook's.
+    assert_eq!(zones[0].count(), zones[1].count());
+    assert_eq!(
+        app.world().get::<ZoneCount>(zone),
+        Some(&ZoneCount(zones[1].count()))
+    );
+    let crossings = messages::<ZoneCrossed>(&app);
+    let named = |r: ZoneRef| crossings.iter().filter(|c| c.zone == r).count();
+    assert!(named(ZoneRef::Scenario(0)) > 0);
+    assert_eq!(named(ZoneRef::Scenario(0)), named(ZoneRef::Hook(zone)));
+    assert!(crossings.iter().all(|c| c.flock == b));
+    // Each flock's boid entities are its own children, one per boid.
+    let mut q = app.world_mut().query::<(&Boid, &ChildOf)>();
+    let mut children =
+        |f: Entity, app: &App| q.iter(app.world()).filter(|(_, p)| p.parent() == f).count();
+    assert_eq!(children(a, &app), flock(&app, a).world().len());
+    assert_eq!(children(b, &app), flock(&app, b).world().len());
+}
