@@ -63,9 +63,13 @@ impl<V: Vector> Flock<V> {
 
     /// The flock of a parsed scenario (an error when it is not of dimension `V`).
     pub fn from_scenario(scenario: &Scenario) -> Result<Self, ScenarioError> {
-        let mut flock = Self::new(scenario.build_world()?);
-        flock.species_names = scenario.species().iter().map(|(n, _)| n.clone()).collect();
-        Ok(flock)
+        Ok(Self::new(scenario.build_world()?).named_by(scenario))
+    }
+
+    /// The same flock with its species named as in `scenario`.
+    fn named_by(mut self, scenario: &Scenario) -> Self {
+        self.species_names = scenario.species().iter().map(|(n, _)| n.clone()).collect();
+        self
     }
 
     /// The same flock with another [`BoidSync`].
@@ -119,18 +123,9 @@ pub enum AnyFlock {
 impl AnyFlock {
     /// The flock of a parsed scenario.
     pub fn from_scenario(scenario: &Scenario) -> Result<Self, ScenarioError> {
-        let names: Vec<String> = scenario.species().iter().map(|(n, _)| n.clone()).collect();
         Ok(match scenario.build()? {
-            AnyWorld::D2(w) => {
-                let mut f = Flock::new(w);
-                f.species_names = names;
-                Self::D2(f)
-            }
-            AnyWorld::D3(w) => {
-                let mut f = Flock::new(w);
-                f.species_names = names;
-                Self::D3(f)
-            }
+            AnyWorld::D2(w) => Self::D2(Flock::new(w).named_by(scenario)),
+            AnyWorld::D3(w) => Self::D3(Flock::new(w).named_by(scenario)),
         })
     }
 

@@ -148,7 +148,7 @@ pub(crate) fn sync_flocks<V: Vector>(
         // writes over the transforms.
         let b = flock.world.boids();
         let entities = &mut flock.entities;
-        entities.begin(b.ids());
+        entities.begin(b.ids(), b.next_id());
         for (e, boid, parent, mut t) in &mut boids {
             if parent.parent() != entity {
                 continue;
@@ -209,9 +209,9 @@ impl BoidEntities {
         self.by_id.get(id as usize).copied().flatten()
     }
 
-    /// Starts a sync of a world whose stored ids are `ids`.
-    fn begin(&mut self, ids: &[BoidId]) {
-        let n = ids.iter().max().map_or(0, |&m| m as usize + 1);
+    /// Starts a sync of a world whose stored ids are `ids`, all below `next_id`.
+    fn begin(&mut self, ids: &[BoidId], next_id: BoidId) {
+        let n = next_id as usize;
         if self.by_id.len() < n {
             self.by_id.resize(n, None);
             self.slot_of.resize(n, 0);
