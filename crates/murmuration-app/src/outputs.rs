@@ -113,14 +113,11 @@ impl MetricsCsv {
     pub fn create(dest: &Path, zones: usize) -> Result<Self> {
         let mut file = AtomicFile::create(dest, "--metrics")?;
         let w = file.writer();
-        write!(w, "step,time")?;
-        for name in murmuration::metrics::SCALAR_NAMES {
-            write!(w, ",{name}")?;
-        }
-        for z in 0..zones {
-            write!(w, ",zone_{z}")?;
-        }
-        writeln!(w)?;
+        writeln!(
+            w,
+            "{}",
+            murmuration::metrics::table_columns(zones).join(",")
+        )?;
         Ok(Self { file })
     }
 

@@ -6,58 +6,15 @@ use crate::out::outln;
 use anyhow::Result;
 use clap::Args;
 use murmuration::scenario::{Override, Scenario, estimated_bytes_per_boid};
-use std::path::Path;
 
-/// Name and text of every shipped scenario, `default` first.
-pub const PRESETS: [(&str, &str); 9] = [
-    ("default", include_str!("../../../scenarios/default.toml")),
-    (
-        "fish-school",
-        include_str!("../../../scenarios/fish-school.toml"),
-    ),
-    (
-        "hurried-birds",
-        include_str!("../../../scenarios/hurried-birds.toml"),
-    ),
-    (
-        "idle-crowd",
-        include_str!("../../../scenarios/idle-crowd.toml"),
-    ),
-    (
-        "sharks-and-schools",
-        include_str!("../../../scenarios/sharks-and-schools.toml"),
-    ),
-    (
-        "starlings-3d",
-        include_str!("../../../scenarios/starlings-3d.toml"),
-    ),
-    (
-        "phaser-canvas",
-        include_str!("../../../scenarios/phaser-canvas.toml"),
-    ),
-    ("bench-2d", include_str!("../../../scenarios/bench-2d.toml")),
-    ("bench-3d", include_str!("../../../scenarios/bench-3d.toml")),
-];
-
-/// The text of a preset by name.
-pub fn preset(name: &str) -> Option<&'static str> {
-    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
-}
+pub use murmuration::scenario::{PRESETS, preset};
 
 /// Loads FILE (a path, or a preset's name; the default scenario when `None`)
 /// with overrides, and checks that its boids fit in memory.
 pub fn load(file: Option<&str>, overrides: &[Override]) -> Result<Scenario> {
     let scenario = match file {
         None => Scenario::parse_with(PRESETS[0].1, "<default>", overrides)?,
-        Some(f) if Path::new(f).exists() => Scenario::load_with(Path::new(f), overrides)?,
-        Some(f) => match preset(f) {
-            Some(text) => Scenario::parse_with(text, &format!("<preset {f}>"), overrides)?,
-            None => {
-                return Err(invalid(format!(
-                    "{f}: no such file, and no preset of that name (see `murmuration presets`)"
-                )));
-            }
-        },
+        Some(f) => Scenario::resolve(f, overrides)?,
     };
     check_memory(&scenario)?;
     Ok(scenario)

@@ -10,9 +10,7 @@ use crate::run::thread_pool;
 use crate::{presets, progress};
 use anyhow::Result;
 use clap::Args;
-use murmuration::metrics::SCALAR_NAMES;
-use murmuration::scenario::{AnyWorld, Override, Scenario};
-use murmuration::{Vector, World};
+use murmuration::sweep::{self, Axis, RunStats, Schedule};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -81,66 +79,6 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Mean and standard deviation (population) of each scalar metric.
-#[derive(Clone, Copy, Default)]
-struct Stats {
-    n: u64,
-    mean: [f64; SCALAR_NAMES.len()],
-    m2: [f64; SCALAR_NAMES.len()],
-}
-
-impl Stats {
-    fn add(&mut self, x: [f64; SCALAR_NAMES.len()]) {
-        self.n += 1;
-        for (i, &x) in x.iter().enumerate() {
-            let d = x - self.mean[i];
-            self.mean[i] += d / self.n as f64;
-            self.m2[i] += d * (x - self.mean[i]);
-        }
-    }
-    fn std(&self, i: usize) -> f64 {
-        (self.m2[i] / self.n.max(1) as f64).sqrt()
-    }
-}
-
-fn sample<V: Vector>(w: &World<V>) -> [f64; SCALAR_NAMES.len()] {
-    w.metrics().scalars().map(|(_, v)| v)
-}
-
-/// Runs one grid point; `None` when Ctrl-C stopped it.
-fn run_one(
-    s: &Scenario,
-    steps: u64,
-    skip: u64,
-    every: u64,
-    bar: &indicatif::ProgressBar,
-) -> Result<Option<Stats>> {
-    fn go<V: Vector>(
-        mut w: World<V>,
-        steps: u64,
-        skip: u64,
-        every: u64,
-        bar: &indicatif::ProgressBar,
-    ) -> Option<Stats> {
-        let mut stats = Stats::default();
-        for step in 1..=steps {
-            if progress::stop_requested() {
-                return None;
-            }
-            w.step();
-            bar.inc(1);
-            if step > skip && (step - skip).is_multiple_of(every) {
-                stats.add(sample(&w));
-            }
-        }
-        Some(stats)
-    }
-    Ok(match s.build()? {
-        AnyWorld::D2(w) => go(w, steps, skip, every, bar),
-        AnyWorld::D3(w) => go(w, steps, skip, every, bar),
-    })
-}
-
 /// Runs `murmuration sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
     if args.seeds == 0 || args.every == 0 {
@@ -148,7 +86,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     }
     let pool = thread_pool(args.threads)?;
     outputs::probe(&args.out, "--out")?;
-    let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut axes: Vec<Axis> = Vec::new();
     for set in &args.set {
         let (path, values) = set.split_once('=').ok_or_else(|| {
             invalid(format!(
@@ -159,7 +97,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         if path.trim().is_empty() || values.iter().any(|v| v.is_empty()) {
             return Err(invalid(format!("--set {set:?} has an empty path or value")));
         }
-        axes.push((path.trim().to_string(), values));
+        axes.push(Axis {
+            path: path.trim().to_string(),
+            values,
+        });
     }
     let base = presets::load(Some(&args.file), &[])?;
     let steps = args.steps.or(base.steps()).unwrap_or(1000);
@@ -169,45 +110,21 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             args.skip
         )));
     }
-    let base_seed = base.seed();
-    // Every grid point × seed, first --set slowest, seed fastest; all validated
-    // before any runs.
-    let mut points: Vec<Vec<String>> = vec![Vec::new()];
-    for (_, values) in &axes {
-        points = points
-            .into_iter()
-            .flat_map(|p| {
-                values.iter().map(move |v| {
-                    let mut q = p.clone();
-                    q.push(v.clone());
-                    q
-                })
-            })
-            .collect();
+    let schedule = Schedule {
+        steps,
+        skip: args.skip,
+        every: args.every,
+    };
+    // Every grid point × seed, all validated before any runs.
+    let runs = sweep::runs(&axes, base.seed(), args.seeds);
+    let mut scenarios = Vec::with_capacity(runs.len());
+    for r in &runs {
+        scenarios.push(presets::load(Some(&args.file), &r.overrides(&axes))?);
     }
-    let mut runs: Vec<(Vec<String>, u64, Scenario)> = Vec::new();
-    for p in &points {
-        for k in 0..args.seeds {
-            let seed = base_seed + k;
-            let mut overrides: Vec<Override> = axes
-                .iter()
-                .zip(p)
-                .map(|((path, _), v)| Override {
-                    path: path.clone(),
-                    value: v.clone(),
-                })
-                .collect();
-            overrides.push(Override {
-                path: "world.seed".into(),
-                value: seed.to_string(),
-            });
-            let s = presets::load(Some(&args.file), &overrides)?;
-            runs.push((p.clone(), seed, s));
-        }
-    }
+    let combinations = runs.len() as u64 / args.seeds;
     outln!(
         "sweep: {} combinations x {} seeds = {} runs of {steps} steps ({} transient) on {} threads",
-        points.len(),
+        combinations,
         args.seeds,
         runs.len(),
         args.skip,
@@ -216,9 +133,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     progress::catch_ctrl_c();
     let bar = progress::bar(runs.len() as u64 * steps, "steps", args.quiet);
     let start = Instant::now();
-    let results: Vec<Result<Option<Stats>>> = pool.install(|| {
-        runs.par_iter()
-            .map(|(_, _, s)| run_one(s, steps, args.skip, args.every, &bar))
+    let results: Vec<Result<Option<RunStats>, _>> = pool.install(|| {
+        scenarios
+            .par_iter()
+            .map(|s| sweep::run_stats(s, schedule, &progress::stop_requested, &|| bar.inc(1)))
             .collect()
     });
     bar.finish_and_clear();
@@ -238,22 +156,18 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let mut file = AtomicFile::create(&args.out, "--out")?;
     let w = file.writer();
     write!(w, "run")?;
-    for (path, _) in &axes {
-        write!(w, ",{}", csv_field(path))?;
+    for a in &axes {
+        write!(w, ",{}", csv_field(&a.path))?;
     }
-    write!(w, ",seed,steps,skip,samples")?;
-    for name in SCALAR_NAMES {
-        write!(w, ",{name}_mean,{name}_std")?;
-    }
-    writeln!(w)?;
-    for (i, ((values, seed, _), st)) in runs.iter().zip(&stats).enumerate() {
-        write!(w, "{i}")?;
-        for v in values {
+    writeln!(w, ",{}", sweep::stat_columns().join(","))?;
+    for (r, st) in runs.iter().zip(&stats) {
+        write!(w, "{}", r.index)?;
+        for v in &r.values {
             write!(w, ",{}", csv_field(v))?;
         }
-        write!(w, ",{seed},{steps},{},{}", args.skip, st.n)?;
-        for m in 0..SCALAR_NAMES.len() {
-            write!(w, ",{},{}", st.mean[m], st.std(m))?;
+        write!(w, ",{},{steps},{},{}", r.seed, args.skip, st.samples)?;
+        for x in st.values() {
+            write!(w, ",{x}")?;
         }
         writeln!(w)?;
     }
@@ -277,19 +191,5 @@ mod tests {
         assert_eq!(split_values("[1, 2],[3, 4]"), vec!["[1, 2]", "[3, 4]"]);
         assert_eq!(split_values("\"a,b\",c"), vec!["\"a,b\"", "c"]);
         assert_eq!(csv_field("[1, 2]"), "\"[1, 2]\"");
-    }
-
-    #[test]
-    fn stats_match_the_textbook_formulas() {
-        let mut s = Stats::default();
-        for x in [1.0, 2.0, 4.0] {
-            s.add([x; SCALAR_NAMES.len()]);
-        }
-        assert!((s.mean[0] - 7.0 / 3.0).abs() < 1e-12);
-        let var = ((1.0f64 - 7.0 / 3.0).powi(2)
-            + (2.0f64 - 7.0 / 3.0).powi(2)
-            + (4.0f64 - 7.0 / 3.0).powi(2))
-            / 3.0;
-        assert!((s.std(0) - var.sqrt()).abs() < 1e-12);
     }
 }

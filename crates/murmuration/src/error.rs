@@ -301,13 +301,21 @@ pub enum ScenarioError {
         /// What is wrong, with the value.
         message: String,
     },
+    /// Neither a file nor a shipped preset has this name.
+    #[error("{file}: no such file, and no preset of that name (the presets: {presets})")]
+    NotFound {
+        /// The name given.
+        file: String,
+        /// The presets' names, comma-separated.
+        presets: String,
+    },
 }
 
 impl ScenarioError {
     /// The dotted path of the offending field, if the error concerns one.
     pub fn field(&self) -> Option<&str> {
         match self {
-            Self::Read { .. } => None,
+            Self::Read { .. } | Self::NotFound { .. } => None,
             Self::Invalid { field, .. } | Self::Override { field, .. } => {
                 Some(field).filter(|f| !f.is_empty()).map(|f| f.as_str())
             }

@@ -64,6 +64,7 @@ mod spawn;
 mod steer;
 mod structure;
 mod surface;
+pub mod sweep;
 mod topological;
 mod vector;
 mod wander;

@@ -67,6 +67,24 @@ pub const SCALAR_NAMES: [&str; 14] = [
     "inside_obstacles",
 ];
 
+/// Column names of a metrics table (the `--metrics` CSV, the Python package's
+/// `run`): `step`, `time`, every scalar metric, then `zone_0`, … one per zone.
+pub fn table_columns(zones: usize) -> Vec<String> {
+    let mut c = vec!["step".to_string(), "time".to_string()];
+    c.extend(SCALAR_NAMES.iter().map(|s| s.to_string()));
+    c.extend((0..zones).map(|z| format!("zone_{z}")));
+    c
+}
+
+/// One row of the metrics table for the world's current state, in
+/// [`table_columns`] order.
+pub fn table_row<V: Vector>(world: &crate::World<V>) -> Vec<f64> {
+    let mut r = vec![world.step_index() as f64, world.time()];
+    r.extend(world.metrics().scalars().map(|(_, v)| v));
+    r.extend(world.zones().iter().map(|z| z.count() as f64));
+    r
+}
+
 impl<V: Vector> Metrics<V> {
     /// `(name, value)` pairs of the scalar metrics, in a fixed order (for CSV and summaries).
     pub fn scalars(&self) -> [(&'static str, f64); SCALAR_NAMES.len()] {

@@ -30,7 +30,9 @@ mod export;
 mod lint;
 mod location;
 mod look;
+mod presets;
 mod recentre;
+mod retune;
 mod spec;
 pub mod styles;
 
@@ -38,6 +40,7 @@ pub use expect::{Band, Expectations, Verdict};
 pub use export::to_toml;
 pub use lint::Lint;
 pub use look::{Look, MAX_LOOK_COLOUR, MAX_LOOK_SIZE};
+pub use presets::{PRESETS, preset};
 
 use crate::error::{ParamError, ScenarioError, WorldError};
 use crate::params::{Relations, SpeciesId, SpeciesParams, WorldConfig};

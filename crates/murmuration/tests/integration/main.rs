@@ -16,6 +16,7 @@ mod paths_zones;
 mod predators;
 mod presets_look;
 mod reference;
+mod retune;
 mod scenarios;
 mod snapshot_errors;
 mod targets;

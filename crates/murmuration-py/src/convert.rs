@@ -1,0 +1,105 @@
+//! Python values to the command line's override text, and the engine's errors
+//! to Python exceptions.
+
+use murmuration::scenario::Override;
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// A Python value as `--set PATH=VALUE` would write it: booleans as `true` and
+/// `false`, numbers in full precision, strings as given (TOML or a bare word, as
+/// on the command line), lists and tuples as TOML arrays.
+pub fn value_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
+    if v.is_instance_of::<PyBool>() {
+        return Ok(if v.extract::<bool>()? {
+            "true"
+        } else {
+            "false"
+        }
+        .into());
+    }
+    if v.is_instance_of::<PyInt>() {
+        return Ok(v.str()?.to_string());
+    }
+    if v.is_instance_of::<PyFloat>() {
+        let x: f64 = v.extract()?;
+        // Rust's shortest round-trip form; TOML reads `nan` and `inf` too, and
+        // the scenario's checks then refuse them with the field's range.
+        return Ok(if x.is_finite() {
+            format!("{x:?}")
+        } else if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        });
+    }
+    if v.is_instance_of::<PyString>() {
+        return v.extract::<String>();
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let items: PyResult<Vec<String>> = v.try_iter()?.map(|x| value_text(&x?)).collect();
+        return Ok(format!("[{}]", items?.join(", ")));
+    }
+    // numpy scalars and other numbers: anything float() accepts.
+    if let Ok(x) = v.call_method0("__float__").and_then(|f| f.extract::<f64>()) {
+        return value_text(&PyFloat::new(v.py(), x).into_any());
+    }
+    Err(PyTypeError::new_err(format!(
+        "a scenario value must be a bool, number, string or list, not {}",
+        v.get_type().name()?
+    )))
+}
+
+/// `{"path": value, ...}` (or `None`) as overrides, in the dict's order.
+pub fn overrides(d: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<Override>> {
+    let mut out = Vec::new();
+    if let Some(d) = d {
+        for (k, v) in d.iter() {
+            let path: String = k.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "override paths are strings like \"species.fish.max_speed\", not {}",
+                    k.repr().map(|r| r.to_string()).unwrap_or_default()
+                ))
+            })?;
+            out.push(Override {
+                path,
+                value: value_text(&v)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A scenario error as `ValueError`, or `OSError` when the file could not be read.
+pub fn scenario_error(e: murmuration::ScenarioError) -> PyErr {
+    match &e {
+        murmuration::ScenarioError::Read { .. } | murmuration::ScenarioError::NotFound { .. } => {
+            let chain = error_chain(&e);
+            if matches!(e, murmuration::ScenarioError::NotFound { .. }) {
+                PyValueError::new_err(chain)
+            } else {
+                PyOSError::new_err(chain)
+            }
+        }
+        _ => PyValueError::new_err(error_chain(&e)),
+    }
+}
+
+/// The error and its causes, as the command line prints them.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
+}
+
+/// Any other engine error as `ValueError`.
+pub fn value_error(e: impl std::error::Error) -> PyErr {
+    PyValueError::new_err(error_chain(&e))
+}

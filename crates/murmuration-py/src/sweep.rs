@@ -1,0 +1,130 @@
+//! The sweep's building blocks for `murmuration.sweep`: the plan of runs, one
+//! run (what a Dask task executes, from scenario text so any worker can run it),
+//! and many runs in parallel here. The statistics are the core's
+//! (`murmuration::sweep`), the same as `murmuration sweep`'s table.
+
+use crate::convert::{scenario_error, value_text};
+use crate::world::open_scenario;
+use murmuration::scenario::{Override, Scenario};
+use murmuration::sweep::{self, Axis, Schedule};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+/// `(text, origin, steps)` of a scenario file or preset: what every task needs
+/// to rebuild it anywhere, and its own `steps` (or `None`).
+#[pyfunction]
+pub fn scenario_source(scenario: &Bound<'_, PyAny>) -> PyResult<(String, String, Option<u64>)> {
+    let s = open_scenario(scenario, None, None)?;
+    Ok((s.text().to_string(), s.origin().to_string(), s.steps()))
+}
+
+/// A planned run: index, the axes' values as text, seed, and its overrides as
+/// `(path, value)` pairs.
+type PlannedRun = (usize, Vec<String>, u64, Vec<(String, String)>);
+
+/// Every run of the grid in table order: `(index, values as text, seed,
+/// overrides)`. Every run's scenario is validated here, before any runs.
+#[pyfunction]
+pub fn plan_runs(
+    text: &str,
+    origin: &str,
+    grid: Vec<(String, Vec<Bound<'_, PyAny>>)>,
+    seeds: u64,
+) -> PyResult<Vec<PlannedRun>> {
+    if seeds == 0 {
+        return Err(PyValueError::new_err("seeds must be at least 1"));
+    }
+    let mut axes = Vec::with_capacity(grid.len());
+    for (path, values) in grid {
+        if values.is_empty() {
+            return Err(PyValueError::new_err(format!(
+                "the grid gives no values for {path:?}"
+            )));
+        }
+        let values: PyResult<Vec<String>> = values.iter().map(value_text).collect();
+        axes.push(Axis {
+            path,
+            values: values?,
+        });
+    }
+    let base = Scenario::parse(text, origin).map_err(scenario_error)?;
+    let mut out = Vec::new();
+    for r in sweep::runs(&axes, base.seed(), seeds) {
+        let o = r.overrides(&axes);
+        Scenario::parse_with(text, origin, &o).map_err(scenario_error)?;
+        let pairs = o.into_iter().map(|o| (o.path, o.value)).collect();
+        out.push((r.index, r.values, r.seed, pairs));
+    }
+    Ok(out)
+}
+
+fn schedule(steps: u64, skip: u64, every: u64) -> PyResult<Schedule> {
+    let s = Schedule { steps, skip, every };
+    s.check().map_err(PyValueError::new_err)?;
+    Ok(s)
+}
+
+fn one(
+    text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+    s: Schedule,
+) -> Result<Vec<f64>, murmuration::ScenarioError> {
+    let o: Vec<Override> = overrides
+        .iter()
+        .map(|(path, value)| Override {
+            path: path.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    let scenario = Scenario::parse_with(text, origin, &o)?;
+    let stats = sweep::run_stats(&scenario, s, &|| false, &|| ())?
+        .expect("a run without a stop request finishes");
+    let mut v = vec![stats.samples as f64];
+    v.extend(stats.values());
+    Ok(v)
+}
+
+/// One run: `[samples, <metric>_mean, <metric>_std, ...]`. The GIL is released
+/// while it runs. This is the task a Dask worker executes.
+#[pyfunction]
+pub fn run_point(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    overrides: Vec<(String, String)>,
+    steps: u64,
+    skip: u64,
+    every: u64,
+) -> PyResult<Vec<f64>> {
+    let s = schedule(steps, skip, every)?;
+    py.detach(|| one(text, origin, &overrides, s))
+        .map_err(scenario_error)
+}
+
+/// Many runs in parallel on this machine's cores (results in the given order).
+#[pyfunction]
+pub fn run_points(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    runs: Vec<Vec<(String, String)>>,
+    steps: u64,
+    skip: u64,
+    every: u64,
+) -> PyResult<Vec<Vec<f64>>> {
+    let s = schedule(steps, skip, every)?;
+    py.detach(|| {
+        runs.par_iter()
+            .map(|o| one(text, origin, o, s))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(scenario_error)
+}
+
+/// The statistics' column names: `seed, steps, skip, samples, <metric>_mean, ...`.
+#[pyfunction]
+pub fn stat_columns() -> Vec<String> {
+    sweep::stat_columns()
+}

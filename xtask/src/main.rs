@@ -1,0 +1,133 @@
+//! `cargo xtask test`: every test of the project in one command.
+//!
+//! 1. `cargo test --workspace` (any arguments after `--` go to it);
+//! 2. the Python package: a virtual environment in `target/python-venv` with
+//!    `python/requirements-test.txt` installed (once, and again when that file
+//!    changes), the package built into it by `maturin develop`, then `pytest
+//!    python/tests`, which also runs the CLI (`target/debug/murmuration`) to
+//!    compare with it.
+//!
+//! `--rust` or `--python` runs one half. Needs `python3` (3.9 or later) with
+//! `venv`, and PyPI the first time.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask test [--rust | --python] [-- CARGO TEST ARGS...]";
+
+fn run(args: &[String]) -> Result<(), String> {
+    let (ours, rest) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let Some((task, flags)) = ours.split_first() else {
+        return Err(USAGE.into());
+    };
+    if task != "test" {
+        return Err(format!("unknown task {task:?}; {USAGE}"));
+    }
+    let (mut rust, mut python) = (true, true);
+    for f in flags {
+        match f.as_str() {
+            "--rust" => python = false,
+            "--python" => rust = false,
+            _ => return Err(format!("unknown option {f:?}; {USAGE}")),
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("xtask has no parent folder")?
+        .to_path_buf();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|t| if t.is_absolute() { t } else { root.join(t) })
+        .unwrap_or_else(|| root.join("target"));
+    if rust {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut c = Command::new(cargo);
+        c.current_dir(&root)
+            .args(["test", "--workspace"])
+            .args(rest);
+        status(&mut c)?;
+    }
+    if python {
+        python_tests(&root, &target)?;
+    }
+    Ok(())
+}
+
+fn status(c: &mut Command) -> Result<(), String> {
+    let shown = format!("{c:?}");
+    let s = c
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if s.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({s})"))
+    }
+}
+
+fn python_tests(root: &Path, target: &Path) -> Result<(), String> {
+    let venv = target.join("python-venv");
+    let bin = venv.join("bin");
+    let requirements = root.join("python/requirements-test.txt");
+    let stamp = venv.join("requirements.installed");
+    if !bin.join("python").exists() {
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        status(Command::new(python).arg("-m").arg("venv").arg(&venv))?;
+    }
+    let wanted = std::fs::read(&requirements)
+        .map_err(|e| format!("cannot read {}: {e}", requirements.display()))?;
+    if std::fs::read(&stamp).ok().as_deref() != Some(&wanted[..]) {
+        status(
+            Command::new(bin.join("python"))
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "-r",
+                ])
+                .arg(&requirements),
+        )?;
+        std::fs::write(&stamp, &wanted)
+            .map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // The extension in the dev profile: the core at opt-level 2, its
+    // dependencies shared with `cargo test`'s build.
+    status(
+        Command::new(bin.join("maturin"))
+            .current_dir(root.join("python"))
+            .args(["develop", "--quiet"])
+            .env("VIRTUAL_ENV", &venv)
+            .env("PATH", &path)
+            .env("CARGO_TARGET_DIR", target),
+    )?;
+    status(
+        Command::new(bin.join("python"))
+            .current_dir(root)
+            .args(["-m", "pytest", "-q", "python/tests"])
+            .env("VIRTUAL_ENV", &venv)
+            .env("PATH", &path)
+            .env("MURMURATION_BIN", target.join("debug/murmuration"))
+            .env("MPLBACKEND", "Agg"),
+    )
+}
