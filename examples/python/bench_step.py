@@ -27,7 +27,7 @@ def main() -> None:
 
     w = mm.World.from_scenario(a.scenario)
     w.step(20)  # warm up: caches, the thread pool, the grid's buffers
-    inside, outside, reads = [], [], []
+    inside, outside, reads, settled, copies = [], [], [], [], []
     for _ in range(a.rounds):
         t = time.perf_counter()
         w.step(a.steps)
@@ -41,11 +41,20 @@ def main() -> None:
         t = time.perf_counter()
         p = w.positions
         reads.append(time.perf_counter() - t)
-    r, py, rd = (statistics.median(x) * 1e3 for x in (inside, outside, reads))
+        time.sleep(0.05)  # rayon's workers stop spinning after a step
+        t = time.perf_counter()
+        p = w.positions
+        settled.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        p.copy()
+        copies.append(time.perf_counter() - t)
+    r, py, rd, st, cp = (statistics.median(x) * 1e3 for x in (inside, outside, reads, settled, copies))
     print(f"{a.scenario}: {len(w)} boids, {w.dim}D; medians of {a.rounds} alternated rounds of {a.steps} steps")
     print(f"  step looped in Rust (world.step({a.steps}) / {a.steps}): {r:.3f} ms")
     print(f"  world.step() from a Python loop:                {py:.3f} ms  ({(py / r - 1) * 100:+.1f} %)")
-    print(f"  world.positions ({p.nbytes / 1e6:.1f} MB copy):            {rd:.3f} ms")
+    print(f"  world.positions ({p.nbytes / 1e6:.1f} MB, id order), right after a step: {rd:.3f} ms")
+    print(f"  world.positions, 50 ms later:                   {st:.3f} ms")
+    print(f"  numpy's own copy of that array (a memcpy):      {cp:.3f} ms")
 
 
 if __name__ == "__main__":

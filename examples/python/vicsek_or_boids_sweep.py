@@ -15,6 +15,7 @@ On a real cluster, pass its scheduler's address: --scheduler tcp://host:8786
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import matplotlib
@@ -52,7 +53,11 @@ def main() -> None:
         client = Client(a.scheduler)
         cluster = None
     else:
-        cluster = LocalCluster(n_workers=a.workers, threads_per_worker=1, dashboard_address=None)
+        # One task at a time per worker, and one rayon thread per task unless the
+        # workers have cores to spare: the cores are shared, not oversubscribed.
+        threads = max(1, (os.cpu_count() or 1) // a.workers)
+        cluster = LocalCluster(n_workers=a.workers, threads_per_worker=1, dashboard_address=None,
+                               env={"RAYON_NUM_THREADS": str(threads)})
         client = Client(cluster)
     try:
         t0 = time.perf_counter()

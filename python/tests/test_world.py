@@ -191,3 +191,49 @@ def test_stepping_in_one_thread_while_another_reads_is_safe():
     b = mm.World.from_scenario("default", seed=9)
     b.step(60)
     assert a.digest() == b.digest()
+
+
+def test_arrays_after_boids_were_eaten_follow_the_trajectory_of_the_cli(cli, tmp_path):
+    # A shark in a small sea eats a few fish: ids are no longer 0..N-1, and the
+    # arrays come from the world's id-ordered view instead of the direct scatter.
+    o = {
+        "world.size": [60, 60],
+        "species.school_a.count": 300,
+        "species.school_b.count": 300,
+        "species.shark.eat_radius": 2.0,
+        "species.shark.spawn": {"min": [30, 30], "max": [30, 30]},
+        "species.target.spawn": {"min": [5, 5], "max": [5, 5]},
+    }
+    text = {
+        "world.size": "[60, 60]",
+        "species.school_a.count": "300",
+        "species.school_b.count": "300",
+        "species.shark.eat_radius": "2.0",
+        "species.shark.spawn": '{ "min" = [30, 30], "max" = [30, 30] }',
+        "species.target.spawn": '{ "min" = [5, 5], "max" = [5, 5] }',
+    }
+    t = tmp_path / "t.npy"
+    args = ["run", "sharks-and-schools", "--steps", "100", "--every", "100",
+            "--trajectory", str(t), "-q"]
+    for k, v in text.items():
+        args += ["--set", f"{k}={v}"]
+    out = cli(*args)
+    w = mm.World.from_scenario("sharks-and-schools", overrides=o)
+    w.step(100)
+    assert len(w) < 602, "nothing was eaten: the test no longer covers sparse ids"
+    ids = w.ids
+    assert np.all(np.diff(ids.astype(np.int64)) > 0)
+    frame = np.load(t)[1]
+    assert np.isnan(frame[np.setdiff1d(np.arange(602), ids)]).all()
+    assert np.array_equal(frame[ids], w.positions)
+    assert w.species.shape == (len(w),)
+    assert w.digest() == digest_of(out)
+
+
+def test_a_world_larger_than_memory_is_a_value_error_not_a_crash():
+    # 260 million 3D boids need about 27 GiB: more than these machines have.
+    huge = {"species.starlings.count": 260_000_000}
+    with pytest.raises(ValueError, match="GiB of memory"):
+        mm.World.from_scenario("starlings-3d", overrides=huge)
+    with pytest.raises(ValueError, match="GiB of memory"):
+        mm.sweep("starlings-3d", {"species.starlings.count": [100, 260_000_000]}, steps=2)

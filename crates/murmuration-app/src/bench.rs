@@ -6,13 +6,13 @@
 //! headings at max speed, seed 1. The `--json` fields are a contract.
 
 use crate::backend::{self, Backend};
-use crate::memory;
 use crate::out::outln;
 use crate::timing::{median, thread_counts};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use murmuration::Vector;
 use murmuration::glam::{Vec2, Vec3};
+use murmuration::memory;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 

@@ -7,7 +7,6 @@ mod failure;
 mod frames;
 mod game;
 mod gfx;
-mod memory;
 mod out;
 mod outputs;
 mod play;

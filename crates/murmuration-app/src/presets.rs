@@ -5,7 +5,7 @@ use crate::failure::invalid;
 use crate::out::outln;
 use anyhow::Result;
 use clap::Args;
-use murmuration::scenario::{Override, Scenario, estimated_bytes_per_boid};
+use murmuration::scenario::{Override, Scenario};
 
 pub use murmuration::scenario::{PRESETS, preset};
 
@@ -16,7 +16,7 @@ pub fn load(file: Option<&str>, overrides: &[Override]) -> Result<Scenario> {
         None => Scenario::parse_with(PRESETS[0].1, "<default>", overrides)?,
         Some(f) => Scenario::resolve(f, overrides)?,
     };
-    check_memory(&scenario)?;
+    scenario.check_memory()?;
     Ok(scenario)
 }
 
@@ -40,34 +40,6 @@ pub fn label(s: &Scenario) -> String {
     } else {
         s.name().to_string()
     }
-}
-
-/// An error when the scenario's boids would not fit in the memory this process
-/// may still allocate (the machine's, and the process's own limits).
-pub fn check_memory(s: &Scenario) -> Result<()> {
-    check_memory_within(s, crate::memory::allocatable())
-}
-
-fn check_memory_within(s: &Scenario, available: Option<(u64, &str)>) -> Result<()> {
-    let n = s.total_boids();
-    let need = n.saturating_mul(estimated_bytes_per_boid(s.dimension()));
-    if let Some((have, why)) = available
-        && need > have
-    {
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        return Err(invalid(format!(
-            "{}: its species hold {n} boids in all ({}), which need about {:.1} GiB, but only {:.1} GiB of memory is {why}",
-            s.origin(),
-            s.species()
-                .iter()
-                .map(|(name, c)| format!("species.{name}.count = {c}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            gib(need),
-            gib(have)
-        )));
-    }
-    Ok(())
 }
 
 /// Options of `murmuration presets`.
@@ -146,9 +118,12 @@ mod tests {
     #[test]
     fn boids_beyond_the_available_memory_are_bad_input() {
         let s = Scenario::parse(PRESETS[0].1, "d.toml").unwrap();
-        assert!(check_memory_within(&s, Some((1 << 30, "available"))).is_ok());
-        assert!(check_memory_within(&s, None).is_ok());
-        let e = check_memory_within(&s, Some((100_000, "available"))).unwrap_err();
+        assert!(s.check_memory_within(Some((1 << 30, "available"))).is_ok());
+        assert!(s.check_memory_within(None).is_ok());
+        let e: anyhow::Error = s
+            .check_memory_within(Some((100_000, "available")))
+            .unwrap_err()
+            .into();
         assert_eq!(crate::failure::exit_code(&e), 2);
         let msg = e.to_string();
         assert!(msg.contains("species.boids.count = 2000"), "{msg}");

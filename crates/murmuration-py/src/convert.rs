@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// A Python value as `--set PATH=VALUE` would write it: booleans as `true` and
 /// `false`, numbers in full precision, strings as given (TOML or a bare word, as
-/// on the command line), lists and tuples as TOML arrays.
+/// on the command line), lists and tuples as TOML arrays, dicts as inline tables.
 pub fn value_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
     if v.is_instance_of::<PyBool>() {
         return Ok(if v.extract::<bool>()? {
@@ -42,6 +42,16 @@ pub fn value_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
         let items: PyResult<Vec<String>> = v.try_iter()?.map(|x| value_text(&x?)).collect();
         return Ok(format!("[{}]", items?.join(", ")));
     }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut items = Vec::new();
+        for (k, x) in d.iter() {
+            let k: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err("the keys of a table value must be strings"))?;
+            items.push(format!("{} = {}", toml_string(&k), value_text(&x)?));
+        }
+        return Ok(format!("{{ {} }}", items.join(", ")));
+    }
     // numpy scalars and other numbers: anything float() accepts.
     if let Ok(x) = v.call_method0("__float__").and_then(|f| f.extract::<f64>()) {
         return value_text(&PyFloat::new(v.py(), x).into_any());
@@ -50,6 +60,22 @@ pub fn value_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
         "a scenario value must be a bool, number, string or list, not {}",
         v.get_type().name()?
     )))
+}
+
+/// `s` as a TOML basic string: quoted, with `"`, backslashes and control characters escaped.
+fn toml_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `{"path": value, ...}` (or `None`) as overrides, in the dict's order.

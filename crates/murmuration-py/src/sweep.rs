@@ -52,7 +52,9 @@ pub fn plan_runs(
     let mut out = Vec::new();
     for r in sweep::runs(&axes, base.seed(), seeds) {
         let o = r.overrides(&axes);
-        Scenario::parse_with(text, origin, &o).map_err(scenario_error)?;
+        Scenario::parse_with(text, origin, &o)
+            .and_then(|s| s.check_memory())
+            .map_err(scenario_error)?;
         let pairs = o.into_iter().map(|o| (o.path, o.value)).collect();
         out.push((r.index, r.values, r.seed, pairs));
     }

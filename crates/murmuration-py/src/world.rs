@@ -62,6 +62,7 @@ impl World {
     }
 
     fn build(py: Python<'_>, s: Scenario) -> PyResult<Self> {
+        s.check_memory().map_err(scenario_error)?;
         let built = py.detach(|| s.build());
         Ok(Self::new(built.map_err(scenario_error)?, Some(s)))
     }
@@ -87,6 +88,52 @@ fn seeded(seed: Option<u64>, d: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<Over
         .collect();
     o.extend(overrides(d)?);
     Ok(o)
+}
+
+/// Which per-boid array to read.
+#[derive(Clone, Copy)]
+enum Field {
+    Positions,
+    Velocities,
+    Steering,
+}
+
+/// `[N, DIM]` float32 array of a per-boid vector in ascending id order. When
+/// every id below the next one is alive (no boid was removed), slot `s` goes to
+/// row `ids[s]`: one permuting pass from storage straight into the array, without
+/// the world's id-ordered view (which gathers all five arrays). Otherwise that
+/// view, copied.
+fn id_ordered<'py, V: Vector>(
+    py: Python<'py>,
+    w: &murmuration::World<V>,
+    field: Field,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let b = w.boids();
+    if b.next_id() as usize != b.len() {
+        let v = match field {
+            Field::Positions => w.positions(),
+            Field::Velocities => w.velocities(),
+            Field::Steering => w.steering(),
+        };
+        return vectors(py, v);
+    }
+    let v = match field {
+        Field::Positions => b.positions(),
+        Field::Velocities => b.velocities(),
+        Field::Steering => b.steering(),
+    };
+    let a = PyArray2::<f32>::zeros(py, [v.len(), V::DIM], false);
+    {
+        let mut rw = a.readwrite();
+        let out = rw
+            .as_slice_mut()
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        for (&id, p) in b.ids().iter().zip(v) {
+            let row = id as usize * V::DIM;
+            out[row..row + V::DIM].copy_from_slice(&p.to_array3()[..V::DIM]);
+        }
+    }
+    Ok(a)
 }
 
 /// `[len, DIM]` float32 array of vectors.
@@ -192,35 +239,54 @@ impl World {
     #[getter]
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let g = self.lock()?;
-        with_world!(&g.world, w => vectors(py, w.positions()))
+        with_world!(&g.world, w => id_ordered(py, w, Field::Positions))
     }
 
     /// Velocities, float32 `[N, dim]`, units/s (a copy).
     #[getter]
     fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let g = self.lock()?;
-        with_world!(&g.world, w => vectors(py, w.velocities()))
+        with_world!(&g.world, w => id_ordered(py, w, Field::Velocities))
     }
 
     /// Steering acceleration of the last step, float32 `[N, dim]`, units/s² (a copy).
     #[getter]
     fn steering<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let g = self.lock()?;
-        with_world!(&g.world, w => vectors(py, w.steering()))
+        with_world!(&g.world, w => id_ordered(py, w, Field::Steering))
     }
 
     /// Each boid's species index, uint16 `[N]` (names in `species_names`).
     #[getter]
     fn species<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u16>>> {
         let g = self.lock()?;
-        Ok(with_world!(&g.world, w => PyArray1::from_slice(py, w.boid_species())))
+        Ok(with_world!(&g.world, w => {
+            let b = w.boids();
+            if b.next_id() as usize == b.len() {
+                // Every id alive: slot s goes to index ids[s], one pass.
+                let mut out = vec![0u16; b.len()];
+                for (&id, &sp) in b.ids().iter().zip(b.species()) {
+                    out[id as usize] = sp;
+                }
+                PyArray1::from_vec(py, out)
+            } else {
+                PyArray1::from_slice(py, w.boid_species())
+            }
+        }))
     }
 
     /// Each boid's id, uint32 `[N]`, ascending (eaten boids' ids are absent).
     #[getter]
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.lock()?;
-        Ok(with_world!(&g.world, w => PyArray1::from_slice(py, w.ids())))
+        Ok(with_world!(&g.world, w => {
+            let b = w.boids();
+            if b.next_id() as usize == b.len() {
+                PyArray1::from_vec(py, (0..b.next_id()).collect())
+            } else {
+                PyArray1::from_slice(py, w.ids())
+            }
+        }))
     }
 
     /// The species' names, in index order (`"0"`, `"1"`, ... for a restored snapshot).

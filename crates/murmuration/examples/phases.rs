@@ -1,4 +1,5 @@
-//! Where a step's time goes on the benchmark workload: grid build, gather, steering.
+//! Where a step's time goes on the benchmark workload: the whole step, then grid
+//! build, gather, steering.
 //! `cargo run --release -p murmuration --example phases -- [N] [DIM] [K]`
 //! (K > 0: the same workload with K topological neighbours, to price them).
 use glam::{Vec2, Vec3};
@@ -13,9 +14,11 @@ fn run<V: Vector>(n: u64, k: u32) {
         w.set_species_params(id, p).unwrap();
     }
     w.step_n(5);
-    let (mut g, mut ga, mut s) = (vec![], vec![], vec![]);
+    let (mut g, mut ga, mut s, mut all) = (vec![], vec![], vec![], vec![]);
     for _ in 0..20 {
+        let t = std::time::Instant::now();
         let st = w.step().stats;
+        all.push(t.elapsed().as_secs_f64() * 1e3);
         g.push(st.grid_seconds * 1e3);
         ga.push(st.gather_seconds * 1e3);
         s.push(st.steer_seconds * 1e3);
@@ -25,8 +28,9 @@ fn run<V: Vector>(n: u64, k: u32) {
         v[v.len() / 2]
     };
     println!(
-        "{}D n={n} k={k}: grid {:.3} ms, gather {:.3} ms, steer {:.3} ms (medians of 20)",
+        "{}D n={n} k={k}: step {:.3} ms = grid {:.3} ms, gather {:.3} ms, steer {:.3} ms (medians of 20)",
         V::DIM,
+        med(&mut all),
         med(&mut g),
         med(&mut ga),
         med(&mut s)

@@ -301,6 +301,15 @@ pub enum ScenarioError {
         /// What is wrong, with the value.
         message: String,
     },
+    /// The scenario's boids would not fit in the memory this process may still
+    /// allocate.
+    #[error("{origin}: {message}")]
+    Memory {
+        /// The scenario.
+        origin: String,
+        /// The counts, the memory needed and what limits it.
+        message: String,
+    },
     /// Neither a file nor a shipped preset has this name.
     #[error("{file}: no such file, and no preset of that name (the presets: {presets})")]
     NotFound {
@@ -315,7 +324,7 @@ impl ScenarioError {
     /// The dotted path of the offending field, if the error concerns one.
     pub fn field(&self) -> Option<&str> {
         match self {
-            Self::Read { .. } | Self::NotFound { .. } => None,
+            Self::Read { .. } | Self::NotFound { .. } | Self::Memory { .. } => None,
             Self::Invalid { field, .. } | Self::Override { field, .. } => {
                 Some(field).filter(|f| !f.is_empty()).map(|f| f.as_str())
             }

@@ -50,6 +50,7 @@ mod grid;
 mod inspect;
 mod interactions;
 mod kernel;
+pub mod memory;
 pub mod metrics;
 mod obstacles;
 mod params;

@@ -1,7 +1,9 @@
-//! The shipped scenarios (`scenarios/*.toml`), embedded so that every front end
-//! (the command line, the Python package, a game) names them the same way.
+//! How front ends open a scenario: the shipped scenarios (`scenarios/*.toml`),
+//! embedded so that every front end (the command line, the Python package, a
+//! game) names them the same way; a FILE argument resolved as a path or a
+//! preset's name; and the check that its boids fit in memory.
 
-use super::{Override, Scenario};
+use super::{Override, Scenario, estimated_bytes_per_boid};
 use crate::error::ScenarioError;
 use std::path::Path;
 
@@ -68,5 +70,38 @@ impl Scenario {
                     .join(", "),
             }),
         }
+    }
+}
+
+impl Scenario {
+    /// An error when the scenario's boids would not fit in the memory this
+    /// process may still allocate ([`crate::memory::allocatable`]).
+    pub fn check_memory(&self) -> Result<(), ScenarioError> {
+        self.check_memory_within(crate::memory::allocatable())
+    }
+
+    /// [`Scenario::check_memory`] against a given amount (bytes, and what sets it).
+    pub fn check_memory_within(&self, available: Option<(u64, &str)>) -> Result<(), ScenarioError> {
+        let n = self.total_boids();
+        let need = n.saturating_mul(estimated_bytes_per_boid(self.dimension()));
+        if let Some((have, why)) = available
+            && need > have
+        {
+            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+            return Err(ScenarioError::Memory {
+                origin: self.origin().to_string(),
+                message: format!(
+                    "its species hold {n} boids in all ({}), which need about {:.1} GiB, but only {:.1} GiB of memory is {why}",
+                    self.species()
+                        .iter()
+                        .map(|(name, c)| format!("species.{name}.count = {c}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    gib(need),
+                    gib(have)
+                ),
+            });
+        }
+        Ok(())
     }
 }

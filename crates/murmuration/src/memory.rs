@@ -1,6 +1,8 @@
 //! Memory this process may use and has used, from Linux's /proc and /sys (absent
 //! elsewhere): the machine's available memory, the process's own limits
-//! (`ulimit -v`, `ulimit -d`) and its cgroup's memory limit.
+//! (`ulimit -v`, `ulimit -d`) and its cgroup's memory limit. Front ends check a
+//! scenario against it before building ([`crate::scenario::Scenario::check_memory`]),
+//! so a world too large is an error rather than an abort or the OOM killer.
 
 /// Resets the peak-resident counter (`VmHWM`) to the current resident size.
 pub fn reset_peak() {
