@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "__version__",
+    "SCALAR_METRICS",
+    "World",
+    "presets",
+    "scenario_source",
+    "plan_runs",
+    "run_point",
+    "run_points",
+    "stat_columns",
+    "run_metrics",
+]
 __version__: str
 #: Names of the scalar metrics, in the metrics table's order.
 SCALAR_METRICS: List[str]
 
 _Scenario = Union[str, os.PathLike[str]]
 
+@final
 class World:
     """A flock: boids, their species' parameters and the world's settings.
 

@@ -53,7 +53,7 @@ def test_sweep_equals_the_command_lines_table(cli, tmp_path, local):
 
 
 def test_sweep_on_a_two_worker_local_cluster_equals_the_local_sweep(local):
-    distributed = pytest.importorskip("distributed")
+    import distributed
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
