@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 
-
 def test_the_stubs_match_the_compiled_module():
     p = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "murmuration._core"],
