@@ -234,3 +234,23 @@ fn a_closed_output_pipe_ends_the_run_quietly_instead_of_panicking() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.status.success(), "{err}");
 }
+
+/// The README's first command, `cargo run --release`, needs exactly one binary
+/// among the workspace's default members (xtask, a second binary, made it
+/// ambiguous once).
+#[test]
+fn cargo_run_at_the_root_means_the_murmuration_binary() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    let key = "\"workspace_default_members\":[";
+    let start = json.find(key).expect("cargo metadata lists the default members") + key.len();
+    let members = &json[start..start + json[start..].find(']').unwrap()];
+    assert_eq!(members.matches('"').count(), 2, "one default member: {members}");
+    assert!(members.contains("murmuration-app"), "{members}");
+}
