@@ -249,8 +249,15 @@ fn cargo_run_at_the_root_means_the_murmuration_binary() {
     assert!(out.status.success());
     let json = String::from_utf8(out.stdout).unwrap();
     let key = "\"workspace_default_members\":[";
-    let start = json.find(key).expect("cargo metadata lists the default members") + key.len();
+    let start = json
+        .find(key)
+        .expect("cargo metadata lists the default members")
+        + key.len();
     let members = &json[start..start + json[start..].find(']').unwrap()];
-    assert_eq!(members.matches('"').count(), 2, "one default member: {members}");
+    assert_eq!(
+        members.matches('"').count(),
+        2,
+        "one default member: {members}"
+    );
     assert!(members.contains("murmuration-app"), "{members}");
 }
