@@ -118,10 +118,9 @@ def sweep(
     stat_columns = _core.stat_columns()
     columns = ["run"] + keys + stat_columns
     data: Dict[str, Any] = {"run": np.array([r[0] for r in runs], dtype=np.int64)}
-    # The values as given (the grid's own objects), in the run's order.
-    index = _grid_index(values, seeds)
+    # The values as given (the grid's own objects), picked by the core's plan.
     for a, k in enumerate(keys):
-        data[k] = [values[a][index[i][a]] for i in range(len(runs))]
+        data[k] = [values[a][r[4][a]] for r in runs]
     data["seed"] = np.array([r[2] for r in runs], dtype=np.int64)
     data["steps"] = np.full(len(runs), steps, dtype=np.int64)
     data["skip"] = np.full(len(runs), skip, dtype=np.int64)
@@ -131,10 +130,3 @@ def sweep(
         data[c] = stats[:, 1 + i]
     return _table(columns, data, as_frame)
 
-
-def _grid_index(values: Sequence[Sequence[Any]], seeds: int):
-    """For each run in table order, the index of its value on every axis."""
-    out = [[]]
-    for v in values:
-        out = [p + [j] for p in out for j in range(len(v))]
-    return [p for p in out for _ in range(seeds)]

@@ -117,8 +117,9 @@ def scenario_source(scenario: _Scenario) -> Tuple[str, str, Optional[int]]:
 
 def plan_runs(
     text: str, origin: str, grid: Sequence[Tuple[str, Sequence[Any]]], seeds: int
-) -> List[Tuple[int, List[str], int, List[Tuple[str, str]]]]:
-    """Every sweep run in table order: (index, values as text, seed, overrides);
+) -> List[Tuple[int, List[str], int, List[Tuple[str, str]], List[int]]]:
+    """Every sweep run in table order: (index, values as text, seed, overrides,
+    index of each axis's value);
     every run's scenario validated first."""
 
 def run_point(

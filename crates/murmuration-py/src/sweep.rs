@@ -19,12 +19,13 @@ pub fn scenario_source(scenario: &Bound<'_, PyAny>) -> PyResult<(String, String,
     Ok((s.text().to_string(), s.origin().to_string(), s.steps()))
 }
 
-/// A planned run: index, the axes' values as text, seed, and its overrides as
-/// `(path, value)` pairs.
-type PlannedRun = (usize, Vec<String>, u64, Vec<(String, String)>);
+/// A planned run: index, the axes' values as text, seed, its overrides as
+/// `(path, value)` pairs, and which of each axis's given values it holds.
+type PlannedRun = (usize, Vec<String>, u64, Vec<(String, String)>, Vec<usize>);
 
 /// Every run of the grid in table order: `(index, values as text, seed,
-/// overrides)`. Every run's scenario is validated here, before any runs.
+/// overrides, value index per axis)`. Every run's scenario is validated here,
+/// before any runs.
 #[pyfunction]
 pub fn plan_runs(
     text: &str,
@@ -56,7 +57,12 @@ pub fn plan_runs(
             .and_then(|s| s.check_memory())
             .map_err(scenario_error)?;
         let pairs = o.into_iter().map(|o| (o.path, o.value)).collect();
-        out.push((r.index, r.values, r.seed, pairs));
+        let picks = axes
+            .iter()
+            .zip(&r.values)
+            .map(|(a, v)| a.values.iter().position(|x| x == v).unwrap_or(0))
+            .collect();
+        out.push((r.index, r.values, r.seed, pairs, picks));
     }
     Ok(out)
 }
