@@ -749,6 +749,16 @@ fn check_fits(adapter: &str, sizes: &[(&'static str, u64)], limit: u64) -> Resul
 
 /// Refuses worlds the GPU backend cannot run, naming the feature.
 fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+    if let Some(p) = world
+        .species()
+        .iter()
+        .find(|p| p.model != murmuration::Model::Reynolds)
+    {
+        return Err(GpuError::Unsupported(format!(
+            "the {} model (the research models step on the CPU)",
+            p.model.kind().name()
+        )));
+    }
     if let Some(r) = world.relations().table.iter().find(|r| r.indexes_target()) {
         return Err(GpuError::Unsupported(format!(
             "the species relation {r:?} (flee, chase and follow)"

@@ -36,6 +36,15 @@ pub enum ParamError {
         /// That field's value.
         limit: f64,
     },
+    /// A value that is valid alone but not here (e.g. a model in the wrong
+    /// dimension or boundary); `reason` says why and what to do.
+    #[error("{field}: {reason}")]
+    Invalid {
+        /// Field path.
+        field: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A species table or matrix of the wrong shape.
     #[error("{field} has {got} entries but {expected} are needed ({species} species)")]
     WrongShape {
@@ -85,6 +94,7 @@ impl ParamError {
             Self::NotFinite { field, .. }
             | Self::OutOfRange { field, .. }
             | Self::Exceeds { field, .. }
+            | Self::Invalid { field, .. }
             | Self::WrongShape { field, .. } => field,
         }
     }
@@ -95,6 +105,7 @@ impl ParamError {
         match &mut self {
             Self::NotFinite { field, .. }
             | Self::OutOfRange { field, .. }
+            | Self::Invalid { field, .. }
             | Self::WrongShape { field, .. } => *field = rename(field),
             Self::Exceeds {
                 field, limit_field, ..

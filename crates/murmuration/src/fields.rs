@@ -334,7 +334,7 @@ mod tests {
         // rows' keys plus `steering` and `combine`.
         let t = toml::Table::try_from(SpeciesParams::default()).unwrap();
         let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
-        keys.retain(|k| !["combine", "steering", "topological_neighbours"].contains(k));
+        keys.retain(|k| !["combine", "steering", "topological_neighbours", "model"].contains(k));
         let rows: Vec<&str> = SPECIES_FIELDS.iter().map(|f| f.key).collect();
         assert_eq!(keys, rows);
     }

@@ -52,6 +52,7 @@ mod interactions;
 mod kernel;
 pub mod memory;
 pub mod metrics;
+pub mod models;
 mod obstacles;
 mod params;
 mod paths;
@@ -83,6 +84,7 @@ pub use glam;
 pub use grid::{Extent, Grid};
 pub use inspect::Inspection;
 pub use interactions::Event;
+pub use models::{Model, ModelKind};
 pub use obstacles::{Obstacle, ObstacleSet};
 pub use params::{
     Boundary, CombineMode, Relation, Relations, SpeciesId, SpeciesParams, Steering, WorldConfig,

@@ -47,10 +47,14 @@ pub struct Metrics<V: Vector> {
     pub outside: usize,
     /// Boids inside an obstacle (0 by construction: a check, not a statistic).
     pub inside_obstacles: usize,
+    /// The order parameter of the species' model as its paper defines it:
+    /// Vicsek's v_a = |Σ v_i| / (N v0), Couzin's p = |Σ v̂_i| / N, D'Orsogna's
+    /// |Σ v_i| / Σ |v_i|; for boids and the ABM model the polarization.
+    pub model_order: f64,
 }
 
 /// Names of the scalar metrics, in the order [`Metrics::scalars`] gives them.
-pub const SCALAR_NAMES: [&str; 14] = [
+pub const SCALAR_NAMES: [&str; 15] = [
     "count",
     "polarization",
     "milling",
@@ -65,6 +69,7 @@ pub const SCALAR_NAMES: [&str; 14] = [
     "speed_fraction",
     "outside",
     "inside_obstacles",
+    "model_order",
 ];
 
 /// Column names of a metrics table (the `--metrics` CSV, the Python package's
@@ -104,6 +109,7 @@ impl<V: Vector> Metrics<V> {
             s.speed_fraction,
             self.outside as f64,
             self.inside_obstacles as f64,
+            self.model_order,
         ];
         std::array::from_fn(|i| (SCALAR_NAMES[i], values[i]))
     }
@@ -209,6 +215,7 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
                 .filter(|&&p| flock.obstacles.clearance(p) < 0.0)
                 .count()
         },
+        model_order: crate::models::order_parameter(velocities, flock.species, flock.params),
     }
 }
 

@@ -156,6 +156,9 @@ pub struct SpeciesParams {
     pub follow_radius: f32,
     /// Weight of following, dimensionless, in [0, 1000].
     pub follow_weight: f32,
+    /// The model this species moves by: Reynolds' rules (the fields above) or a
+    /// research model with its own parameters ([`crate::models`]).
+    pub model: crate::models::Model,
 }
 
 impl Default for SpeciesParams {
@@ -197,6 +200,7 @@ impl Default for SpeciesParams {
             confusion: 0.0,
             follow_radius: 6.0,
             follow_weight: 1.5,
+            model: crate::models::Model::Reynolds,
         }
     }
 }

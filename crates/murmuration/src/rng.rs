@@ -24,6 +24,10 @@ pub enum Stream {
     RestHeading = 5,
     /// The knots of a wanderer's random direction (keyed by knot, not step).
     Wander = 6,
+    /// A research model's per-step noise (Vicsek's angle, Couzin's rotation).
+    ModelNoise = 7,
+    /// The activation order of an asynchronous model (keyed by step, not boid).
+    Activation = 8,
 }
 
 #[inline]

@@ -58,6 +58,8 @@ pub struct World<V: Vector> {
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
     pipeline: Pipeline<V>,
+    /// Scratch of a research model's step (empty for boids).
+    models: crate::models::Scratch<V>,
     last_stats: StepStats,
     by_id: OnceLock<IdOrder<V>>,
 }
@@ -140,6 +142,7 @@ impl<V: Vector> World<V> {
             boids,
             step,
             pipeline: Pipeline::new(),
+            models: crate::models::Scratch::default(),
             last_stats: StepStats::default(),
             by_id: OnceLock::new(),
         })
@@ -157,7 +160,17 @@ impl<V: Vector> World<V> {
         let ctx = step_context!(self);
         self.by_id = OnceLock::new();
         self.events.clear();
-        self.last_stats = self.pipeline.step(&mut self.boids, &ctx);
+        self.last_stats = if self.species[0].model == crate::models::Model::Reynolds {
+            self.pipeline.step(&mut self.boids, &ctx)
+        } else {
+            crate::models::step(
+                &mut self.models,
+                &mut self.boids,
+                &self.config,
+                &self.species,
+                self.step,
+            )
+        };
         if interactions::any(&self.relations) {
             let eaten = interactions::eat(
                 &self.boids,
@@ -293,6 +306,7 @@ impl<V: Vector> World<V> {
     /// every boid into the box.
     pub fn set_config(&mut self, config: WorldConfig<V>) -> Result<(), WorldError> {
         config.validate()?;
+        self.check_models(&config, &self.species, &self.relations, 0)?;
         self.config = config;
         if config.boundary == Boundary::Wrap {
             for p in &mut self.state_mut().positions {
@@ -378,6 +392,7 @@ impl<V: Vector> World<V> {
     pub fn add_obstacle(&mut self, shape: Obstacle<V>) -> Result<usize, WorldError> {
         let index = self.obstacles.len();
         shape.validate(&format!("obstacles[{index}]"))?;
+        self.check_models(&self.config, &self.species, &self.relations, 1)?;
         self.obstacles.push(shape);
         Ok(index)
     }
@@ -447,6 +462,7 @@ impl<V: Vector> World<V> {
     /// Adds an attractor (validated) and returns its index.
     pub fn add_attractor(&mut self, a: Attractor<V>) -> Result<usize, WorldError> {
         a.validate(&format!("attractors[{}]", self.attractors.len()))?;
+        self.check_models(&self.config, &self.species, &self.relations, 1)?;
         self.check_species_filter(a.species)?;
         self.attractors.push(a);
         Ok(self.attractors.len() - 1)
@@ -500,6 +516,7 @@ impl<V: Vector> World<V> {
     /// Fires a pulse (validated); it acts from the next step for its duration.
     pub fn add_pulse(&mut self, p: Pulse<V>) -> Result<(), WorldError> {
         p.validate(&format!("pulses[{}]", self.pulses.len()))?;
+        self.check_models(&self.config, &self.species, &self.relations, 1)?;
         self.pulses.push(p);
         Ok(())
     }
@@ -512,6 +529,7 @@ impl<V: Vector> World<V> {
     /// Adds a path (validated) and returns its index.
     pub fn add_path(&mut self, p: Path<V>) -> Result<usize, WorldError> {
         p.validate(&format!("paths[{}]", self.paths.len()), self.species.len())?;
+        self.check_models(&self.config, &self.species, &self.relations, 1)?;
         self.paths.push(p);
         Ok(self.paths.len() - 1)
     }
@@ -600,6 +618,9 @@ impl<V: Vector> World<V> {
         let index = species.index();
         self.check_species(index)?;
         validate_species::<V>(&params, &format!("species[{index}]"))?;
+        let mut trial = self.species.clone();
+        trial[index] = params;
+        self.check_models(&self.config, &trial, &self.relations, 0)?;
         self.species[index] = params;
         Ok(())
     }
@@ -621,6 +642,9 @@ impl<V: Vector> World<V> {
                 self.relations.set(a, b, old.get(a, b));
             }
         }
+        let mut trial = self.species.clone();
+        trial.push(params);
+        self.check_models(&self.config, &trial, &Relations::default_for(index + 1), 0)?;
         self.species.push(params);
         Ok(SpeciesId::new(index))
     }
@@ -637,6 +661,7 @@ impl<V: Vector> World<V> {
     /// Replaces the relation table (its size must match the species count).
     pub fn set_relations(&mut self, relations: Relations) -> Result<(), WorldError> {
         relations.validate(self.species.len())?;
+        self.check_models(&self.config, &self.species, &relations, 0)?;
         self.relations = relations;
         Ok(())
     }
@@ -650,7 +675,32 @@ impl<V: Vector> World<V> {
         let (a, b) = (a.index(), b.index());
         self.check_species(a)?;
         self.check_species(b)?;
+        let mut trial = self.relations.clone();
+        trial.set(a, b, r);
+        self.check_models(&self.config, &self.species, &trial, 0)?;
         self.relations.set(a, b, r);
+        Ok(())
+    }
+
+    /// A research model's world (one model, its boundary, no relations) stays
+    /// one after a change; `adding` entities that steer (obstacles, attractors,
+    /// pulses, paths) are refused in it.
+    fn check_models(
+        &self,
+        config: &WorldConfig<V>,
+        species: &[SpeciesParams],
+        relations: &Relations,
+        adding: usize,
+    ) -> Result<(), WorldError> {
+        let entities = [(
+            "steering entities",
+            adding
+                + self.obstacles.len()
+                + self.attractors.len()
+                + self.pulses.len()
+                + self.paths.len(),
+        )];
+        crate::models::check_world(config, species, relations, &entities)?;
         Ok(())
     }
 
@@ -743,7 +793,7 @@ impl<V: Vector> World<V> {
 
     /// Bytes of heap memory held by state and scratch.
     pub fn heap_bytes(&self) -> usize {
-        self.boids.heap_bytes() + self.pipeline.heap_bytes()
+        self.boids.heap_bytes() + self.pipeline.heap_bytes() + self.models.heap_bytes()
     }
 }
 
@@ -765,6 +815,7 @@ pub(crate) fn validate_all<V: Vector>(
         validate_species::<V>(s, &format!("species[{i}]"))?;
     }
     relations.validate(species.len())?;
+    crate::models::check_world(config, species, relations, &[])?;
     Ok(())
 }
 
@@ -775,6 +826,7 @@ fn validate_species<V: Vector>(
     name: &str,
 ) -> Result<(), crate::error::ParamError> {
     p.validate(name)?;
+    p.model.validate(name, V::DIM)?;
     if V::DIM == 2 && p.roll_rate != 0.0 {
         return Err(crate::error::ParamError::OutOfRange {
             field: format!("{name}.roll_rate"),

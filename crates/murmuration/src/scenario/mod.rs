@@ -43,6 +43,7 @@ pub use look::{Look, MAX_LOOK_COLOUR, MAX_LOOK_SIZE};
 pub use presets::{PRESETS, preset};
 
 use crate::error::{ParamError, ScenarioError, WorldError};
+use crate::models::{Model, ModelKind};
 use crate::params::{Relations, SpeciesId, SpeciesParams, WorldConfig};
 use crate::spawn::Spawn;
 use crate::vector::Vector;
@@ -640,8 +641,12 @@ impl Scenario {
                 format!("species name {name:?} must be non-empty, without '.', '[' or ']'"),
             ));
         }
+        let kind = self.model_kind(t, &prefix)?;
         let (mut spawn_t, mut param_t) = (toml::Table::new(), toml::Table::new());
         for (k, v) in t {
+            if k == "model" {
+                continue;
+            }
             if SPAWN_KEYS.contains(&k.as_str()) {
                 spawn_t.insert(k.clone(), v.clone());
             } else {
@@ -649,24 +654,11 @@ impl Scenario {
             }
         }
         let spawn: SpawnSpec<V> = self.deserialize(toml::Value::Table(spawn_t), &prefix)?;
-        let base = match spawn.style.as_deref() {
-            None => SpeciesParams::default(),
-            Some(s) => styles::style(s).ok_or_else(|| {
-                self.error_at(
-                    &format!("{prefix}.style"),
-                    format!(
-                        "{prefix}.style = {s:?} is not a style (one of: {})",
-                        styles::STYLES.join(", ")
-                    ),
-                )
-            })?,
+        let params = if kind == ModelKind::Reynolds {
+            self.reynolds_params(&spawn, param_t, &prefix)?
+        } else {
+            self.model_params::<V>(kind, &spawn, param_t, name, &prefix)?
         };
-        let mut merged = toml::Table::try_from(base).expect("species parameters serialize");
-        merged.extend(param_t);
-        let params: SpeciesParams = self.deserialize(toml::Value::Table(merged), &prefix)?;
-        params
-            .validate(&prefix)
-            .map_err(|e| self.error_at(e.field(), e.to_string()))?;
         let region = match &spawn.spawn {
             None => None,
             Some(r) => {
@@ -719,6 +711,116 @@ impl Scenario {
                 solid: 0.0, // set by `plan` once the obstacles are in place
             },
         ))
+    }
+
+    /// The value of `species.NAME.model` (Reynolds when absent).
+    fn model_kind(&self, t: &toml::Table, prefix: &str) -> Result<ModelKind, ScenarioError> {
+        let field = format!("{prefix}.model");
+        match t.get("model") {
+            None => Ok(ModelKind::Reynolds),
+            Some(toml::Value::String(s)) => ModelKind::parse(s).ok_or_else(|| {
+                self.error_at(
+                    &field,
+                    format!(
+                        "{field} = {s:?} is not a model (one of: {})",
+                        ModelKind::names()
+                    ),
+                )
+            }),
+            Some(v) => Err(self.error_at(
+                &field,
+                format!(
+                    "{field} = {v} must be a model's name (one of: {})",
+                    ModelKind::names()
+                ),
+            )),
+        }
+    }
+
+    /// A Reynolds species: its style's parameters under its own keys.
+    fn reynolds_params<V: Vector>(
+        &self,
+        spawn: &SpawnSpec<V>,
+        param_t: toml::Table,
+        prefix: &str,
+    ) -> Result<SpeciesParams, ScenarioError> {
+        let base = match spawn.style.as_deref() {
+            None => SpeciesParams::default(),
+            Some(s) => styles::style(s).ok_or_else(|| {
+                self.error_at(
+                    &format!("{prefix}.style"),
+                    format!(
+                        "{prefix}.style = {s:?} is not a style (one of: {})",
+                        styles::STYLES.join(", ")
+                    ),
+                )
+            })?,
+        };
+        let mut merged = toml::Table::try_from(base).expect("species parameters serialize");
+        merged.extend(param_t);
+        let params: SpeciesParams = self.deserialize(toml::Value::Table(merged), prefix)?;
+        params
+            .validate(prefix)
+            .map_err(|e| self.error_at(e.field(), e.to_string()))?;
+        Ok(params)
+    }
+
+    /// A research model's species: its own keys only (a Reynolds parameter or
+    /// another model's is an error naming its owner), checked against the table.
+    fn model_params<V: Vector>(
+        &self,
+        kind: ModelKind,
+        spawn: &SpawnSpec<V>,
+        param_t: toml::Table,
+        name: &str,
+        prefix: &str,
+    ) -> Result<SpeciesParams, ScenarioError> {
+        if spawn.style.is_some() {
+            let field = format!("{prefix}.style");
+            return Err(self.error_at(
+                &field,
+                format!(
+                    "{field}: a style sets Reynolds parameters, but species {name} uses model {}",
+                    kind.name()
+                ),
+            ));
+        }
+        for k in param_t.keys() {
+            if model_owns(kind, k) {
+                continue;
+            }
+            let field = format!("{prefix}.{k}");
+            let message = match ModelKind::ALL.into_iter().find(|&m| model_owns(m, k)) {
+                Some(m) => format!(
+                    "{field} is a parameter of the {} model, but species {name} uses model {} (its parameters: {})",
+                    m.name(),
+                    kind.name(),
+                    model_keys(kind)
+                ),
+                None => format!(
+                    "unknown key {field}: model {} takes {}",
+                    kind.name(),
+                    model_keys(kind)
+                ),
+            };
+            return Err(self.error_at(&field, message));
+        }
+        let t = toml::Value::Table(param_t);
+        let model = match kind {
+            ModelKind::Reynolds => Model::Reynolds,
+            ModelKind::Vicsek => Model::Vicsek(self.deserialize(t, prefix)?),
+            ModelKind::Couzin => Model::Couzin(self.deserialize(t, prefix)?),
+            ModelKind::Dorsogna => Model::Dorsogna(self.deserialize(t, prefix)?),
+            ModelKind::AbmFlocking => Model::AbmFlocking(self.deserialize(t, prefix)?),
+        };
+        model
+            .validate(prefix, V::DIM)
+            .map_err(|e| self.error_at(e.field(), e.to_string()))?;
+        let params = model.species();
+        params
+            .validate(prefix)
+            .map_err(|e| self.error_at(e.field(), e.to_string()))?;
+        Ok(params)
     }
 
     fn species_index(
@@ -886,4 +988,31 @@ fn rename_species(field: &str, names: &[String]) -> String {
         return format!("species.{name}{tail}");
     }
     field.to_string()
+}
+
+/// True when `key` is a parameter of `model` in a species table.
+fn model_owns(model: ModelKind, key: &str) -> bool {
+    match model {
+        ModelKind::Reynolds => {
+            crate::fields::species_field(key).is_some()
+                || ["steering", "combine", "topological_neighbours"].contains(&key)
+        }
+        m => {
+            crate::models::model_field(m, key).is_some()
+                || (m == ModelKind::Vicsek && key == "update")
+        }
+    }
+}
+
+/// The keys a research model's species takes, comma separated.
+fn model_keys(model: ModelKind) -> String {
+    let mut keys: Vec<&str> = crate::models::MODEL_FIELDS
+        .iter()
+        .filter(|f| f.model == model)
+        .map(|f| f.key)
+        .collect();
+    if model == ModelKind::Vicsek {
+        keys.push("update");
+    }
+    keys.join(", ")
 }

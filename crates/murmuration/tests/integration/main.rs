@@ -11,6 +11,7 @@ mod grid_queries;
 mod inspect;
 mod invariants;
 mod leaders;
+mod models;
 mod obstacles;
 mod paths_zones;
 mod predators;

@@ -1,0 +1,184 @@
+//! Couzin, Krause, James, Ruxton & Franks, "Collective memory and spatial sorting
+//! in animal groups", J. theor. Biol. 218, 1 (2002): zones of repulsion,
+//! orientation and attraction, a blind volume behind, a maximum turning rate,
+//! constant speed and Gaussian rotational noise; synchronous update with time step
+//! τ = `world.dt`.
+
+use super::Model;
+use super::neighbours::{Scratch, for_each_near, perpendicular, turn_toward, update_each};
+use crate::boids::Boids;
+use crate::boundary::confine;
+use crate::params::{SpeciesParams, WorldConfig};
+use crate::pipeline::StepStats;
+use crate::rng::{CounterRng, Stream};
+use crate::vector::Vector;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of the Couzin model (the paper's symbols; τ is `world.dt`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Couzin {
+    /// r_r, units: radius of the zone of repulsion, in (0, 1e4].
+    pub r_r: f32,
+    /// Δr_o, units: width of the zone of orientation, in [0, 1e4].
+    pub delta_r_o: f32,
+    /// Δr_a, units: width of the zone of attraction, in [0, 1e4].
+    pub delta_r_a: f32,
+    /// α, degrees: field of perception (the blind volume behind is 360° − α), in (0, 360].
+    pub alpha: f32,
+    /// θ, degrees/s: maximum turning rate, in (0, 1e5].
+    pub theta: f32,
+    /// s, units/s: speed, in (0, 1e5].
+    pub s: f32,
+    /// σ, rad: standard deviation of the rotational noise, in [0, 10].
+    pub sigma: f32,
+}
+
+impl Default for Couzin {
+    /// The paper's Table 1 and Fig. 2 values (N = 100, τ = 0.1 s): r_r = 1,
+    /// α = 270°, θ = 40°/s, s = 3 units/s, σ = 0.05 rad; Δr_o = 2 and Δr_a = 12
+    /// (the torus).
+    fn default() -> Self {
+        Self {
+            r_r: 1.0,
+            delta_r_o: 2.0,
+            delta_r_a: 12.0,
+            alpha: 270.0,
+            theta: 40.0,
+            s: 3.0,
+            sigma: 0.05,
+        }
+    }
+}
+
+impl Couzin {
+    /// r_o = r_r + Δr_o, units.
+    pub fn r_o(&self) -> f32 {
+        self.r_r + self.delta_r_o
+    }
+
+    /// r_a = r_o + Δr_a, units: the farthest any individual is seen.
+    pub fn r_a(&self) -> f32 {
+        self.r_o() + self.delta_r_a
+    }
+}
+
+/// A standard normal number from two uniforms (Box–Muller).
+#[inline]
+pub(super) fn gaussian(rng: &mut CounterRng) -> f32 {
+    let u1 = 1.0 - rng.next_f32(); // (0, 1]
+    let u2 = rng.next_f32();
+    (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+}
+
+/// The desired direction d_i(t + τ) of the paper's equations (1)–(3), before
+/// noise, from the offsets and headings of the individuals `i` perceives; `None`
+/// when it perceives nobody or the sum vanishes (it keeps its heading).
+pub(super) fn desired<V: Vector>(
+    m: &Couzin,
+    heading: V,
+    mut neighbours: impl FnMut(&mut dyn FnMut(V, f32, V)),
+) -> Option<V> {
+    let (r_r2, r_o2) = (m.r_r * m.r_r, m.r_o() * m.r_o());
+    let cos_half = (m.alpha.to_radians() * 0.5).cos();
+    let blind = m.alpha < 360.0;
+    let (mut d_r, mut d_o, mut d_a) = (V::ZERO, V::ZERO, V::ZERO);
+    let (mut n_r, mut n_o, mut n_a) = (0u32, 0u32, 0u32);
+    neighbours(&mut |d: V, d2: f32, v: V| {
+        let dist = d2.sqrt();
+        let unit = if dist > 0.0 { d / dist } else { V::ZERO };
+        if blind && unit.dot(heading) < cos_half {
+            return;
+        }
+        if d2 < r_r2 {
+            d_r -= unit;
+            n_r += 1;
+        } else if d2 < r_o2 {
+            d_o += v.normalize_or_zero();
+            n_o += 1;
+        } else {
+            d_a += unit;
+            n_a += 1;
+        }
+    });
+    let d = if n_r > 0 {
+        d_r
+    } else {
+        match (n_o > 0, n_a > 0) {
+            (true, true) => (d_o.normalize_or_zero() + d_a.normalize_or_zero()) * 0.5,
+            (true, false) => d_o,
+            (false, true) => d_a,
+            (false, false) => V::ZERO,
+        }
+    };
+    let d = d.normalize_or_zero();
+    (d != V::ZERO).then_some(d)
+}
+
+pub(super) fn step<V: Vector>(
+    scratch: &mut Scratch<V>,
+    boids: &mut Boids<V>,
+    config: &WorldConfig<V>,
+    species: &[SpeciesParams],
+    step: u64,
+) -> StepStats {
+    let params: Vec<Couzin> = species
+        .iter()
+        .map(|s| match s.model {
+            Model::Couzin(m) => m,
+            _ => Couzin::default(),
+        })
+        .collect();
+    let radius = params.iter().map(Couzin::r_a).fold(0.0, f32::max);
+    scratch.gather(boids, config, radius);
+    let Scratch {
+        grid,
+        pos,
+        vel,
+        ids,
+        species: sp,
+        new_pos,
+        new_vel,
+        ..
+    } = &mut *scratch;
+    let (grid, pos, vel, ids, sp) = (&*grid, &*pos, &*vel, &*ids, &*sp);
+    let tau = config.dt;
+    let seed = config.seed;
+    update_each(new_pos, new_vel, |i| {
+        let m = &params[sp[i] as usize];
+        let p = pos[i];
+        let mut rng = CounterRng::new(seed, ids[i] as u64, step, Stream::ModelNoise);
+        let mut heading = vel[i].normalize_or_zero();
+        if heading == V::ZERO {
+            heading = V::unit_from_uniform(rng.next_f32(), rng.next_f32());
+        }
+        let r_a2 = m.r_a() * m.r_a();
+        let want = desired(m, heading, |f| {
+            for_each_near(grid, pos, p, r_a2, |j, d, d2| {
+                if j != i {
+                    f(d, d2, vel[j]);
+                }
+            });
+        })
+        .unwrap_or(heading);
+        let mut target = want;
+        if m.sigma > 0.0 {
+            let g = m.sigma * gaussian(&mut rng);
+            let w = perpendicular(target, || rng.next_f32());
+            target = (target * g.cos() + w * g.sin()).normalize_or_zero();
+        }
+        let perp = perpendicular(heading, || rng.next_f32());
+        let d = turn_toward(heading, target, m.theta.to_radians() * tau, perp);
+        let mut v = d * m.s;
+        let mut q = p + v * tau;
+        confine(&mut q, &mut v, config);
+        (q, v)
+    });
+    let stats = StepStats {
+        boids: boids.len() as u64,
+        cells: scratch.grid.cell_count() as u64,
+        ..StepStats::default()
+    };
+    scratch.store(boids, tau);
+    stats
+}

@@ -1,0 +1,206 @@
+//! D'Orsogna, Chuang, Bertozzi & Chayes, "Self-propelled particles with soft-core
+//! interactions: patterns, stability, and collapse", PRL 96, 104302 (2006):
+//!
+//! ```text
+//! dx_i/dt = v_i
+//! m dv_i/dt = (α − β|v_i|²) v_i − ∇_i U,   U = Σ_{j≠i} C_r e^{−|x_i−x_j|/l_r} − C_a e^{−|x_i−x_j|/l_a}
+//! ```
+//!
+//! integrated by the classical fourth-order Runge–Kutta method with step
+//! `world.dt`; pairs farther apart than the cutoff r_c do not interact. Each of
+//! the four stages finds its neighbours on a grid over that stage's positions, so
+//! the cutoff is exact at every stage.
+
+use super::Model;
+use super::neighbours::Scratch;
+use crate::boids::Boids;
+use crate::boundary::{confine, wrap};
+use crate::grid::Extent;
+use crate::params::{Boundary, SpeciesParams, WorldConfig};
+use crate::pipeline::StepStats;
+use crate::vector::Vector;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of the D'Orsogna model (the paper's symbols; the step is `world.dt`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Dorsogna {
+    /// α, 1/s: self-propulsion, in (0, 1e4].
+    pub alpha: f32,
+    /// β, s/units²: friction, in (0, 1e4]; the free speed is √(α/β).
+    pub beta: f32,
+    /// C_r, units²/s²: repulsion strength, in [0, 1e6].
+    pub c_r: f32,
+    /// l_r, units: repulsion length, in (0, 1e4].
+    pub l_r: f32,
+    /// C_a, units²/s²: attraction strength, in [0, 1e6].
+    pub c_a: f32,
+    /// l_a, units: attraction length, in (0, 1e4].
+    pub l_a: f32,
+    /// m: mass, in (0, 1e6].
+    pub mass: f32,
+    /// r_c, units: interaction cutoff, in (0, 1e4].
+    pub cutoff: f32,
+}
+
+impl Default for Dorsogna {
+    /// The mill of the paper's Fig. 1: α = 1, β = 0.5, C_a = 0.5, l_a = 2,
+    /// C_r = 1, l_r = 0.5 (C = 2, ℓ = 0.25, Cℓ² = 1/8 < 1), m = 1; r_c = 10 l_a.
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            beta: 0.5,
+            c_r: 1.0,
+            l_r: 0.5,
+            c_a: 0.5,
+            l_a: 2.0,
+            mass: 1.0,
+            cutoff: 20.0,
+        }
+    }
+}
+
+impl Dorsogna {
+    /// √(α/β), units/s: the speed self-propulsion and friction balance at.
+    pub fn terminal_speed(&self) -> f32 {
+        (self.alpha / self.beta).sqrt()
+    }
+
+    /// −dU/dr of one pair at distance `r` (positive: repulsion).
+    #[inline]
+    pub fn pair_force(&self, r: f32) -> f32 {
+        self.c_r / self.l_r * (-r / self.l_r).exp() - self.c_a / self.l_a * (-r / self.l_a).exp()
+    }
+
+    /// The distance at which a pair's force vanishes (None when it never does).
+    pub fn pair_equilibrium(&self) -> Option<f32> {
+        // C_r/l_r e^{−r/l_r} = C_a/l_a e^{−r/l_a}
+        let k = 1.0 / self.l_r - 1.0 / self.l_a;
+        let ratio = (self.c_r * self.l_a) / (self.c_a * self.l_r);
+        let r = ratio.ln() / k;
+        (r.is_finite() && r > 0.0).then_some(r)
+    }
+
+    /// The largest force a pair beyond the cutoff would have added, units/s².
+    pub fn cutoff_error(&self) -> f32 {
+        self.pair_force(self.cutoff).abs()
+    }
+}
+
+/// Accelerations `out[i]` of every particle at stage positions `xs` and
+/// velocities `vs` (index order), on a grid built over `xs`.
+fn accelerations<V: Vector>(
+    scratch_grid: &mut crate::grid::Grid,
+    xs: &[V],
+    vs: &[V],
+    sp: &[u16],
+    params: &[Dorsogna],
+    config: &WorldConfig<V>,
+    out: &mut [V],
+) {
+    let cutoff = params.iter().map(|m| m.cutoff).fold(0.0, f32::max);
+    scratch_grid.build(xs, cutoff, Extent::of(config));
+    let grid = &*scratch_grid;
+    out.par_chunks_mut(super::neighbours::CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for (k, a) in chunk.iter_mut().enumerate() {
+                let i = c * super::neighbours::CHUNK + k;
+                let m = &params[sp[i] as usize];
+                let mut f = V::ZERO;
+                grid.for_each_within(xs, xs[i], m.cutoff, Some(i), |_, d| {
+                    let r = d.length();
+                    if r > 0.0 {
+                        // The force on i points away from j when repulsive.
+                        f -= d * (m.pair_force(r) / r);
+                    }
+                });
+                let v = vs[i];
+                *a = (v * (m.alpha - m.beta * v.length_squared()) + f) * (1.0 / m.mass);
+            }
+        });
+}
+
+pub(super) fn step<V: Vector>(
+    scratch: &mut Scratch<V>,
+    boids: &mut Boids<V>,
+    config: &WorldConfig<V>,
+    species: &[SpeciesParams],
+) -> StepStats {
+    let params: Vec<Dorsogna> = species
+        .iter()
+        .map(|s| match s.model {
+            Model::Dorsogna(m) => m,
+            _ => Dorsogna::default(),
+        })
+        .collect();
+    let cutoff = params.iter().map(|m| m.cutoff).fold(0.0, f32::max);
+    scratch.gather(boids, config, cutoff);
+    let n = scratch.pos.len();
+    scratch.extra.resize_with(5, Vec::new);
+    for e in &mut scratch.extra {
+        e.clear();
+        e.resize(n, V::ZERO);
+    }
+    let h = config.dt;
+    let periodic = matches!(config.boundary, Boundary::Wrap);
+    let [xs, vs, kv, acc_x, acc_v] = &mut scratch.extra[..] else {
+        unreachable!("five stage vectors were just made");
+    };
+    xs.copy_from_slice(&scratch.pos);
+    vs.copy_from_slice(&scratch.vel);
+    // Stage weights and the fraction of h each next stage looks ahead.
+    const WEIGHT: [f32; 4] = [1.0, 2.0, 2.0, 1.0];
+    const NEXT: [f32; 3] = [0.5, 0.5, 1.0];
+    for stage in 0..4 {
+        accelerations(
+            &mut scratch.grid,
+            xs,
+            vs,
+            &scratch.species,
+            &params,
+            config,
+            kv,
+        );
+        let w = WEIGHT[stage];
+        // k_x of this stage is the stage velocity vs.
+        acc_x
+            .par_iter_mut()
+            .zip(acc_v.par_iter_mut())
+            .zip(vs.par_iter().zip(kv.par_iter()))
+            .for_each(|((ax, av), (&v, &a))| {
+                *ax += v * w;
+                *av += a * w;
+            });
+        if stage < 3 {
+            let c = NEXT[stage] * h;
+            let (x0, v0) = (&scratch.pos, &scratch.vel);
+            xs.par_iter_mut()
+                .zip(vs.par_iter_mut())
+                .zip(kv.par_iter())
+                .enumerate()
+                .for_each(|(i, ((x, v), &a))| {
+                    let kx = *v;
+                    let y = x0[i] + kx * c;
+                    *x = if periodic { wrap(y, config) } else { y };
+                    *v = v0[i] + a * c;
+                });
+        }
+    }
+    let sixth = h / 6.0;
+    for i in 0..n {
+        let mut v = scratch.vel[i] + acc_v[i] * sixth;
+        let mut x = scratch.pos[i] + acc_x[i] * sixth;
+        confine(&mut x, &mut v, config);
+        scratch.new_pos[i] = x;
+        scratch.new_vel[i] = v;
+    }
+    let stats = StepStats {
+        boids: n as u64,
+        cells: scratch.grid.cell_count() as u64,
+        ..StepStats::default()
+    };
+    scratch.store(boids, h);
+    stats
+}
