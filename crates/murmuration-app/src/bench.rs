@@ -10,6 +10,7 @@ use crate::out::outln;
 use crate::timing::{median, thread_counts};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use murmuration::ModelKind;
 use murmuration::Vector;
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::memory;
@@ -40,6 +41,12 @@ pub struct BenchArgs {
     /// One JSON object per line instead of a table.
     #[arg(long)]
     json: bool,
+    /// The model the benchmark world's species moves by: reynolds (the
+    /// standard workload), vicsek, couzin, dorsogna or abm-flocking, each scaled
+    /// to the same interaction range (1) and speed (1) in the same box (CPU only;
+    /// vicsek and abm-flocking are 2D models).
+    #[arg(long, default_value = "reynolds", value_parser = parse_model, value_name = "MODEL")]
+    model: ModelKind,
     /// Time a full game step instead: LEVEL's recorded solution replayed, every
     /// step timed (the flock, hunters, plates, gates, exit and the player's input).
     #[arg(long, value_name = "LEVEL", conflicts_with_all = ["dim", "n", "phase", "backend"])]
@@ -59,6 +66,19 @@ pub struct BenchArgs {
     steps: Option<u64>,
 }
 
+fn parse_model(s: &str) -> Result<ModelKind, String> {
+    ModelKind::parse(s)
+        .ok_or_else(|| format!("{s:?} is not a model (one of: {})", ModelKind::names()))
+}
+
+fn is_reynolds(m: &str) -> bool {
+    m == "reynolds"
+}
+
+fn reynolds() -> String {
+    "reynolds".into()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Phase {
@@ -71,6 +91,9 @@ enum Phase {
 /// One result row; the field names are the `--json` contract.
 #[derive(Debug, Serialize, Deserialize)]
 struct Row {
+    /// The model (absent: reynolds, the standard workload).
+    #[serde(default = "reynolds", skip_serializing_if = "is_reynolds")]
+    model: String,
     dim: u8,
     n: u64,
     phase: Phase,
@@ -108,7 +131,21 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             murmuration::MAX_BOIDS
         );
     }
-    let dims: Vec<u8> = args.dim.map_or(vec![2, 3], |d| vec![d]);
+    let two_d_only = matches!(args.model, ModelKind::Vicsek | ModelKind::AbmFlocking);
+    if two_d_only && args.dim == Some(3) {
+        bail!("--model {} is a 2D model: use --dim 2", args.model.name());
+    }
+    if args.model != ModelKind::Reynolds && args.backend != Backend::Cpu {
+        bail!(
+            "--model {} steps on the CPU only: drop --backend",
+            args.model.name()
+        );
+    }
+    let dims: Vec<u8> = match args.dim {
+        Some(d) => vec![d],
+        None if two_d_only => vec![2],
+        None => vec![2, 3],
+    };
     let phases: Vec<Phase> = args
         .phase
         .map_or(vec![Phase::Uniform, Phase::Flocked], |p| vec![p]);
@@ -159,9 +196,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 }
                 for &t in &threads {
                     let row = if single {
-                        measure_here(dim, n, phase, t)?
+                        measure_here(dim, n, phase, t, args.model)?
                     } else {
-                        measure_in_child(dim, n, phase, t)?
+                        measure_in_child(dim, n, phase, t, args.model)?
                     };
                     print_row(&row, args.json)?;
                 }
@@ -174,21 +211,27 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 /// Set in the environment of the child process that measures one configuration.
 const CHILD_ENV: &str = "MURMURATION_BENCH_CHILD";
 
-fn measure_here(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row> {
+fn measure_here(dim: u8, n: u64, phase: Phase, threads: usize, model: ModelKind) -> Result<Row> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("could not start the worker threads")?;
     pool.install(|| {
         if dim == 2 {
-            measure::<Vec2>(n, phase, threads)
+            measure::<Vec2>(n, phase, threads, model)
         } else {
-            measure::<Vec3>(n, phase, threads)
+            measure::<Vec3>(n, phase, threads, model)
         }
     })
 }
 
-fn measure_in_child(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row> {
+fn measure_in_child(
+    dim: u8,
+    n: u64,
+    phase: Phase,
+    threads: usize,
+    model: ModelKind,
+) -> Result<Row> {
     let exe = std::env::current_exe().context("cannot find the murmuration executable")?;
     let phase_name = format!("{phase:?}").to_lowercase();
     let out = std::process::Command::new(exe)
@@ -201,6 +244,7 @@ fn measure_in_child(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row
             &n.to_string(),
         ])
         .args(["--phase", &phase_name, "--threads", &threads.to_string()])
+        .args(["--model", model.name()])
         .env(CHILD_ENV, "1")
         .output()
         .context("could not start a benchmark process")?;
@@ -215,9 +259,9 @@ fn measure_in_child(dim: u8, n: u64, phase: Phase, threads: usize) -> Result<Row
     serde_json::from_str(line).with_context(|| format!("unreadable benchmark row: {line:?}"))
 }
 
-fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
+fn measure<V: Vector>(n: u64, phase: Phase, threads: usize, model: ModelKind) -> Result<Row> {
     memory::reset_peak();
-    let mut world = murmuration::World::<V>::benchmark(n)?;
+    let mut world = murmuration::World::<V>::benchmark_model(n, model)?;
     let (warmup, measured) = phase_steps(n, phase);
     world.step_n(warmup);
     let mut times = Vec::with_capacity(measured);
@@ -233,6 +277,7 @@ fn measure<V: Vector>(n: u64, phase: Phase, threads: usize) -> Result<Row> {
     let median = median(&mut times);
     let per = (n * measured as u64) as f64;
     Ok(Row {
+        model: model.name().into(),
         dim: V::DIM as u8,
         n,
         phase,
@@ -278,6 +323,7 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
     let med = median(&mut times);
     let per = (n * measured as u64) as f64;
     Ok(Row {
+        model: reynolds(),
         dim: V::DIM as u8,
         n,
         phase,

@@ -263,7 +263,12 @@ impl<V: Vector> Pipeline<V> {
                         && p.cruise_speed == 0.0
                         && p.wander_weight == 0.0
                         && p.roll_rate == 0.0
+                        && p.model == crate::models::Model::Reynolds
                 }),
+            vicsek: ctx
+                .species
+                .iter()
+                .all(|p| matches!(p.model, crate::models::Model::Vicsek(_))),
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::obstacles::contact_skin(ctx.species),
         }

@@ -59,6 +59,8 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub topological: bool,
     /// Steer eight boids at a time ([`Batch`]).
     pub batched: bool,
+    /// Every species is a Vicsek species: eight particles at a time.
+    pub vicsek: bool,
     /// Contact gap for obstacles, units.
     pub skin: f32,
 }
@@ -288,6 +290,8 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         steer_lanes::<V, FLAGS, SINGLE, true>(env, &mut walk, base, out_p, out_v, out_a);
     } else if env.batched {
         steer_lanes::<V, FLAGS, SINGLE, false>(env, &mut walk, base, out_p, out_v, out_a);
+    } else if env.vicsek {
+        vicsek_lanes::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
     } else {
         for k in 0..out_p.len() {
             let f = walk.focus(base + k);
@@ -352,6 +356,56 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
             out_p[k] = p2;
             out_v[k] = v2;
             out_a[k] = batch::lane(&s.accel, l);
+        }
+        k0 += m;
+    }
+}
+
+/// Vicsek particles (`crate::models::vicsek`), eight at a time: each one's
+/// alignment sum from the kernel (every other particle strictly within r, the
+/// alignment radius) plus its own velocity gives the mean direction, turned by
+/// its keyed noise angle in SIMD lanes.
+#[inline(always)]
+fn vicsek_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    env: &PassEnv<'_, V>,
+    walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
+    base: usize,
+    out_p: &mut [V],
+    out_v: &mut [V],
+    out_a: &mut [V],
+) {
+    use crate::models::{Model, Vicsek, vicsek};
+    let ctx = env.ctx;
+    let cfg = ctx.config;
+    let params = |s: usize| match ctx.species[s].model {
+        Model::Vicsek(m) => m,
+        _ => Vicsek::default(),
+    };
+    let mut k0 = 0;
+    while k0 < out_p.len() {
+        let m = (out_p.len() - k0).min(kernel::LANES);
+        let mut sum = [[0.0f32; kernel::LANES]; 2];
+        let mut vel = [[1.0f32; kernel::LANES]; 2];
+        let mut delta = [0.0f32; kernel::LANES];
+        let mut info = [(V::ZERO, V::ZERO, 0usize); kernel::LANES];
+        for l in 0..m {
+            let f = walk.focus(base + k0 + l);
+            let s = f.sums.ali + f.vel;
+            for a in 0..2 {
+                sum[a][l] = s.get(a);
+                vel[a][l] = f.vel.get(a);
+            }
+            delta[l] = vicsek::noise(&params(f.species), cfg.seed, f.id, ctx.step);
+            info[l] = (f.pos, f.vel, f.species);
+        }
+        let u = vicsek::headings(sum, vel, delta);
+        for (l, &(pos, old, species)) in info.iter().enumerate().take(m) {
+            let p = params(species);
+            let v = V::from_array3([p.v0 * u[0][l], p.v0 * u[1][l], 0.0]);
+            let k = k0 + l;
+            out_p[k] = vicsek::moved(&p, pos, old, v, cfg);
+            out_v[k] = v;
+            out_a[k] = (v - old) * (1.0 / cfg.dt);
         }
         k0 += m;
     }

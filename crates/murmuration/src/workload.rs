@@ -2,6 +2,7 @@
 //! `murmuration bench`, the criterion benches and the profiling example.
 
 use crate::error::WorldError;
+use crate::models::{AbmFlocking, Couzin, Dorsogna, Model, ModelKind, Vicsek};
 use crate::params::{Boundary, SpeciesId, SpeciesParams, WorldConfig};
 use crate::spawn::Spawn;
 use crate::vector::Vector;
@@ -19,6 +20,48 @@ impl<V: Vector> World<V> {
         config.seed = 1;
         let mut world = World::new(config, vec![SpeciesParams::benchmark()])?;
         world.spawn(Spawn::new(SpeciesId::FIRST, n))?;
+        Ok(world)
+    }
+
+    /// The benchmark world with its species moving by `model` instead, scaled to
+    /// the same interaction range (1) and speed (1 unit/s) in the same box and
+    /// time step, so its row reads beside the boids' (`murmuration bench --model`).
+    pub fn benchmark_model(n: u64, model: ModelKind) -> Result<Self, WorldError> {
+        let mut world = Self::benchmark(n)?;
+        let model = match Model::default_of(model) {
+            Model::Reynolds => return Ok(world),
+            Model::Vicsek(m) => Model::Vicsek(Vicsek {
+                r: 1.0,
+                v0: 1.0,
+                ..m
+            }),
+            Model::Couzin(m) => {
+                let k = 1.0 / m.r_a();
+                Model::Couzin(Couzin {
+                    r_r: m.r_r * k,
+                    delta_r_o: m.delta_r_o * k,
+                    delta_r_a: m.delta_r_a * k,
+                    s: 1.0,
+                    ..m
+                })
+            }
+            Model::Dorsogna(m) => {
+                let k = 1.0 / m.cutoff;
+                Model::Dorsogna(Dorsogna {
+                    l_r: m.l_r * k,
+                    l_a: m.l_a * k,
+                    cutoff: 1.0,
+                    ..m
+                })
+            }
+            Model::AbmFlocking(m) => Model::AbmFlocking(AbmFlocking {
+                visual_distance: 1.0,
+                separation: 0.2,
+                speed: 1.0,
+                ..m
+            }),
+        };
+        world.set_species_params(SpeciesId::FIRST, model.species())?;
         Ok(world)
     }
 }

@@ -160,7 +160,10 @@ impl<V: Vector> World<V> {
         let ctx = step_context!(self);
         self.by_id = OnceLock::new();
         self.events.clear();
-        self.last_stats = if self.species[0].model == crate::models::Model::Reynolds {
+        self.last_stats = if matches!(
+            self.species[0].model,
+            crate::models::Model::Reynolds | crate::models::Model::Vicsek(_)
+        ) {
             self.pipeline.step(&mut self.boids, &ctx)
         } else {
             crate::models::step(

@@ -10,7 +10,7 @@ mod couzin;
 mod dorsogna;
 mod fields;
 mod neighbours;
-mod vicsek;
+pub(crate) mod vicsek;
 
 pub use abm::AbmFlocking;
 pub use couzin::Couzin;
@@ -271,7 +271,9 @@ pub(crate) fn step<V: Vector>(
     }
     match species[0].model.kind() {
         ModelKind::Reynolds => StepStats::default(),
-        ModelKind::Vicsek => vicsek::step(scratch, boids, config, species, step),
+        // Vicsek's sums are the boids kernel's alignment sums: it steps in the
+        // pipeline (`steer.rs`), never here.
+        ModelKind::Vicsek => StepStats::default(),
         ModelKind::Couzin => couzin::step(scratch, boids, config, species, step),
         ModelKind::Dorsogna => dorsogna::step(scratch, boids, config, species),
         ModelKind::AbmFlocking => abm::step(scratch, boids, config, species, step),
