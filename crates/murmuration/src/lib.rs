@@ -60,6 +60,7 @@ mod pipeline;
 mod rng;
 mod rules;
 pub mod scenario;
+pub mod schedule;
 mod sdf_grid;
 mod snapshot;
 mod spawn;

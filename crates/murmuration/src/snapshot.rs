@@ -50,6 +50,8 @@ struct Params<V: Vector> {
     paths: Vec<FlowPath<V>>,
     #[serde(default)]
     zones: Vec<Zone<V>>,
+    #[serde(default)]
+    schedule: Vec<crate::schedule::Change>,
 }
 
 impl<V: Vector> World<V> {
@@ -64,6 +66,7 @@ impl<V: Vector> World<V> {
             pulses: self.pulses.clone(),
             paths: self.paths.clone(),
             zones: self.zones.clone(),
+            schedule: self.schedule.clone(),
         })
         .expect("validated parameters always serialize");
         let b = &self.boids;
@@ -241,6 +244,7 @@ impl<V: Vector> World<V> {
             let i = world.add_zone(z)?;
             world.zones[i].inside = inside;
         }
+        world.set_schedule(params.schedule)?;
         Ok(world)
     }
 }

@@ -54,6 +54,8 @@ pub struct World<V: Vector> {
     pub(crate) pulses: Vec<Pulse<V>>,
     pub(crate) paths: Vec<Path<V>>,
     pub(crate) zones: Vec<Zone<V>>,
+    /// Parameter changes over time, applied before each step.
+    pub(crate) schedule: Vec<crate::schedule::Change>,
     events: Vec<Event<V>>,
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
@@ -138,6 +140,7 @@ impl<V: Vector> World<V> {
             pulses: Vec::new(),
             paths: Vec::new(),
             zones: Vec::new(),
+            schedule: Vec::new(),
             events: Vec::new(),
             boids,
             step,
@@ -156,6 +159,9 @@ impl<V: Vector> World<V> {
     /// Advances one fixed time step and reports its counters and events (meals,
     /// zone crossings) in a deterministic order.
     pub fn step(&mut self) -> StepReport<'_, V> {
+        if !self.schedule.is_empty() {
+            crate::schedule::apply(&self.schedule, &mut self.species, self.step);
+        }
         // Field by field, so the pipeline and the state stay free to change.
         let ctx = step_context!(self);
         self.by_id = OnceLock::new();
@@ -606,6 +612,23 @@ impl<V: Vector> World<V> {
             });
         }
         Ok(self.zones.remove(index))
+    }
+
+    /// The parameter schedule ([`crate::schedule`]).
+    pub fn schedule(&self) -> &[crate::schedule::Change] {
+        &self.schedule
+    }
+    /// Replaces the parameter schedule (each change validated against its
+    /// species); it acts from the next step on.
+    pub fn set_schedule(
+        &mut self,
+        changes: Vec<crate::schedule::Change>,
+    ) -> Result<(), WorldError> {
+        for (i, c) in changes.iter().enumerate() {
+            c.validate(&self.species, &format!("schedule[{i}]"))?;
+        }
+        self.schedule = changes;
+        Ok(())
     }
 
     /// Parameters of every species.

@@ -567,6 +567,10 @@ impl Scenario {
                 .add_zone(z.to_zone(s))
                 .map_err(|e| self.world_error(e, &field, &names))?;
         }
+        let schedule = self.schedule(&doc, &names, world.species())?;
+        world
+            .set_schedule(schedule)
+            .map_err(|e| self.world_error(e, "schedule", &names))?;
         for s in &mut spawns {
             s.solid = world.solid_fraction(s.region);
             if s.count > 0 && s.solid >= 1.0 {
@@ -711,6 +715,93 @@ impl Scenario {
                 solid: 0.0, // set by `plan` once the obstacles are in place
             },
         ))
+    }
+
+    /// `[[schedule]]` as changes, each checked with its own located error: the
+    /// path names a species and a number of its model, one of `at` (with
+    /// `value`) or `from` and `to` (with `values`), within the run's `steps`.
+    fn schedule<V: Vector>(
+        &self,
+        doc: &Doc<V>,
+        names: &[String],
+        species: &[SpeciesParams],
+    ) -> Result<Vec<crate::schedule::Change>, ScenarioError> {
+        let mut out = Vec::with_capacity(doc.schedule.len());
+        for (i, e) in doc.schedule.iter().enumerate() {
+            let field = format!("schedule[{i}]");
+            let at = |k: &str| format!("{field}.{k}");
+            let path: Vec<&str> = e.set.split('.').collect();
+            let (name, key) = match path[..] {
+                ["species", name, key] => (name, key),
+                _ => {
+                    return Err(self.error_at(
+                        &at("set"),
+                        format!(
+                            "{}.set = {:?} must name a species parameter: \"species.NAME.KEY\"",
+                            field, e.set
+                        ),
+                    ));
+                }
+            };
+            let index = self.species_index(names, name, &at("set"))?;
+            let mut trial = species[index];
+            if let Err(reason) = crate::schedule::set(&mut trial, key, 0.0) {
+                return Err(self.error_at(
+                    &at("set"),
+                    format!("{field}.set = {:?}: {reason} of species {name}", e.set),
+                ));
+            }
+            let (from, to, values) = match (e.at, e.from, e.to, e.value, e.values) {
+                (Some(s), None, None, Some(v), None) => (s, s, (v, v)),
+                (None, Some(a), Some(b), None, Some([x, y])) => (a, b, (x, y)),
+                _ => {
+                    return Err(self.error_at(
+                        &field,
+                        format!(
+                            "{field} needs either at = STEP with value = X (a jump) or from = STEP, to = STEP with values = [X, Y] (a ramp)"
+                        ),
+                    ));
+                }
+            };
+            if to < from {
+                return Err(self.error_at(
+                    &at("to"),
+                    format!("{field}.to = {to} is before {field}.from = {from}"),
+                ));
+            }
+            if let Some(steps) = self.steps
+                && to > steps
+            {
+                let k = if e.at.is_some() { "at" } else { "to" };
+                return Err(self.error_at(
+                    &at(k),
+                    format!("{field}.{k} = {to} is beyond the run (steps = {steps})"),
+                ));
+            }
+            let change = crate::schedule::Change {
+                species: index as u16,
+                key: key.to_string(),
+                from,
+                to,
+                values,
+            };
+            change.validate(species, &field).map_err(|e| {
+                let k = if matches!(e, crate::error::ParamError::Invalid { .. }) {
+                    if e.field().ends_with(".set") {
+                        "set"
+                    } else if change.from == change.to {
+                        "value"
+                    } else {
+                        "values"
+                    }
+                } else {
+                    "set"
+                };
+                self.error_at(&at(k), e.to_string())
+            })?;
+            out.push(change);
+        }
+        Ok(out)
     }
 
     /// The value of `species.NAME.model` (Reynolds when absent).

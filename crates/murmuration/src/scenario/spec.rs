@@ -43,6 +43,9 @@ pub(crate) struct Doc<V: Vector> {
     pub paths: Vec<PathSpec<V>>,
     #[serde(default)]
     pub zones: Vec<ZoneSpec<V>>,
+    /// `[[schedule]]`: parameter changes over time.
+    #[serde(default)]
+    pub schedule: Vec<ScheduleSpec>,
     /// `[expect]`: metric bands, read by [`super::Expectations::from_table`].
     #[serde(default)]
     pub expect: Option<toml::Table>,
@@ -256,4 +259,22 @@ fn one() -> f32 {
 }
 fn infinite() -> f32 {
     f32::INFINITY
+}
+
+/// One `[[schedule]]` entry: `set = "species.NAME.KEY"` with `at` + `value` (a
+/// jump) or `from` + `to` + `values = [a, b]` (a linear ramp).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScheduleSpec {
+    pub set: String,
+    #[serde(default)]
+    pub at: Option<u64>,
+    #[serde(default)]
+    pub from: Option<u64>,
+    #[serde(default)]
+    pub to: Option<u64>,
+    #[serde(default)]
+    pub value: Option<f32>,
+    #[serde(default)]
+    pub values: Option<[f32; 2]>,
 }

@@ -385,3 +385,76 @@ fn a_model_outside_its_dimension_or_boundary_is_an_error() {
     ));
     assert!(e.contains("a vicsek world takes none"), "{e}");
 }
+
+fn scheduled(schedule: &str) -> String {
+    format!("steps = 400\n{}{schedule}", vicsek(500, 11.0, 0.5, ""))
+}
+
+fn eta_of(w: &World<Vec2>) -> f32 {
+    match w.species()[0].model {
+        Model::Vicsek(m) => m.eta,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_schedule_jumps_and_ramps_a_parameter_with_the_state_carried_over() {
+    let text = scheduled(
+        "[[schedule]]\nset = \"species.p.eta\"\nat = 50\nvalue = 3.0\n\
+         [[schedule]]\nset = \"species.p.eta\"\nfrom = 100\nto = 300\nvalues = [3.0, 1.0]\n",
+    );
+    let mut w: World<Vec2> = world(&text);
+    w.step_n(50);
+    assert_eq!(eta_of(&w), 0.5, "before the jump");
+    w.step();
+    assert_eq!(eta_of(&w), 3.0, "step 50 ran with the new value");
+    w.step_n(149);
+    // Step 200 is half way down the ramp from step 100 to 300.
+    w.step();
+    assert!((eta_of(&w) - 2.0).abs() < 1e-6, "{}", eta_of(&w));
+    w.step_n(150);
+    assert_eq!(eta_of(&w), 1.0, "after the ramp");
+}
+
+#[test]
+fn a_run_resumed_mid_schedule_continues_bit_for_bit() {
+    let text = scheduled(
+        "[[schedule]]\nset = \"species.p.eta\"\nfrom = 20\nto = 80\nvalues = [0.5, 4.0]\n",
+    );
+    let whole = run_on(2, world::<Vec2>(&text), 100);
+    let mut half = world::<Vec2>(&text);
+    half.step_n(50);
+    let resumed = World::<Vec2>::from_snapshot_bytes(&half.to_snapshot_bytes()).unwrap();
+    assert_eq!(resumed.schedule(), half.schedule());
+    assert_eq!(run_on(1, resumed, 50), whole);
+}
+
+#[test]
+fn bad_schedules_are_located_errors() {
+    let e = error_of(&scheduled(
+        "[[schedule]]\nset = \"species.p.delta_r_o\"\nat = 5\nvalue = 1.0\n",
+    ));
+    assert!(
+        e.starts_with("bad.toml:15:7: schedule[0].set = \"species.p.delta_r_o\": \"delta_r_o\" is not a numeric parameter of the vicsek model"),
+        "{e}"
+    );
+    let e = error_of(&scheduled(
+        "[[schedule]]\nset = \"species.p.eta\"\nat = 500\nvalue = 1.0\n",
+    ));
+    assert!(
+        e.starts_with("bad.toml:16:6: schedule[0].at = 500 is beyond the run (steps = 400)"),
+        "{e}"
+    );
+    let e = error_of(&scheduled(
+        "[[schedule]]\nset = \"species.q.eta\"\nat = 5\nvalue = 1.0\n",
+    ));
+    assert!(e.contains("\"q\" is not a species of this scenario"), "{e}");
+    let e = error_of(&scheduled(
+        "[[schedule]]\nset = \"species.p.eta\"\nfrom = 5\nto = 9\nvalues = [1.0, 9.0]\n",
+    ));
+    assert!(e.contains("eta = 9 gives an invalid species"), "{e}");
+    let e = error_of(&scheduled(
+        "[[schedule]]\nset = \"species.p.eta\"\nat = 5\n",
+    ));
+    assert!(e.contains("needs either at = STEP with value = X"), "{e}");
+}
