@@ -10,6 +10,7 @@ mod gfx;
 mod out;
 mod outputs;
 mod play;
+mod plot;
 mod presets;
 mod progress;
 mod render;

@@ -46,28 +46,28 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also draw the table as a figure (PNG): one swept parameter gives the
+    /// metric's mean after the transient against it, with error bars (standard
+    /// deviation over seeds; with one seed, over the run's samples); two give a
+    /// heat map (a regime map).
+    #[arg(long, value_name = "FILE.png")]
+    pub plot: Option<PathBuf>,
+    /// The metric the figure shows.
+    #[arg(
+        long,
+        value_name = "METRIC",
+        default_value = "model_order",
+        requires = "plot"
+    )]
+    pub plot_metric: String,
+    /// With two swept parameters: one line per value of the second instead of a heat map.
+    #[arg(long, requires = "plot")]
+    pub plot_lines: bool,
 }
 
 /// Splits `a,b,[1, 2],"x,y"` at the commas outside brackets, braces and quotes.
 fn split_values(s: &str) -> Vec<String> {
-    let (mut out, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0i32, None);
-    for c in s.chars() {
-        match (c, quote) {
-            ('"' | '\'', None) => quote = Some(c),
-            (q, Some(open)) if q == open => quote = None,
-            ('[' | '{', None) => depth += 1,
-            (']' | '}', None) => depth -= 1,
-            (',', None) if depth == 0 => {
-                out.push(cur.trim().to_string());
-                cur.clear();
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    out.push(cur.trim().to_string());
-    out
+    sweep::split_top_level(s, ',')
 }
 
 /// A CSV field, quoted when it needs to be.
@@ -86,6 +86,16 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     }
     let pool = thread_pool(args.threads)?;
     outputs::probe(&args.out, "--out")?;
+    if let Some(plot) = &args.plot {
+        outputs::probe(plot, "--plot")?;
+        crate::plot::metric_index(&args.plot_metric).map_err(|e| invalid(e.to_string()))?;
+        if args.set.len() > 2 {
+            return Err(invalid(format!(
+                "--plot draws one or two swept parameters, but this sweep has {}",
+                args.set.len()
+            )));
+        }
+    }
     let mut axes: Vec<Axis> = Vec::new();
     for set in &args.set {
         let (path, values) = set.split_once('=').ok_or_else(|| {
@@ -97,10 +107,12 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         if path.trim().is_empty() || values.iter().any(|v| v.is_empty()) {
             return Err(invalid(format!("--set {set:?} has an empty path or value")));
         }
-        axes.push(Axis {
+        let axis = Axis {
             path: path.trim().to_string(),
             values,
-        });
+        };
+        axis.check().map_err(invalid)?;
+        axes.push(axis);
     }
     let base = presets::load(Some(&args.file), &[])?;
     let steps = args.steps.or(base.steps()).unwrap_or(1000);
@@ -178,6 +190,29 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         args.out.display(),
         start.elapsed().as_secs_f64()
     )?;
+    if let Some(path) = &args.plot {
+        let species: Vec<(String, murmuration::SpeciesParams)> = base
+            .species()
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(base.species_params())
+            .collect();
+        let spec = crate::plot::PlotSpec {
+            metric: &args.plot_metric,
+            labels: axes
+                .iter()
+                .map(|a| crate::plot::axis_label(a, &species))
+                .collect(),
+            lines: args.plot_lines,
+            seeds: args.seeds,
+            subtitle: format!(
+                "{}, {steps} steps ({} transient), {} seed(s)",
+                args.file, args.skip, args.seeds
+            ),
+        };
+        crate::plot::plot(path, &axes, &runs, &stats, &spec)?;
+        outln!("drew {}", path.display())?;
+    }
     Ok(())
 }
 

@@ -72,6 +72,25 @@ pub const SCALAR_NAMES: [&str; 15] = [
     "model_order",
 ];
 
+/// Units of the scalar metrics, in [`SCALAR_NAMES`] order (`—`: dimensionless).
+pub const SCALAR_UNITS: [&str; SCALAR_NAMES.len()] = [
+    "boids",
+    "—",
+    "—",
+    "units",
+    "units",
+    "units",
+    "units/s",
+    "(units/s)²",
+    "—",
+    "groups",
+    "—",
+    "—",
+    "boids",
+    "boids",
+    "—",
+];
+
 /// Column names of a metrics table (the `--metrics` CSV, the Python package's
 /// `run`): `step`, `time`, every scalar metric, then `zone_0`, … one per zone.
 pub fn table_columns(zones: usize) -> Vec<String> {

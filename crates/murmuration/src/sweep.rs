@@ -10,12 +10,71 @@ use crate::vector::Vector;
 use crate::world::World;
 
 /// One swept parameter: a scenario path and its values, as `--set` takes them.
+/// Linked parameters vary together on one axis: paths joined by `&`
+/// (`species.p.count&world.size`) and each value likewise (`400&[10, 10]`), so
+/// a sweep over N can keep the density fixed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Axis {
-    /// Dotted path (`species.fish.alignment_weight`).
+    /// Dotted path (`species.fish.alignment_weight`), or linked paths joined by `&`.
     pub path: String,
-    /// The values, as TOML or bare words (`0.5`, `"wrap"`, `[1, 2]`).
+    /// The values, as TOML or bare words (`0.5`, `"wrap"`, `[1, 2]`); for
+    /// linked paths, one part per path joined by `&`.
     pub values: Vec<String>,
+}
+
+impl Axis {
+    /// The (path, value) settings of `value` on this axis.
+    pub fn settings(&self, value: &str) -> Vec<(String, String)> {
+        let paths: Vec<&str> = self.path.split('&').map(str::trim).collect();
+        let parts = split_top_level(value, '&');
+        paths
+            .iter()
+            .zip(parts)
+            .map(|(p, v)| (p.to_string(), v))
+            .collect()
+    }
+
+    /// Why the axis cannot run: a linked value whose part count differs from
+    /// its paths', or an empty path.
+    pub fn check(&self) -> Result<(), String> {
+        let paths: Vec<&str> = self.path.split('&').map(str::trim).collect();
+        if paths.iter().any(|p| p.is_empty()) {
+            return Err(format!("--set {:?} has an empty path", self.path));
+        }
+        for v in &self.values {
+            let n = split_top_level(v, '&').len();
+            if n != paths.len() {
+                return Err(format!(
+                    "--set {}: the value {v:?} has {n} part(s) but the axis links {} paths (join one part per path with &)",
+                    self.path,
+                    paths.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Splits `s` at `sep` outside brackets, braces and quotes, trimming each part.
+pub fn split_top_level(s: &str, sep: char) -> Vec<String> {
+    let (mut out, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0i32, None);
+    for c in s.chars() {
+        match (c, quote) {
+            ('"' | '\'', None) => quote = Some(c),
+            (q, Some(open)) if q == open => quote = None,
+            ('[' | '{', None) => depth += 1,
+            (']' | '}', None) => depth -= 1,
+            (c, None) if c == sep && depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur.trim().to_string());
+    out
 }
 
 /// One run of a sweep: a grid point's values and a seed.
@@ -35,10 +94,8 @@ impl Run {
         let mut o: Vec<Override> = axes
             .iter()
             .zip(&self.values)
-            .map(|(a, v)| Override {
-                path: a.path.clone(),
-                value: v.clone(),
-            })
+            .flat_map(|(a, v)| a.settings(v))
+            .map(|(path, value)| Override { path, value })
             .collect();
         o.push(Override {
             path: "world.seed".into(),

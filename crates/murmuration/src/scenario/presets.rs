@@ -8,7 +8,7 @@ use crate::error::ScenarioError;
 use std::path::Path;
 
 /// Name and text of every shipped scenario, `default` first.
-pub const PRESETS: [(&str, &str); 9] = [
+pub const PRESETS: [(&str, &str); 13] = [
     (
         "default",
         include_str!("../../../../scenarios/default.toml"),
@@ -44,6 +44,19 @@ pub const PRESETS: [(&str, &str); 9] = [
     (
         "bench-3d",
         include_str!("../../../../scenarios/bench-3d.toml"),
+    ),
+    ("vicsek", include_str!("../../../../scenarios/vicsek.toml")),
+    (
+        "couzin-torus",
+        include_str!("../../../../scenarios/couzin-torus.toml"),
+    ),
+    (
+        "dorsogna-mill",
+        include_str!("../../../../scenarios/dorsogna-mill.toml"),
+    ),
+    (
+        "abm-flocking",
+        include_str!("../../../../scenarios/abm-flocking.toml"),
     ),
 ];
 

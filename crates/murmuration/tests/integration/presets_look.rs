@@ -160,6 +160,26 @@ fn the_shark_opens_a_hole_in_the_school_and_takes_stragglers() {
     );
 }
 
+#[test]
+fn vicsek_particles_move_in_order_at_low_noise() {
+    check("vicsek");
+}
+
+#[test]
+fn couzin_fish_mill_as_a_torus() {
+    check("couzin-torus");
+}
+
+#[test]
+fn dorsogna_particles_form_a_mill() {
+    check("dorsogna-mill");
+}
+
+#[test]
+fn abm_birds_keep_their_speed_in_the_box() {
+    check("abm-flocking");
+}
+
 /// A new preset gets bands (or a reason in `NOT_YET`) and a test above.
 #[test]
 fn every_preset_states_its_bands() {
