@@ -84,7 +84,9 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         }
         // Topological boids repel only their k nearest, so a separation as wide
         // as perception spaces them evenly instead of bursting the flock.
+        // (Reynolds' rules only: a research model's radii all stand for its range.)
         if plan.spawns[i].count > 0
+            && p.model == crate::models::Model::Reynolds
             && p.topological_neighbours == 0
             && p.separation_radius >= 0.95 * r
         {

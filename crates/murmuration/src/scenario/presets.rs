@@ -8,7 +8,7 @@ use crate::error::ScenarioError;
 use std::path::Path;
 
 /// Name and text of every shipped scenario, `default` first.
-pub const PRESETS: [(&str, &str); 13] = [
+pub const PRESETS: [(&str, &str); 14] = [
     (
         "default",
         include_str!("../../../../scenarios/default.toml"),
@@ -53,6 +53,10 @@ pub const PRESETS: [(&str, &str); 13] = [
     (
         "dorsogna-mill",
         include_str!("../../../../scenarios/dorsogna-mill.toml"),
+    ),
+    (
+        "dorsogna-flock",
+        include_str!("../../../../scenarios/dorsogna-flock.toml"),
     ),
     (
         "abm-flocking",

@@ -176,6 +176,11 @@ fn dorsogna_particles_form_a_mill() {
 }
 
 #[test]
+fn dorsogna_particles_started_aligned_stay_one_flock() {
+    check("dorsogna-flock");
+}
+
+#[test]
 fn abm_birds_keep_their_speed_in_the_box() {
     check("abm-flocking");
 }
