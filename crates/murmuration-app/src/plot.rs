@@ -45,6 +45,14 @@ pub fn metric_index(metric: &str) -> Result<usize> {
         })
 }
 
+/// Checks before any run that the x axis holds numbers.
+pub fn check_x_axis(axis: &Axis) -> Result<()> {
+    for v in &axis.values {
+        number(axis, v)?;
+    }
+    Ok(())
+}
+
 /// A value's number for the plot: its first linked part as a number.
 fn number(axis: &Axis, value: &str) -> Result<f64> {
     let first = split_top_level(value, '&').remove(0);

@@ -114,6 +114,9 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         axis.check().map_err(invalid)?;
         axes.push(axis);
     }
+    if args.plot.is_some() {
+        crate::plot::check_x_axis(&axes[0]).map_err(|e| invalid(e.to_string()))?;
+    }
     let base = presets::load(Some(&args.file), &[])?;
     let steps = args.steps.or(base.steps()).unwrap_or(1000);
     if args.skip >= steps {

@@ -350,6 +350,82 @@ fn sweep_writes_one_row_per_run_in_grid_order_whatever_the_threads() {
 }
 
 #[test]
+fn sweep_plots_lines_and_heat_maps_and_links_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = |extra: &[&str], plot: &Path| {
+        let mut c = bin();
+        c.args(["sweep", "vicsek", "--set", "species.particles.eta=0.5,3"])
+            .args(extra)
+            .args(["--steps", "40", "--skip", "20", "--every", "5", "--out"])
+            .arg(dir.path().join("t.csv"))
+            .arg("--plot")
+            .arg(plot);
+        c
+    };
+    let linked = "species.particles.count&world.size=25&[2.5, 2.5],100&[5, 5]";
+    for (name, extra) in [
+        ("one.png", vec![]),
+        ("lines.png", vec!["--set", linked, "--plot-lines"]),
+        (
+            "map.png",
+            vec!["--set", linked, "--plot-metric", "polarization"],
+        ),
+    ] {
+        let png = dir.path().join(name);
+        ok(&mut sweep(&extra, &png));
+        let img = image::open(&png).unwrap().to_rgb8();
+        assert_eq!(img.dimensions(), (960, 640), "{name}");
+        // Drawn, not blank: many distinct colours (lines, labels, a colour map).
+        let mut colours: Vec<[u8; 3]> = img.pixels().map(|p| p.0).collect();
+        colours.sort();
+        colours.dedup();
+        assert!(colours.len() > 50, "{name}: {} colours", colours.len());
+    }
+    let table = std::fs::read_to_string(dir.path().join("t.csv")).unwrap();
+    assert!(
+        table
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("0,0.5,\"25&[2.5, 2.5]\","),
+        "{table}"
+    );
+    let png = dir.path().join("bad.png");
+    let err = fails(&mut sweep(&["--plot-metric", "wobble"], &png), 2);
+    assert!(err.contains("\"wobble\" is not a metric"), "{err}");
+    let err = fails(
+        &mut sweep(&["--set", "species.particles.count&world.size=25"], &png),
+        2,
+    );
+    assert!(
+        err.contains("has 1 part(s) but the axis links 2 paths"),
+        "{err}"
+    );
+    let err = fails(
+        bin()
+            .args([
+                "sweep",
+                "vicsek",
+                "--set",
+                "species.particles.update=paper,forward",
+            ])
+            .args(["--steps", "10", "--out"])
+            .arg(dir.path().join("u.csv"))
+            .arg("--plot")
+            .arg(&png),
+        2,
+    );
+    assert!(
+        err.contains(
+            "--plot needs numbers on its x axis, but species.particles.update takes \"paper\""
+        ),
+        "{err}"
+    );
+    assert!(!dir.path().join("u.csv").exists(), "refused before any run");
+    assert!(!png.exists());
+}
+
+#[test]
 fn presets_are_listed_and_each_passes_check_and_runs_100_steps() {
     let list = ok(bin().arg("presets"));
     let names: Vec<&str> = list
