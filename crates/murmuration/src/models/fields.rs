@@ -100,7 +100,7 @@ pub const MODEL_FIELDS: [ModelField; 24] = [
     mrow!(Couzin, sigma, "σ", "rad", closed 0.0, 10.0, closed,
         "Standard deviation of the Gaussian rotation of the desired direction."),
     mrow!(Dorsogna, alpha, "α", "1/s", open 0.0, 1e4, closed,
-        "Self-propulsion: the (α − β|v|²)v force."),
+        "Self-propulsion: the (α − β v²) v force."),
     mrow!(Dorsogna, beta, "β", "s/units²", open 0.0, 1e4, closed,
         "Friction: the free speed is √(α/β)."),
     mrow!(Dorsogna, c_r, "C_r", "units²/s²", closed 0.0, 1e6, closed,
@@ -163,6 +163,19 @@ impl ModelField {
         above && below
     }
 
+    /// The row of the parameter table in `docs/RESEARCH.md`.
+    pub fn markdown_row(&self) -> String {
+        format!(
+            "| `{}` | `{}` | {} | {} | `{}` | {} |",
+            self.model.name(),
+            self.key,
+            self.symbol,
+            self.unit,
+            self.range_text(),
+            self.meaning
+        )
+    }
+
     /// Checks the field of `m` (`prefix` names the species): finite and in range.
     pub fn check(&self, m: &Model, prefix: &str) -> Result<(), ParamError> {
         let Some(v) = (self.get)(m) else {
@@ -183,5 +196,37 @@ impl ModelField {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `docs/RESEARCH.md`'s parameter table is this table, row for row.
+    #[test]
+    fn the_research_table_is_the_model_table() {
+        let doc = include_str!("../../../../docs/RESEARCH.md");
+        let rows: Vec<String> = MODEL_FIELDS.iter().map(ModelField::markdown_row).collect();
+        let documented: Vec<&str> = doc
+            .lines()
+            .filter(|l| l.starts_with("| `") && l.matches('|').count() == 7)
+            .collect();
+        assert_eq!(documented, rows, "regenerate the table from MODEL_FIELDS");
+    }
+
+    #[test]
+    fn accessors_reach_their_own_model_and_field() {
+        for f in &MODEL_FIELDS {
+            let mut m = Model::default_of(f.model);
+            *(f.get_mut)(&mut m).unwrap() = 123.5;
+            assert_eq!((f.get)(&m), Some(123.5), "{}", f.key);
+            let other = if f.model == ModelKind::Vicsek {
+                ModelKind::Couzin
+            } else {
+                ModelKind::Vicsek
+            };
+            assert_eq!((f.get)(&Model::default_of(other)), None);
+        }
     }
 }
