@@ -342,7 +342,7 @@ pub fn axis_label(axis: &Axis, species: &[(String, murmuration::SpeciesParams)])
                 .iter()
                 .find(|(n, _)| n == name)
                 .map(|(_, p)| p.model.kind());
-            match model.and_then(|k| murmuration::models::model_field(k, key)) {
+            match model.and_then(|k| murmuration::model::model_field(k, key)) {
                 Some(f) => (Some(f.symbol), f.unit),
                 None => (
                     None,

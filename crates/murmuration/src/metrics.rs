@@ -6,6 +6,7 @@
 //! nearest periodic image.
 
 use crate::grid::{Extent, Grid};
+use crate::model::Model;
 use crate::obstacles::ObstacleSet;
 use crate::params::{Boundary, SpeciesParams, WorldConfig};
 use crate::rules::min_image;
@@ -234,8 +235,44 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
                 .filter(|&&p| flock.obstacles.clearance(p) < 0.0)
                 .count()
         },
-        model_order: crate::models::order_parameter(velocities, flock.species, flock.params),
+        model_order: order_parameter(velocities, flock.species, flock.params),
     }
+}
+
+/// The order parameter the world's model's paper defines, over velocities `v`
+/// of species `s`: Vicsek's v_a = |Σ v_i| / (N v0); Couzin's group polarization
+/// p = |Σ v̂_i| / N; D'Orsogna's P = |Σ v_i| / Σ |v_i|; for boids and the ABM
+/// model the polarization |Σ v̂_i| / N.
+fn order_parameter<V: Vector>(
+    velocities: &[V],
+    species_of: &[u16],
+    species: &[SpeciesParams],
+) -> f64 {
+    let n = velocities.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let mut sum = [0f64; 3];
+    let mut norm = 0f64;
+    for (v, &s) in velocities.iter().zip(species_of) {
+        let a = v.to_array3();
+        let len = v.length() as f64;
+        let scale = match species[s as usize].model {
+            Model::Vicsek(m) => 1.0 / m.v0 as f64,
+            Model::Dorsogna(_) => 1.0,
+            _ if len > 0.0 => 1.0 / len,
+            _ => 0.0,
+        };
+        for i in 0..3 {
+            sum[i] += a[i] as f64 * scale;
+        }
+        norm += match species[s as usize].model {
+            Model::Dorsogna(_) => len,
+            _ => 1.0,
+        };
+    }
+    let l = (sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]).sqrt();
+    if norm > 0.0 { l / norm } else { 0.0 }
 }
 
 /// Centroid: arithmetic mean, or per-axis circular mean in a periodic world.

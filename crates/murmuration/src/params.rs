@@ -158,7 +158,7 @@ pub struct SpeciesParams {
     pub follow_weight: f32,
     /// The model this species moves by: Reynolds' rules (the fields above) or a
     /// research model with its own parameters ([`crate::models`]).
-    pub model: crate::models::Model,
+    pub model: crate::model::Model,
 }
 
 impl Default for SpeciesParams {
@@ -200,12 +200,31 @@ impl Default for SpeciesParams {
             confusion: 0.0,
             follow_radius: 6.0,
             follow_weight: 1.5,
-            model: crate::models::Model::Reynolds,
+            model: crate::model::Model::Reynolds,
         }
     }
 }
 
 impl SpeciesParams {
+    /// A species moving by this model: its interaction range stands as the three
+    /// rule radii and its speed as `max_speed`, so the grid, spawning and the
+    /// metrics (groups, speed fraction) read them as for boids; nothing else of
+    /// the Reynolds parameters is used.
+    pub fn of_model(model: crate::model::Model) -> Self {
+        let (Some(r), Some(s)) = (model.range(), model.speed()) else {
+            return Self::default();
+        };
+        Self {
+            separation_radius: r,
+            alignment_radius: r,
+            cohesion_radius: r,
+            max_speed: s,
+            min_speed: 0.0,
+            model,
+            ..Self::default()
+        }
+    }
+
     /// The standard benchmark's species (`shared/BENCHMARK.md`): perception 1.0,
     /// separation 0.4, weights 1.5 / 1.0 / 0.8, max speed 1, max force 2.
     pub fn benchmark() -> Self {

@@ -17,29 +17,11 @@ use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
 use crate::params::{Boundary, CombineMode, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
+use crate::stats::StepStats;
 use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
 use crate::vector::Vector;
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// Counters of one step, for benchmarks and diagnostics.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepStats {
-    /// Boids stepped.
-    pub boids: u64,
-    /// Σ over boids of neighbours reacted to (within perception, visible, not ignored).
-    pub neighbours: u64,
-    /// Σ over boids of candidates whose distance was measured.
-    pub candidates: u64,
-    /// Grid cells.
-    pub cells: u64,
-    /// Wall time of the grid build (keys, counting sort), seconds.
-    pub grid_seconds: f64,
-    /// Wall time of the gather into cell order, seconds.
-    pub gather_seconds: f64,
-    /// Wall time of the steering and integration pass, seconds.
-    pub steer_seconds: f64,
-}
 
 /// Reusable scratch for stepping a [`Boids`] state.
 #[derive(Clone, Debug, Default)]
@@ -263,12 +245,12 @@ impl<V: Vector> Pipeline<V> {
                         && p.cruise_speed == 0.0
                         && p.wander_weight == 0.0
                         && p.roll_rate == 0.0
-                        && p.model == crate::models::Model::Reynolds
+                        && p.model == crate::model::Model::Reynolds
                 }),
             vicsek: ctx
                 .species
                 .iter()
-                .all(|p| matches!(p.model, crate::models::Model::Vicsek(_))),
+                .all(|p| matches!(p.model, crate::model::Model::Vicsek(_))),
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::obstacles::contact_skin(ctx.species),
         }

@@ -5,7 +5,7 @@
 
 use crate::error::ParamError;
 use crate::fields::species_field;
-use crate::models::{ModelKind, model_field};
+use crate::model::{ModelKind, model_field};
 use crate::params::SpeciesParams;
 use serde::{Deserialize, Serialize};
 
@@ -103,7 +103,7 @@ pub(crate) fn set(p: &mut SpeciesParams, key: &str, v: f32) -> Result<(), String
     if let Some(x) = (f.get_mut)(&mut p.model) {
         *x = v;
     }
-    *p = p.model.species();
+    *p = SpeciesParams::of_model(p.model);
     Ok(())
 }
 

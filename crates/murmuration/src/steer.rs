@@ -361,7 +361,7 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
     }
 }
 
-/// Vicsek particles (`crate::models::vicsek`), eight at a time: each one's
+/// Vicsek particles (`crate::vicsek`), eight at a time: each one's
 /// alignment sum from the kernel (every other particle strictly within r, the
 /// alignment radius) plus its own velocity gives the mean direction, turned by
 /// its keyed noise angle in SIMD lanes.
@@ -374,7 +374,8 @@ fn vicsek_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     out_v: &mut [V],
     out_a: &mut [V],
 ) {
-    use crate::models::{Model, Vicsek, vicsek};
+    use crate::model::{Model, Vicsek};
+    use crate::vicsek;
     let ctx = env.ctx;
     let cfg = ctx.config;
     let params = |s: usize| match ctx.species[s].model {

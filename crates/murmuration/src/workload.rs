@@ -2,7 +2,8 @@
 //! `murmuration bench`, the criterion benches and the profiling example.
 
 use crate::error::WorldError;
-use crate::models::{AbmFlocking, Couzin, Dorsogna, Model, ModelKind, Vicsek};
+use crate::model::{AbmFlocking, Couzin, Dorsogna, Model, ModelKind, Vicsek};
+use crate::params::SpeciesParams as Params;
 use crate::params::{Boundary, SpeciesId, SpeciesParams, WorldConfig};
 use crate::spawn::Spawn;
 use crate::vector::Vector;
@@ -61,7 +62,7 @@ impl<V: Vector> World<V> {
                 ..m
             }),
         };
-        world.set_species_params(SpeciesId::FIRST, model.species())?;
+        world.set_species_params(SpeciesId::FIRST, Params::of_model(model))?;
         Ok(world)
     }
 }

@@ -10,8 +10,9 @@ use crate::metrics::{self, Metrics};
 use crate::obstacles::{Obstacle, ObstacleSet};
 use crate::params::{Boundary, Relation, Relations, SpeciesId, SpeciesParams, WorldConfig};
 use crate::paths::Path;
-use crate::pipeline::{Pipeline, StepStats};
+use crate::pipeline::Pipeline;
 use crate::sdf_grid::SdfGrid;
+use crate::stats::StepStats;
 use crate::vector::Vector;
 use crate::zones::Zone;
 use std::sync::OnceLock;
@@ -168,7 +169,7 @@ impl<V: Vector> World<V> {
         self.events.clear();
         self.last_stats = if matches!(
             self.species[0].model,
-            crate::models::Model::Reynolds | crate::models::Model::Vicsek(_)
+            crate::model::Model::Reynolds | crate::model::Model::Vicsek(_)
         ) {
             self.pipeline.step(&mut self.boids, &ctx)
         } else {

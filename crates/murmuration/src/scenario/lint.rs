@@ -86,7 +86,7 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         // as perception spaces them evenly instead of bursting the flock.
         // (Reynolds' rules only: a research model's radii all stand for its range.)
         if plan.spawns[i].count > 0
-            && p.model == crate::models::Model::Reynolds
+            && p.model == crate::model::Model::Reynolds
             && p.topological_neighbours == 0
             && p.separation_radius >= 0.95 * r
         {

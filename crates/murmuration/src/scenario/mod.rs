@@ -43,7 +43,7 @@ pub use look::{Look, MAX_LOOK_COLOUR, MAX_LOOK_SIZE};
 pub use presets::{PRESETS, preset};
 
 use crate::error::{ParamError, ScenarioError, WorldError};
-use crate::models::{Model, ModelKind};
+use crate::model::{Model, ModelKind};
 use crate::params::{Relations, SpeciesId, SpeciesParams, WorldConfig};
 use crate::spawn::Spawn;
 use crate::vector::Vector;
@@ -907,7 +907,7 @@ impl Scenario {
         model
             .validate(prefix, V::DIM)
             .map_err(|e| self.error_at(e.field(), e.to_string()))?;
-        let params = model.species();
+        let params = SpeciesParams::of_model(model);
         params
             .validate(prefix)
             .map_err(|e| self.error_at(e.field(), e.to_string()))?;
@@ -1089,7 +1089,7 @@ fn model_owns(model: ModelKind, key: &str) -> bool {
                 || ["steering", "combine", "topological_neighbours"].contains(&key)
         }
         m => {
-            crate::models::model_field(m, key).is_some()
+            crate::model::model_field(m, key).is_some()
                 || (m == ModelKind::Vicsek && key == "update")
         }
     }
@@ -1097,7 +1097,7 @@ fn model_owns(model: ModelKind, key: &str) -> bool {
 
 /// The keys a research model's species takes, comma separated.
 fn model_keys(model: ModelKind) -> String {
-    let mut keys: Vec<&str> = crate::models::MODEL_FIELDS
+    let mut keys: Vec<&str> = crate::model::MODEL_FIELDS
         .iter()
         .filter(|f| f.model == model)
         .map(|f| f.key)

@@ -3,7 +3,7 @@
 //! determinism across thread counts, and the errors bad input gets.
 
 use murmuration::glam::{Vec2, Vec3};
-use murmuration::models::{Dorsogna, Model};
+use murmuration::model::{Dorsogna, Model};
 use murmuration::scenario::Scenario;
 use murmuration::{Vector, World};
 
