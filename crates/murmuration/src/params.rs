@@ -157,7 +157,7 @@ pub struct SpeciesParams {
     /// Weight of following, dimensionless, in [0, 1000].
     pub follow_weight: f32,
     /// The model this species moves by: Reynolds' rules (the fields above) or a
-    /// research model with its own parameters ([`crate::models`]).
+    /// research model with its own parameters ([`crate::model`]).
     pub model: crate::model::Model,
 }
 
