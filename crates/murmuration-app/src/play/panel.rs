@@ -423,6 +423,9 @@ pub fn human(x: f64) -> String {
 /// One slider per row of the parameter table (`murmuration::fields`), over its
 /// range and scale; true if any changed.
 fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
+    if p.model != murmuration::Model::Reynolds {
+        return model_sliders(ui, p);
+    }
     let mut changed = false;
     let mut group = |ui: &mut Ui, p: &mut SpeciesParams, which: FieldGroup| {
         for f in SPECIES_FIELDS.iter().filter(|f| f.group == which) {
@@ -455,6 +458,35 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
     combine_changed |= ui.add(k).changed();
     ui.collapsing("behaviours", |ui| group(ui, p, FieldGroup::Behaviours));
     changed | combine_changed
+}
+
+/// A research model's species: one slider per row of its parameter table
+/// (`murmuration::model::MODEL_FIELDS`), over its range up to four times the
+/// paper's value; its derived rule radii and speed follow.
+fn model_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
+    use murmuration::model::{MODEL_FIELDS, Model};
+    let kind = p.model.kind();
+    ui.label(format!("model: {} (docs/RESEARCH.md)", kind.name()));
+    let paper = Model::default_of(kind);
+    let mut m = p.model;
+    let mut changed = false;
+    for f in MODEL_FIELDS.iter().filter(|f| f.model == kind) {
+        let d = (f.get)(&paper).unwrap_or(1.0).abs().max(1e-3);
+        let hi = f.max.min((4.0 * d).max(1.0));
+        let lo = if f.min_open {
+            (0.01 * d).min(hi)
+        } else {
+            f.min
+        };
+        if let Some(v) = (f.get_mut)(&mut m) {
+            let label = format!("{} {}", f.symbol, f.unit);
+            changed |= slider(ui, v, lo, hi, f.min_open, &label);
+        }
+    }
+    if changed {
+        *p = SpeciesParams::of_model(m);
+    }
+    changed
 }
 
 /// Writes the current world as a scenario file (atomically).

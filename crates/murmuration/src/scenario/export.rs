@@ -1,10 +1,28 @@
 //! A world written back as a scenario file: what the sandbox saves, so a tuned
 //! flock can be loaded, run headless or shared.
 
+use crate::model::Model;
 use crate::params::{Boundary, Relation};
 use crate::vector::Vector;
 use crate::world::World;
 use toml::{Table, Value};
+
+/// A species' keys as a scenario writes them: every Reynolds parameter, or a
+/// research model's name and its own parameters (the only keys it takes).
+fn species_table(p: &crate::params::SpeciesParams) -> Table {
+    let own = |t: Result<Table, toml::ser::Error>| -> Table {
+        let mut t = t.expect("model parameters serialize");
+        t.insert("model".into(), p.model.kind().name().into());
+        t
+    };
+    match p.model {
+        Model::Reynolds => Table::try_from(p).expect("species parameters serialize"),
+        Model::Vicsek(m) => own(Table::try_from(m)),
+        Model::Couzin(m) => own(Table::try_from(m)),
+        Model::Dorsogna(m) => own(Table::try_from(m)),
+        Model::AbmFlocking(m) => own(Table::try_from(m)),
+    }
+}
 
 fn vector<V: Vector>(v: V) -> Value {
     Value::Array(
@@ -72,7 +90,7 @@ pub fn to_toml<V: Vector>(
     for (i, p) in world.species().iter().enumerate() {
         let mut s = Table::new();
         s.insert("count".into(), Value::Integer(counts[i]));
-        s.extend(Table::try_from(p).expect("species parameters serialize"));
+        s.extend(species_table(p));
         if let Some(look) = looks.get(i).filter(|l| **l != super::Look::default()) {
             s.insert(
                 "look".into(),

@@ -458,3 +458,45 @@ fn bad_schedules_are_located_errors() {
     ));
     assert!(e.contains("needs either at = STEP with value = X"), "{e}");
 }
+
+/// A model world written back as a scenario (the sandbox's save) loads as the
+/// same species: the model's name and its own keys, no Reynolds parameter.
+#[test]
+fn a_model_world_saved_as_a_scenario_loads_the_same_species() {
+    let texts = [
+        (vicsek(50, 5.0, 1.5, "update = \"forward\"\n"), 2),
+        (couzin(20, 0.1, "delta_r_o = 3.5\n"), 3),
+        (
+            "dimension = 2\n[world]\nsize = [6, 6]\nboundary = \"unbounded\"\ndt = 0.05\n\
+             [species.p]\nmodel = \"dorsogna\"\ncount = 5\nc_r = 1.5\n"
+                .to_string(),
+            2,
+        ),
+        (
+            "dimension = 2\n[world]\nsize = [50, 50]\nboundary = \"wrap\"\n\
+             [species.b]\nmodel = \"abm-flocking\"\ncount = 9\nmatch_factor = 0.2\n"
+                .to_string(),
+            2,
+        ),
+    ];
+    for (text, dim) in texts {
+        let s = Scenario::parse(&text, "a.toml").unwrap();
+        let (species, saved) = if dim == 2 {
+            let w = s.build_world::<Vec2>().unwrap();
+            let names: Vec<String> = s.species().iter().map(|(n, _)| n.clone()).collect();
+            (
+                w.species().to_vec(),
+                murmuration::scenario::to_toml(&w, &names, &[], "b", "saved"),
+            )
+        } else {
+            let w = s.build_world::<Vec3>().unwrap();
+            let names: Vec<String> = s.species().iter().map(|(n, _)| n.clone()).collect();
+            (
+                w.species().to_vec(),
+                murmuration::scenario::to_toml(&w, &names, &[], "b", "saved"),
+            )
+        };
+        let back = Scenario::parse(&saved, "b.toml").unwrap_or_else(|e| panic!("{e}\n{saved}"));
+        assert_eq!(back.species_params(), species, "{saved}");
+    }
+}
