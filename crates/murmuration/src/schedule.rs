@@ -64,16 +64,11 @@ impl Change {
                 field: format!("{field}.set"),
                 reason,
             })?;
-            let kind = trial.model.kind();
             let prefix = format!("{field}.species[{}]", self.species);
-            let checked = if kind == ModelKind::Reynolds {
-                trial.validate(&prefix)
-            } else {
-                trial
-                    .model
-                    .validate(&prefix, 2)
-                    .and_then(|_| trial.validate(&prefix))
-            };
+            let checked = trial
+                .model
+                .validate_fields(&prefix)
+                .and_then(|_| trial.validate(&prefix));
             checked.map_err(|e| ParamError::Invalid {
                 field: format!("{field}.value"),
                 reason: format!("{} = {v} gives an invalid species: {e}", self.key),

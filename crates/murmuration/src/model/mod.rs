@@ -130,12 +130,19 @@ impl Model {
         }
     }
 
-    /// Checks the parameters (`prefix` names the species), in a world of `dim`
-    /// dimensions.
-    pub fn validate(&self, prefix: &str, dim: usize) -> Result<(), ParamError> {
+    /// Checks that every parameter is finite and in its range (`prefix` names
+    /// the species).
+    pub fn validate_fields(&self, prefix: &str) -> Result<(), ParamError> {
         for f in MODEL_FIELDS.iter().filter(|f| f.model == self.kind()) {
             f.check(self, prefix)?;
         }
+        Ok(())
+    }
+
+    /// Checks the parameters (`prefix` names the species), in a world of `dim`
+    /// dimensions.
+    pub fn validate(&self, prefix: &str, dim: usize) -> Result<(), ParamError> {
+        self.validate_fields(prefix)?;
         match self {
             Self::Vicsek(_) if dim != 2 => Err(ParamError::Invalid {
                 field: format!("{prefix}.model"),

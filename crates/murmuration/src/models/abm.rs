@@ -7,7 +7,7 @@ use super::neighbours::Scratch;
 use crate::boids::Boids;
 use crate::boundary::wrap;
 use crate::grid::Extent;
-use crate::model::*;
+use crate::model::{AbmFlocking, Model};
 use crate::params::{SpeciesParams, WorldConfig};
 use crate::rng::{CounterRng, Stream};
 use crate::rules::min_image;
@@ -21,19 +21,15 @@ pub(super) fn step<V: Vector>(
     species: &[SpeciesParams],
     step: u64,
 ) -> StepStats {
-    let params: Vec<AbmFlocking> = species
-        .iter()
-        .map(|s| match s.model {
-            Model::AbmFlocking(m) => m,
-            _ => AbmFlocking::default(),
-        })
-        .collect();
+    let params = |s: u16| match species[s as usize].model {
+        Model::AbmFlocking(m) => m,
+        _ => AbmFlocking::default(),
+    };
     let dt = config.dt;
     // A bird reads the others as they are now; each has moved at most
     // speed·dt since the grid was built, so cells this wide hold every candidate.
-    let reach = params
-        .iter()
-        .map(|m| m.visual_distance + 2.0 * m.speed * dt)
+    let reach = (0..species.len() as u16)
+        .map(|s| params(s).visual_distance + 2.0 * params(s).speed * dt)
         .fold(0.0, f32::max);
     let grid = &mut scratch.grid;
     grid.build(&boids.positions, reach, Extent::of(config));
@@ -55,7 +51,7 @@ pub(super) fn step<V: Vector>(
     let mut neighbours = 0u64;
     for &slot in order.iter() {
         let i = slot as usize;
-        let m = &params[boids.species[i] as usize];
+        let m = &params(boids.species[i]);
         let p = boids.positions[i];
         let vd2 = m.visual_distance * m.visual_distance;
         let sep2 = m.separation * m.separation;

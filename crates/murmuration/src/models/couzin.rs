@@ -7,7 +7,7 @@
 use super::neighbours::{Scratch, for_each_near, perpendicular, turn_toward, update_each};
 use crate::boids::Boids;
 use crate::boundary::confine;
-use crate::model::*;
+use crate::model::{Couzin, Model};
 use crate::params::{SpeciesParams, WorldConfig};
 use crate::rng::{CounterRng, Stream};
 use crate::stats::StepStats;
@@ -72,15 +72,11 @@ pub(super) fn step<V: Vector>(
     species: &[SpeciesParams],
     step: u64,
 ) -> StepStats {
-    let params: Vec<Couzin> = species
-        .iter()
-        .map(|s| match s.model {
-            Model::Couzin(m) => m,
-            _ => Couzin::default(),
-        })
-        .collect();
-    let radius = params.iter().map(Couzin::r_a).fold(0.0, f32::max);
-    scratch.gather(boids, config, radius);
+    let params = |s: u16| match species[s as usize].model {
+        Model::Couzin(m) => m,
+        _ => Couzin::default(),
+    };
+    scratch.gather(boids, config, super::widest(species));
     let Scratch {
         grid,
         pos,
@@ -95,7 +91,7 @@ pub(super) fn step<V: Vector>(
     let tau = config.dt;
     let seed = config.seed;
     update_each(new_pos, new_vel, |i| {
-        let m = &params[sp[i] as usize];
+        let m = &params(sp[i]);
         let p = pos[i];
         let mut rng = CounterRng::new(seed, ids[i] as u64, step, Stream::ModelNoise);
         let mut heading = vel[i].normalize_or_zero();

@@ -15,7 +15,7 @@ use super::neighbours::Scratch;
 use crate::boids::Boids;
 use crate::boundary::{confine, wrap};
 use crate::grid::Extent;
-use crate::model::*;
+use crate::model::{Dorsogna, Model};
 use crate::params::{Boundary, SpeciesParams, WorldConfig};
 use crate::stats::StepStats;
 use crate::vector::Vector;
@@ -28,19 +28,21 @@ fn accelerations<V: Vector>(
     xs: &[V],
     vs: &[V],
     sp: &[u16],
-    params: &[Dorsogna],
+    species: &[SpeciesParams],
     config: &WorldConfig<V>,
     out: &mut [V],
 ) {
-    let cutoff = params.iter().map(|m| m.cutoff).fold(0.0, f32::max);
-    scratch_grid.build(xs, cutoff, Extent::of(config));
+    scratch_grid.build(xs, super::widest(species), Extent::of(config));
     let grid = &*scratch_grid;
     out.par_chunks_mut(super::neighbours::CHUNK)
         .enumerate()
         .for_each(|(c, chunk)| {
             for (k, a) in chunk.iter_mut().enumerate() {
                 let i = c * super::neighbours::CHUNK + k;
-                let m = &params[sp[i] as usize];
+                let m = &match species[sp[i] as usize].model {
+                    Model::Dorsogna(m) => m,
+                    _ => Dorsogna::default(),
+                };
                 let mut f = V::ZERO;
                 grid.for_each_within(xs, xs[i], m.cutoff, Some(i), |_, d| {
                     let r = d.length();
@@ -61,15 +63,7 @@ pub(super) fn step<V: Vector>(
     config: &WorldConfig<V>,
     species: &[SpeciesParams],
 ) -> StepStats {
-    let params: Vec<Dorsogna> = species
-        .iter()
-        .map(|s| match s.model {
-            Model::Dorsogna(m) => m,
-            _ => Dorsogna::default(),
-        })
-        .collect();
-    let cutoff = params.iter().map(|m| m.cutoff).fold(0.0, f32::max);
-    scratch.gather(boids, config, cutoff);
+    scratch.gather(boids, config, super::widest(species));
     let n = scratch.pos.len();
     scratch.extra.resize_with(5, Vec::new);
     for e in &mut scratch.extra {
@@ -92,7 +86,7 @@ pub(super) fn step<V: Vector>(
             xs,
             vs,
             &scratch.species,
-            &params,
+            species,
             config,
             kv,
         );

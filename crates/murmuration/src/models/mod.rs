@@ -96,6 +96,14 @@ pub(crate) fn check_world<V: Vector>(
     Ok(kind)
 }
 
+/// The widest interaction range of the world's species, units: the grid's cell.
+fn widest(species: &[SpeciesParams]) -> f32 {
+    species
+        .iter()
+        .filter_map(|s| s.model.range())
+        .fold(0.0, f32::max)
+}
+
 /// Advances `boids` one step by the world's model (not Reynolds).
 pub(crate) fn step<V: Vector>(
     scratch: &mut Scratch<V>,
