@@ -173,31 +173,15 @@ pub const SPECIES_FIELDS: [Field; 31] = [
         "Weight of following."),
 ];
 
-/// A range as messages write it: `(0, 10000]` (open ends in parentheses).
-pub(crate) fn range_text(min: f32, min_open: bool, max: f32, max_open: bool) -> String {
-    format!(
-        "{}{min}, {max}{}",
-        if min_open { "(" } else { "[" },
-        if max_open { ")" } else { "]" }
-    )
-}
-
-/// True when `v` lies in the range (NaN never does).
-pub(crate) fn in_range(v: f32, min: f32, min_open: bool, max: f32, max_open: bool) -> bool {
-    let above = if min_open { v > min } else { v >= min };
-    let below = if max_open { v < max } else { v <= max };
-    above && below
-}
-
 impl Field {
     /// The valid range as messages write it: `(0, 10000]`.
     pub fn range_text(&self) -> String {
-        crate::fields::range_text(self.min, self.min_open, self.max, self.max_open)
+        crate::error::range_text(self.min, self.min_open, self.max, self.max_open)
     }
 
     /// True when `v` lies in the range (NaN never does).
     pub fn contains(&self, v: f32) -> bool {
-        crate::fields::in_range(v, self.min, self.min_open, self.max, self.max_open)
+        crate::error::in_range(v, self.min, self.min_open, self.max, self.max_open)
     }
 
     /// Checks the field of `p` (`prefix` names the species): finite, in range, and

@@ -139,12 +139,12 @@ pub fn model_field(model: ModelKind, key: &str) -> Option<&'static ModelField> {
 impl ModelField {
     /// The range as the documentation writes it, e.g. `(0, 10000]`.
     pub fn range_text(&self) -> String {
-        crate::fields::range_text(self.min, self.min_open, self.max, self.max_open)
+        crate::error::range_text(self.min, self.min_open, self.max, self.max_open)
     }
 
     /// True when `v` lies in the range (NaN never does).
     pub fn contains(&self, v: f32) -> bool {
-        crate::fields::in_range(v, self.min, self.min_open, self.max, self.max_open)
+        crate::error::in_range(v, self.min, self.min_open, self.max, self.max_open)
     }
 
     /// The row of the parameter table in `docs/RESEARCH.md`.
