@@ -1,7 +1,8 @@
 //! [`GpuFlock`]: a world's state on the GPU, stepped by compute shaders.
 
 use crate::WORKGROUP_SIZE;
-use crate::device::{Gpu, STORAGE_BUFFERS};
+use crate::behaviours::{self, BehaviourBuffers, Behaviours};
+use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
@@ -34,6 +35,9 @@ struct Buffers {
     /// pos_a, vel_a, acc_a, meta_a: the state (binding 3..=6).
     state: [wgpu::Buffer; 4],
     stats: wgpu::Buffer,
+    /// The step clock: step index (low, high) in flight, and (word 2) the step
+    /// of the first entity frame.
+    clock: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     /// Everything else the bind group uses (sorted copy, grid, step clock).
     _scratch: Vec<wgpu::Buffer>,
@@ -87,6 +91,9 @@ pub struct GpuFlock<V: GpuVector> {
     pipelines: Vec<wgpu::ComputePipeline>,
     module: wgpu::ShaderModule,
     pipeline_layout: wgpu::PipelineLayout,
+    behaviours: Behaviours<V>,
+    behaviour_buffers: BehaviourBuffers,
+    behaviour_layout: wgpu::BindGroupLayout,
     variant: Vec<(&'static str, f64)>,
     steer_groups: (u32, u32),
     device_bytes: u64,
@@ -101,15 +108,16 @@ fn groups_for(threads: u32) -> (u32, u32) {
 
 fn shader_source<V: GpuVector>() -> String {
     format!(
-        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}",
+        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}",
         V::WGSL,
         include_str!("shaders/rng.wgsl"),
-        include_str!("shaders/flock.wgsl")
+        include_str!("shaders/flock.wgsl"),
+        include_str!("shaders/behaviours.wgsl")
     )
 }
 
 /// The layout of the step's bindings: the `Sim` uniform, then
-/// [`STORAGE_BUFFERS`] storage buffers (the first two, species and relations,
+/// [`FLOCK_STORAGE_BUFFERS`] storage buffers (the first two, species and relations,
 /// read-only).
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let mut entries = vec![wgpu::BindGroupLayoutEntry {
@@ -122,7 +130,7 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         },
         count: None,
     }];
-    for binding in 1..=STORAGE_BUFFERS {
+    for binding in 1..=FLOCK_STORAGE_BUFFERS {
         entries.push(wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -238,13 +246,14 @@ fn upload<V: GpuVector>(
         entries: &bind_entries,
     });
     let mut scratch = Vec::from(sorted);
-    scratch.extend([keys, counts, starts, order, blocks, clock]);
+    scratch.extend([keys, counts, starts, order, blocks]);
     Buffers {
         uniform,
         species,
         relations,
         state,
         stats,
+        clock,
         bind_group,
         _scratch: scratch,
     }
@@ -289,13 +298,21 @@ impl<V: GpuVector> GpuFlock<V> {
             source: wgpu::ShaderSource::Wgsl(shader_source::<V>().into()),
         });
         let layout = bind_group_layout(device);
+        let behaviour_layout = behaviours::layout(device);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("flock pipeline layout"),
-            bind_group_layouts: &[Some(&layout)],
+            bind_group_layouts: &[Some(&layout), Some(&behaviour_layout)],
             immediate_size: 0,
         });
-        let pipelines = build_pipelines(device, &module, &pipeline_layout, &variant(world, &sim));
+        let mut behaviours = Behaviours::new(world);
+        let pipelines = build_pipelines(
+            device,
+            &module,
+            &pipeline_layout,
+            &variant(world, &sim, &behaviours),
+        );
         let buffers = upload(device, &layout, world, &sim, stat_words);
+        let behaviour_buffers = BehaviourBuffers::new(device, &behaviour_layout, &mut behaviours);
         let step = world.step_index();
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(GpuError::Runtime(format!("out of GPU memory: {e}")));
@@ -308,10 +325,13 @@ impl<V: GpuVector> GpuFlock<V> {
             sim,
             step,
             buffers,
-            variant: variant(world, &sim),
+            variant: variant(world, &sim, &behaviours),
             pipelines,
             module,
             pipeline_layout,
+            behaviours,
+            behaviour_buffers,
+            behaviour_layout,
             steer_groups,
             device_bytes,
             _v: PhantomData,
@@ -378,7 +398,7 @@ impl<V: GpuVector> GpuFlock<V> {
             )));
         }
         self.sim = sim;
-        let v = variant(world, &sim);
+        let v = variant(world, &sim, &self.behaviours);
         if v != self.variant {
             self.pipelines =
                 build_pipelines(&self.gpu.device, &self.module, &self.pipeline_layout, &v);
@@ -431,6 +451,7 @@ impl<V: GpuVector> GpuFlock<V> {
                     }),
                 });
                 pass.set_bind_group(0, &self.buffers.bind_group, &[]);
+                pass.set_bind_group(1, &self.behaviour_buffers.bind_group, &[]);
                 pass.set_pipeline(pipeline);
                 pass.dispatch_workgroups(x, y, 1);
             }
@@ -446,6 +467,7 @@ impl<V: GpuVector> GpuFlock<V> {
             timestamp_writes,
         });
         pass.set_bind_group(0, &self.buffers.bind_group, &[]);
+        pass.set_bind_group(1, &self.behaviour_buffers.bind_group, &[]);
         for (pipeline, (x, y)) in self.pipelines.iter().zip(sizes) {
             pass.set_pipeline(pipeline);
             pass.dispatch_workgroups(x, y, 1);
@@ -475,6 +497,7 @@ impl<V: GpuVector> GpuFlock<V> {
             usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
+        self.load_frames(steps);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         for s in 0..steps {
             self.encode_step(&mut encoder, None, Some((&set, s * per)));
@@ -508,6 +531,7 @@ impl<V: GpuVector> GpuFlock<V> {
         let mut left = steps;
         while left > 0 {
             let k = left.min(STEPS_PER_SUBMIT);
+            self.load_frames(k as u32);
             let mut encoder =
                 self.gpu
                     .device
@@ -519,9 +543,9 @@ impl<V: GpuVector> GpuFlock<V> {
             }
             self.gpu.queue.submit([encoder.finish()]);
             self.gpu.check()?;
+            self.step += k;
             left -= k;
         }
-        self.step += steps;
         Ok(())
     }
 
@@ -549,9 +573,11 @@ impl<V: GpuVector> GpuFlock<V> {
                 mapped_at_creation: false,
             });
             for i in 0..steps {
+                self.load_frames(1);
                 let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
                 self.encode_step(&mut encoder, Some((&set, i)), None);
                 self.gpu.queue.submit([encoder.finish()]);
+                self.step += 1;
             }
             let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
             encoder.resolve_query_set(&set, 0..2 * steps, &resolve, 0);
@@ -563,6 +589,8 @@ impl<V: GpuVector> GpuFlock<V> {
             }
         } else {
             for _ in 0..steps {
+                self.load_frames(1);
+                self.step += 1;
                 let t = std::time::Instant::now();
                 let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
                 self.encode_step(&mut encoder, None, None);
@@ -572,7 +600,6 @@ impl<V: GpuVector> GpuFlock<V> {
             }
         }
         self.gpu.check()?;
-        self.step += steps as u64;
         Ok(out)
     }
 
@@ -658,11 +685,26 @@ impl<V: GpuVector> GpuFlock<V> {
     }
 
     /// Writes the GPU state into `world` (the world this flock was built from):
-    /// positions, velocities, steering and the step counter.
+    /// positions, velocities, steering and the step counter; the world's moving
+    /// entities (attractors, pulses, paths) are advanced by the steps it missed.
     pub fn read_into(&self, world: &mut World<V>) -> Result<(), GpuError> {
         let (ids, pos, vel, acc) = self.read_state()?;
+        let behind = self.step.saturating_sub(world.step_index());
         world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
+        world.advance_entities(behind);
         Ok(())
+    }
+
+    /// Uploads the entity frames of the next `steps` steps (from `self.step`).
+    fn load_frames(&mut self, steps: u32) {
+        self.behaviour_buffers.load_frames(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &self.behaviour_layout,
+            &mut self.behaviours,
+            &self.buffers.clock,
+            (self.step, steps),
+        );
     }
 }
 
@@ -679,7 +721,11 @@ fn param_data<V: GpuVector>(world: &World<V>) -> (Vec<SpeciesUniform>, Vec<u32>)
 }
 
 /// The kernel variant (the shader's override constants) for `world`.
-fn variant<V: GpuVector>(world: &World<V>, sim: &SimUniform) -> Vec<(&'static str, f64)> {
+fn variant<V: GpuVector>(
+    world: &World<V>,
+    sim: &SimUniform,
+    behaviours: &Behaviours<V>,
+) -> Vec<(&'static str, f64)> {
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     let min_image =
         sim.mode == crate::uniforms::MODE_PERIODIC && (0..V::DIM).any(|a| sim.dims[a] < 3);
@@ -699,6 +745,8 @@ fn variant<V: GpuVector>(world: &World<V>, sim: &SimUniform) -> Vec<(&'static st
         ),
         ("MULTI", flag(world.species().len() > 1)),
         ("UNROLL", flag(unroll)),
+        ("OBSTACLES", flag(behaviours.has_obstacles())),
+        ("ENTITIES", flag(behaviours.has_entities())),
         (
             "SPAN",
             if sim.mode == crate::uniforms::MODE_PERIODIC {
@@ -789,17 +837,10 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
             p.topological_neighbours
         )));
     }
-    // Behaviours the GPU step does not have yet (issue 3 adds them on the CPU).
-    let entities = [
-        ("obstacles", world.obstacles().len()),
-        ("attractors", world.attractors().len()),
-        ("pulses", world.pulses().len()),
-        ("paths", world.paths().len()),
-        ("zones", world.zones().len()),
-    ];
-    if let Some((what, count)) = entities.iter().find(|e| e.1 > 0) {
+    if !world.zones().is_empty() {
         return Err(GpuError::Unsupported(format!(
-            "{what} ({count} in this world)"
+            "zones ({} in this world)",
+            world.zones().len()
         )));
     }
     if world.len() as u64 >= u32::MAX as u64 / 2 {

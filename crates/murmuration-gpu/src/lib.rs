@@ -33,6 +33,7 @@
 //! println!("polarization {}", world.metrics().polarization);
 //! ```
 
+mod behaviours;
 mod device;
 mod dims;
 mod error;

@@ -41,7 +41,7 @@ pub(crate) struct SimUniform {
     pub _pad1: [u32; 2],
 }
 
-/// The shader's `Species` (storage; 80 bytes).
+/// The shader's `Species` (storage; 96 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct SpeciesUniform {
@@ -66,12 +66,16 @@ pub(crate) struct SpeciesUniform {
     pub steering: u32,
     pub cruise_speed: f32,
     pub cruise_time: f32,
+    pub obstacle_weight: f32,
+    pub obstacle_lookahead: f32,
+    pub obstacle_margin: f32,
+    pub _pad: f32,
 }
 
 // The WGSL structs' sizes (`Sim` in uniform layout, `Species` in storage layout):
 // a field added on one side only fails the build here.
 const _: () = assert!(std::mem::size_of::<SimUniform>() == 176);
-const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 80);
+const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 96);
 
 impl SpeciesUniform {
     /// The CPU kernel's own derived constants ([`RuleConsts`]) and the weights,
@@ -114,6 +118,10 @@ impl SpeciesUniform {
             },
             cruise_speed: p.cruise_speed,
             cruise_time: p.cruise_time,
+            obstacle_weight: p.obstacle_weight,
+            obstacle_lookahead: p.obstacle_lookahead,
+            obstacle_margin: p.obstacle_margin,
+            _pad: 0.0,
         }
     }
 }

@@ -10,74 +10,14 @@
 //! 0, p99 ≤ 2.4e-7, max ≤ 2e-6; a 1% change of one weight gives median 1.7e-4.)
 //! Without an adapter (no GPU, no lavapipe) each test says so and passes.
 
-use murmuration::{Spawn, SpeciesId};
+mod common;
 
+use common::{compare, gpu, world};
 use glam::{Vec2, Vec3};
-use murmuration::{Boundary, CombineMode, Relation, SpeciesParams, World, WorldConfig};
+use murmuration::{
+    Boundary, CombineMode, Relation, Spawn, SpeciesId, SpeciesParams, World, WorldConfig,
+};
 use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
-
-fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
-}
-
-fn compare<V: GpuVector>(gpu: &Gpu, world: &World<V>, steps: u64, label: &str) {
-    let mut cpu = world.clone();
-    let mut on_gpu = world.clone();
-    let mut flock = GpuFlock::new(gpu, world).expect("upload");
-    cpu.step_n(steps);
-    flock.step_n(steps).expect("gpu steps");
-    flock.read_into(&mut on_gpu).expect("read back");
-    assert_eq!(on_gpu.ids(), cpu.ids());
-    assert_eq!(on_gpu.step_index(), cpu.step_index());
-    let period = (world.config().boundary == Boundary::Wrap).then(|| world.config().size());
-    let mut err: Vec<f32> = cpu
-        .positions()
-        .iter()
-        .zip(on_gpu.positions())
-        .map(|(&a, &b)| {
-            let mut d = b - a;
-            if let Some(l) = period {
-                for i in 0..V::DIM {
-                    let x = d.get(i);
-                    d.set(i, x - l.get(i) * (x / l.get(i)).round());
-                }
-            }
-            d.length()
-        })
-        .collect();
-    err.sort_by(f32::total_cmp);
-    let n = err.len();
-    let (median, p99, max) = (err[n / 2], err[n * 99 / 100], err[n - 1]);
-    eprintln!(
-        "{label}: {n} boids, {steps} steps: position error median {median:.2e}, p99 {p99:.2e}, max {max:.2e}"
-    );
-    assert!(median <= 1e-5, "{label}: median error {median}");
-    assert!(p99 <= 1e-4, "{label}: p99 error {p99}");
-    assert!(max <= 0.05, "{label}: max error {max}");
-}
-
-fn world<V: GpuVector>(
-    n: u64,
-    size: f32,
-    boundary: Boundary,
-    species: Vec<SpeciesParams>,
-) -> World<V> {
-    let mut cfg = WorldConfig::new(V::splat(size), boundary);
-    cfg.seed = 7;
-    let count = species.len();
-    let mut w = World::new(cfg, species).unwrap();
-    for s in 0..count {
-        w.spawn(Spawn::new(SpeciesId::new(s), n / count as u64).speed(1.0))
-            .unwrap();
-    }
-    w
-}
 
 #[test]
 fn benchmark_world_2d_and_3d_agree() {
@@ -340,18 +280,18 @@ fn simulation_uploads_world_changes_between_gpu_steps() {
 }
 
 #[test]
-fn worlds_with_obstacles_are_refused_by_name_until_the_gpu_has_them() {
+fn worlds_with_zones_are_refused_by_name_until_the_gpu_has_them() {
     let Some(gpu) = gpu() else { return };
     let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, vec![SpeciesParams::default()]);
-    w.add_obstacle(murmuration::Obstacle::Sphere {
+    w.add_zone(murmuration::Zone::new(murmuration::Obstacle::Sphere {
         center: Vec2::splat(5.0),
-        radius: 1.0,
-    })
+        radius: 2.0,
+    }))
     .unwrap();
     let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
     assert_eq!(
         e,
-        "the GPU backend does not support obstacles (1 in this world) yet; use the CPU backend"
+        "the GPU backend does not support zones (1 in this world) yet; use the CPU backend"
     );
 }
 

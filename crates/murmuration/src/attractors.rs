@@ -82,7 +82,7 @@ impl<V: Vector> Attractor<V> {
     }
 
     /// Moves `position` toward `goal` for one step of `dt` seconds.
-    pub(crate) fn advance(&mut self, dt: f32) {
+    pub fn advance(&mut self, dt: f32) {
         if self.follow > 0.0 {
             let k = 1.0 - (-self.follow * dt).exp();
             self.position += (self.goal - self.position) * k;
@@ -139,6 +139,18 @@ impl<V: Vector> Pulse<V> {
 
     /// The push on a boid at `p` (zero outside the radius). A boid exactly at the
     /// centre is pushed along +x.
+    /// The push's strength factor now: 1 when fired, falling linearly to 0 at
+    /// `duration`.
+    #[inline]
+    pub fn fade(&self) -> f32 {
+        1.0 - self.age / self.duration
+    }
+
+    /// True until `age` reaches `duration` (the step after, it is removed).
+    pub fn is_live(&self) -> bool {
+        self.age < self.duration
+    }
+
     #[inline]
     pub(crate) fn push(&self, p: V) -> V {
         let away = p - self.position;
@@ -146,7 +158,7 @@ impl<V: Vector> Pulse<V> {
         if d >= self.radius {
             return V::ZERO;
         }
-        let fade = 1.0 - self.age / self.duration;
+        let fade = self.fade();
         let dir = if d > 0.0 {
             away * (1.0 / d)
         } else {

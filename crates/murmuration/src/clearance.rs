@@ -19,6 +19,21 @@ pub(crate) struct Clearance {
     lower: Vec<f32>,
 }
 
+/// A read-only view of the coarse distance bound: per cell of a uniform grid over
+/// the obstacles' bounding box, a distance no point of the cell comes closer than
+/// to any obstacle (for an engine that looks it up elsewhere, the GPU's).
+#[derive(Clone, Copy, Debug)]
+pub struct ClearanceGrid<'a> {
+    /// The grid's lower corner, units (unused axes 0).
+    pub origin: [f32; 3],
+    /// Cell edge, units.
+    pub cell: f32,
+    /// Cells per axis (unused axes 1).
+    pub dims: [usize; 3],
+    /// Lower bounds, x fastest; empty when there are no obstacles (no bound).
+    pub lower: &'a [f32],
+}
+
 impl Clearance {
     /// Bounds for obstacles with these bounding spheres (empty when there are
     /// none); `nearest(p, reach)` is the exact distance from `p` to the nearest
@@ -60,6 +75,20 @@ impl Clearance {
             inv_cell: 1.0 / cell,
             dims,
             lower,
+        }
+    }
+
+    /// The grid as a view.
+    pub fn grid(&self) -> ClearanceGrid<'_> {
+        ClearanceGrid {
+            origin: self.origin,
+            cell: if self.inv_cell > 0.0 {
+                1.0 / self.inv_cell
+            } else {
+                1.0
+            },
+            dims: self.dims,
+            lower: &self.lower,
         }
     }
 

@@ -7,7 +7,7 @@
 //! distance field (sphere tracing), stopped at first contact with the normal
 //! velocity removed, and any remaining penetration is projected out.
 
-use crate::clearance::Clearance;
+use crate::clearance::{Clearance, ClearanceGrid};
 use crate::error::ParamError;
 use crate::sdf_grid::SdfGrid;
 use crate::surface::Surface;
@@ -402,6 +402,11 @@ impl<V: Vector> ObstacleSet<V> {
     #[inline]
     pub fn clearance(&self, p: V) -> f32 {
         self.coarse().lower_bound(p)
+    }
+
+    /// The coarse distance bound [`ObstacleSet::clearance`] looks up, as a grid.
+    pub fn clearance_grid(&self) -> ClearanceGrid<'_> {
+        self.coarse().grid()
     }
 
     /// The coarse distance bound, built on first use after a change.

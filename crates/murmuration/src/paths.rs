@@ -78,6 +78,23 @@ impl<V: Vector> Path<V> {
         Ok(())
     }
 
+    /// `weight` times the fade: falling linearly from `weight` to 0 over a finite
+    /// lifetime, constant for an infinite one.
+    #[inline]
+    pub fn faded_weight(&self) -> f32 {
+        let fade = if self.lifetime.is_finite() {
+            1.0 - self.age / self.lifetime
+        } else {
+            1.0
+        };
+        self.weight * fade
+    }
+
+    /// True until `age` reaches `lifetime` (then it is removed).
+    pub fn is_live(&self) -> bool {
+        self.age < self.lifetime
+    }
+
     /// The follow force (weighted, faded) on a boid of `species` at `p` with
     /// velocity `v`; zero outside the capture radius or for another species.
     pub(crate) fn follow(&self, species: u16, p: V, v: V, max_speed: f32, max_force: f32) -> V {
@@ -103,13 +120,8 @@ impl<V: Vector> Path<V> {
         if best >= r2 || tangent == V::ZERO {
             return V::ZERO;
         }
-        let fade = if self.lifetime.is_finite() {
-            1.0 - self.age / self.lifetime
-        } else {
-            1.0
-        };
         // Along the path, drawn back toward its centre line.
         let desired = (tangent + (at - p) * (1.0 / self.capture_radius)).normalize_or_zero();
-        ((desired * max_speed - v).clamp_length_max(max_force)) * (self.weight * fade)
+        ((desired * max_speed - v).clamp_length_max(max_force)) * self.faded_weight()
     }
 }

@@ -196,18 +196,7 @@ impl<V: Vector> World<V> {
             }
         }
         self.step += 1;
-        let dt = self.config.dt;
-        for a in &mut self.attractors {
-            a.advance(dt);
-        }
-        for p in &mut self.pulses {
-            p.age += dt;
-        }
-        self.pulses.retain(|p| p.age < p.duration);
-        for p in &mut self.paths {
-            p.age += dt;
-        }
-        self.paths.retain(|p| p.age < p.lifetime);
+        self.advance_entities(1);
         let step = self.step - 1;
         for (zone, z) in self.zones.iter_mut().enumerate() {
             let before = z.count();
@@ -236,6 +225,31 @@ impl<V: Vector> World<V> {
             stats: self.last_stats,
             events: &self.events,
         }
+    }
+
+    /// Advances the moving entities `steps` steps as [`World::step`] does, boids
+    /// aside: attractors follow their goals, pulses and paths age and expire. For
+    /// an engine that stepped the boids elsewhere (the GPU backend).
+    pub fn advance_entities(&mut self, steps: u64) {
+        for _ in 0..steps {
+            crate::entities::age(
+                &mut self.attractors,
+                &mut self.pulses,
+                &mut self.paths,
+                self.config.dt,
+            );
+            crate::entities::expire(&mut self.pulses, &mut self.paths);
+        }
+    }
+
+    /// The obstacles with their culling structures (the GPU backend uploads them).
+    pub fn obstacle_set(&self) -> &ObstacleSet<V> {
+        &self.obstacles
+    }
+
+    /// The contact gap kept between boids and obstacle surfaces, units.
+    pub fn contact_skin(&self) -> f32 {
+        crate::obstacles::contact_skin(&self.species)
     }
 
     /// Advances `n` steps (events of all but the last are dropped: step one at a

@@ -70,6 +70,10 @@ struct Species {
     steering: u32,
     cruise_speed: f32,
     cruise_time: f32,
+    obstacle_weight: f32,
+    obstacle_lookahead: f32,
+    obstacle_margin: f32,
+    _pad: f32,
 }
 
 @group(0) @binding(0) var<uniform> sim: Sim;
@@ -380,16 +384,20 @@ fn cruise(v: V, sp: Species) -> V {
     return v * ((sp.cruise_speed - speed) / (sp.cruise_time * speed));
 }
 
-// The rule forces combined within the max-force budget (the soft boundary acts
-// outside it).
-fn combine(sep: V, coh: V, ali: V, sp: Species) -> V {
+// Forces in priority order (avoid, pulse, flee, target, separation, cohesion,
+// alignment) combined within the max-force budget (the core's `rules::combine`;
+// the soft boundary acts outside it).
+fn combine(f: array<V, 7>, sp: Species) -> V {
     if sp.combine != COMBINE_PRIORITIZED {
-        return clamp_length_max(sep + coh + ali, sp.max_force);
+        var acc = V(0.0);
+        for (var k = 0u; k < 7u; k++) {
+            acc += f[k];
+        }
+        return clamp_length_max(acc, sp.max_force);
     }
-    var f = array<V, 3>(sep, coh, ali);
     var left = sp.max_force;
     var acc = V(0.0);
-    for (var k = 0u; k < 3u; k++) {
+    for (var k = 0u; k < 7u; k++) {
         let m = length(f[k]);
         if m <= left {
             acc += f[k];
@@ -489,6 +497,8 @@ override FOV: bool = false;         // some species has a vision cone
 override MULTI: bool = false;       // more than one species: consult the relation table
 override UNROLL: bool = true;       // read four candidates ahead (memory-level parallelism)
 override SPAN: i32 = 1;             // periodic cells are radius / SPAN wide: scan ±SPAN cells
+override OBSTACLES: bool = false;   // the world has obstacles (behaviours.wgsl)
+override ENTITIES: bool = false;    // the world has attractors, pulses or paths
 
 // The boid being stepped and its running sums (per invocation).
 struct Focal {
@@ -683,8 +693,36 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         nb = s.neighbours;
         cand = s.candidates;
 
+        // Behaviours in the core's priority order (steer.rs's `steer_one`).
+        var avoid = V(0.0);
+        var near = false;
+        if OBSTACLES {
+            let clear = clearance(p);
+            let avoid_reach = sp.obstacle_margin + length(v) * sp.obstacle_lookahead;
+            if sp.obstacle_weight > 0.0 && clear <= avoid_reach + behave.skin {
+                avoid = avoidance(p, v, sp.obstacle_lookahead, sp.obstacle_margin, sp.max_speed,
+                                  sp.max_force) * sp.obstacle_weight;
+            }
+            near = clear <= sp.max_speed * sim.dt + behave.skin;
+        }
+        var pulse = V(0.0);
+        var seek_to = V(0.0);
+        if ENTITIES {
+            let base = frame_base();
+            for (var k = 0u; k < behave.pulses; k++) {
+                pulse += push(base + 2u * behave.attractors, k, p);
+            }
+            for (var k = 0u; k < behave.attractors; k++) {
+                seek_to += arrive(base, k, m.y, p, v);
+            }
+            let paths = base + 2u * (behave.attractors + behave.pulses);
+            for (var k = 0u; k < behave.paths; k++) {
+                seek_to += follow_path(paths, k, m.y, p, v);
+            }
+        }
         let f = rule_forces(s, v, sp);
-        var a = combine(f[0], f[1], f[2], sp) + soft_force(p) + cruise(v, sp);
+        let forces = array<V, 7>(avoid, pulse, V(0.0), seek_to, f[0], f[1], f[2]);
+        var a = combine(forces, sp) + soft_force(p) + cruise(v, sp);
         if sp.smoothing > 0.0 {
             a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
         }
@@ -698,7 +736,17 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         }
         v2 = clamp_speed(v2, v, sp, m.x, step);
         var p2 = p + v2 * sim.dt;
+        // Sweep the motion against the obstacles, then confine; a wrap or
+        // reflection can land inside one, so project again.
+        if OBSTACLES && near {
+            p2 = resolve(p, p2, &v2, behave.skin);
+        }
+        let before = p2;
         confine(&p2, &v2);
+        if OBSTACLES && any(p2 != before) {
+            p2 = resolve(p2, p2, &v2, behave.skin);
+            confine(&p2, &v2);
+        }
         pos_a[i] = p2;
         vel_a[i] = v2;
         acc_a[i] = a;

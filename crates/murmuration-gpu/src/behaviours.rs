@@ -1,0 +1,365 @@
+//! The behaviours' data on the GPU (bind group 1 of `shaders/behaviours.wgsl`):
+//! obstacles packed as shapes plus one `f32` array (polygon vertices, baked field
+//! samples, the coarse clearance grid, path vertices), and the moving entities'
+//! state per step. The entities evolve on the host by the core's own clock
+//! ([`murmuration::entities`]), a frame per step uploaded before each submission,
+//! so both engines see the same attractor positions and fades bit for bit.
+
+use crate::dims::GpuVector;
+use bytemuck::{Pod, Zeroable};
+use murmuration::{Attractor, Obstacle, Path, Pulse, World};
+
+/// The shader's `Behave` (uniform; 80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct BehaveUniform {
+    pub obstacles: u32,
+    pub attractors: u32,
+    pub pulses: u32,
+    pub paths: u32,
+    pub frame_stride: u32,
+    pub frames: u32,
+    pub clear_first: u32,
+    pub skin: f32,
+    pub clear_origin: [f32; 4],
+    pub clear_dims: [u32; 4],
+    pub clear_cell: f32,
+    pub _pad: [f32; 3],
+}
+
+/// The shader's `Shape` (storage; 80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct ShapeData {
+    pub kind: u32,
+    pub first: u32,
+    pub count: u32,
+    pub aux: f32,
+    pub dims: [u32; 4],
+    pub a: [f32; 4],
+    pub b: [f32; 4],
+    pub bound: [f32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<BehaveUniform>() == 80);
+const _: () = assert!(std::mem::size_of::<ShapeData>() == 80);
+
+const SHAPE_SPHERE: u32 = 0;
+const SHAPE_BOX: u32 = 1;
+const SHAPE_CAPSULE: u32 = 2;
+const SHAPE_POLYGON: u32 = 3;
+const SHAPE_FIELD: u32 = 4;
+
+fn v4<V: GpuVector>(v: V, w: f32) -> [f32; 4] {
+    let a = v.to_array3();
+    [a[0], a[1], a[2], w]
+}
+
+/// What a world's behaviours put on the GPU, and the entities' host clock.
+#[derive(Clone, Debug)]
+pub(crate) struct Behaviours<V: GpuVector> {
+    pub uniform: BehaveUniform,
+    pub shapes: Vec<ShapeData>,
+    pub data: Vec<f32>,
+    /// The entities as of the next step to record; every slot kept (expired
+    /// ones inactive) so a frame's layout never changes.
+    attractors: Vec<Attractor<V>>,
+    pulses: Vec<Pulse<V>>,
+    paths: Vec<Path<V>>,
+    /// Where each path's vertices start in `data`.
+    path_first: Vec<u32>,
+    dt: f32,
+}
+
+impl<V: GpuVector> Behaviours<V> {
+    /// Packs `world`'s obstacles and entities.
+    pub fn new(world: &World<V>) -> Self {
+        let mut data = Vec::new();
+        let mut shapes = Vec::new();
+        for shape in world.obstacles() {
+            let (c, r) = shape.bounds();
+            let mut s = ShapeData::zeroed();
+            s.bound = v4(c, r);
+            match shape {
+                Obstacle::Sphere { center, radius } => {
+                    s.kind = SHAPE_SPHERE;
+                    s.a = v4(*center, *radius);
+                }
+                Obstacle::Box {
+                    center,
+                    half_extents,
+                } => {
+                    s.kind = SHAPE_BOX;
+                    s.a = v4(*center, 0.0);
+                    s.b = v4(*half_extents, 0.0);
+                }
+                Obstacle::Capsule { a, b, radius } => {
+                    s.kind = SHAPE_CAPSULE;
+                    s.a = v4(*a, *radius);
+                    s.b = v4(*b, 0.0);
+                }
+                Obstacle::Polygon { points } => {
+                    s.kind = SHAPE_POLYGON;
+                    s.first = data.len() as u32;
+                    s.count = points.len() as u32;
+                    for q in points {
+                        data.extend_from_slice(&[q.get(0), q.get(1)]);
+                    }
+                }
+                Obstacle::Field(g) => {
+                    s.kind = SHAPE_FIELD;
+                    s.first = data.len() as u32;
+                    s.aux = g.lipschitz();
+                    let d = g.dims();
+                    s.dims = [d[0] as u32, d[1] as u32, d[2] as u32, 1];
+                    s.a = v4(g.origin(), g.cell());
+                    data.extend_from_slice(g.values());
+                }
+            }
+            shapes.push(s);
+        }
+        let mut uniform = BehaveUniform::zeroed();
+        uniform.obstacles = shapes.len() as u32;
+        uniform.skin = world.contact_skin();
+        if !shapes.is_empty() {
+            let grid = world.obstacle_set().clearance_grid();
+            if !grid.lower.is_empty() {
+                uniform.clear_first = data.len() as u32;
+                uniform.clear_origin = [grid.origin[0], grid.origin[1], grid.origin[2], 0.0];
+                uniform.clear_dims = [
+                    grid.dims[0] as u32,
+                    grid.dims[1] as u32,
+                    grid.dims[2] as u32,
+                    0,
+                ];
+                uniform.clear_cell = grid.cell;
+                data.extend_from_slice(grid.lower);
+            }
+        }
+        let mut path_first = Vec::new();
+        for p in world.paths() {
+            path_first.push(data.len() as u32);
+            for q in &p.points {
+                data.extend_from_slice(&q.to_array3()[..V::DIM]);
+            }
+        }
+        uniform.attractors = world.attractors().len() as u32;
+        uniform.pulses = world.pulses().len() as u32;
+        uniform.paths = world.paths().len() as u32;
+        uniform.frame_stride = 2 * (uniform.attractors + uniform.pulses + uniform.paths);
+        if shapes.is_empty() {
+            shapes.push(ShapeData::zeroed());
+        }
+        if data.is_empty() {
+            data.push(0.0);
+        }
+        Self {
+            uniform,
+            shapes,
+            data,
+            attractors: world.attractors().to_vec(),
+            pulses: world.pulses().to_vec(),
+            paths: world.paths().to_vec(),
+            path_first,
+            dt: world.config().dt,
+        }
+    }
+
+    /// True when the world has obstacles.
+    pub fn has_obstacles(&self) -> bool {
+        self.uniform.obstacles > 0
+    }
+
+    /// True when the world has attractors, pulses or paths.
+    pub fn has_entities(&self) -> bool {
+        self.uniform.frame_stride > 0
+    }
+
+    /// True when the entities change from step to step (a following attractor,
+    /// a pulse, a path with a lifetime): frames must be uploaded per step.
+    pub fn is_dynamic(&self) -> bool {
+        self.attractors.iter().any(|a| a.follow > 0.0)
+            || !self.pulses.is_empty()
+            || self.paths.iter().any(|p| p.lifetime.is_finite())
+    }
+
+    /// The entity state of the next `steps` steps, one frame each, advancing the
+    /// host clock past them.
+    pub fn frames(&mut self, steps: u32) -> Vec<[f32; 4]> {
+        let mut out = Vec::with_capacity((steps * self.uniform.frame_stride) as usize);
+        for _ in 0..steps {
+            self.frame(&mut out);
+            murmuration::entities::age(
+                &mut self.attractors,
+                &mut self.pulses,
+                &mut self.paths,
+                self.dt,
+            );
+        }
+        out
+    }
+
+    /// One frame of the current state into `out` (layout in behaviours.wgsl).
+    fn frame(&self, out: &mut Vec<[f32; 4]>) {
+        let species = |s: Option<u16>| s.map_or(-1.0, f32::from);
+        for a in &self.attractors {
+            out.push(v4(a.position, a.weight));
+            let range2 = (a.range * a.range).min(f32::MAX);
+            out.push([a.radius, range2, species(a.species), 0.0]);
+        }
+        for p in &self.pulses {
+            out.push(v4(p.position, p.radius));
+            out.push([p.strength, p.fade(), f32::from(u8::from(p.is_live())), 0.0]);
+        }
+        for (p, &first) in self.paths.iter().zip(&self.path_first) {
+            out.push([
+                p.capture_radius,
+                p.faded_weight(),
+                species(p.species),
+                f32::from(u8::from(p.is_live())),
+            ]);
+            out.push([
+                f32::from_bits(first),
+                f32::from_bits(p.points.len() as u32),
+                0.0,
+                0.0,
+            ]);
+        }
+    }
+}
+
+/// The behaviours' buffers and their bind group (group 1).
+pub(crate) struct BehaviourBuffers {
+    uniform: wgpu::Buffer,
+    shapes: wgpu::Buffer,
+    data: wgpu::Buffer,
+    frames: wgpu::Buffer,
+    /// Frames `frames` holds.
+    capacity: u32,
+    pub bind_group: wgpu::BindGroup,
+}
+
+/// The layout of group 1: the `Behave` uniform, then shapes, data and frames
+/// (read-only storage).
+pub(crate) fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let storage = wgpu::BufferBindingType::Storage { read_only: true };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("behaviour bindings"),
+        entries: &[
+            entry(0, wgpu::BufferBindingType::Uniform),
+            entry(1, storage),
+            entry(2, storage),
+            entry(3, storage),
+        ],
+    })
+}
+
+impl BehaviourBuffers {
+    /// Uploads `b` (obstacles, data; entity frames come with each submission,
+    /// but a world whose entities never change gets its one frame now).
+    pub fn new<V: GpuVector>(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        b: &mut Behaviours<V>,
+    ) -> Self {
+        use wgpu::util::DeviceExt;
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+            })
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let capacity = 1;
+        b.uniform.frames = capacity;
+        let first = if b.has_entities() && !b.is_dynamic() {
+            b.frames(1)
+        } else {
+            vec![[0.0; 4]; (b.uniform.frame_stride as usize).max(1)]
+        };
+        let uniform = init(
+            "behave uniform",
+            bytemuck::bytes_of(&b.uniform),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let shapes = init("obstacle shapes", bytemuck::cast_slice(&b.shapes), storage);
+        let data = init("obstacle data", bytemuck::cast_slice(&b.data), storage);
+        let frames = init("entity frames", bytemuck::cast_slice(&first), storage);
+        let bind_group = bind(device, layout, [&uniform, &shapes, &data, &frames]);
+        Self {
+            uniform,
+            shapes,
+            data,
+            frames,
+            capacity,
+            bind_group,
+        }
+    }
+
+    /// Uploads the entity frames of the next `steps` steps, the first of which
+    /// is step `step` (`clock[2]` in `clock`), growing the frame buffer when it
+    /// holds fewer. Nothing to do for a world whose entities never change.
+    pub fn load_frames<V: GpuVector>(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        layout: &wgpu::BindGroupLayout,
+        b: &mut Behaviours<V>,
+        clock: &wgpu::Buffer,
+        (step, steps): (u64, u32),
+    ) {
+        if !b.has_entities() || !b.is_dynamic() {
+            return;
+        }
+        let frames = b.frames(steps);
+        if steps > self.capacity {
+            self.capacity = steps;
+            self.frames = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("entity frames"),
+                size: 16 * frames.len() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            b.uniform.frames = steps;
+            queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&b.uniform));
+            self.bind_group = bind(
+                device,
+                layout,
+                [&self.uniform, &self.shapes, &self.data, &self.frames],
+            );
+        }
+        queue.write_buffer(&self.frames, 0, bytemuck::cast_slice(&frames));
+        queue.write_buffer(clock, 8, bytemuck::bytes_of(&(step as u32)));
+    }
+}
+
+fn bind(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffers: [&wgpu::Buffer; 4],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, buf)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: buf.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("behaviour bind group"),
+        layout,
+        entries: &entries,
+    })
+}

@@ -1,0 +1,256 @@
+//! Behaviours on the GPU against the CPU: obstacles of every shape (the
+//! never-penetrate guarantee counted exactly), attractors following goals, pulses,
+//! paths with lifetimes, and force priorities. Per-boid positions agree within
+//! the tolerance of `common::compare` (parity.rs states it); longer runs are held
+//! by the zero-penetration count and by statistics.
+
+mod common;
+
+use common::{compare, gpu, world};
+use glam::{Vec2, Vec3};
+use murmuration::{
+    Attractor, Boundary, CombineMode, Obstacle, Path, Pulse, SdfGrid, SpeciesParams, Vector, World,
+};
+use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
+
+/// Boids closer to an obstacle than nothing (inside one): must be zero.
+fn inside<V: Vector>(w: &World<V>) -> usize {
+    w.positions()
+        .iter()
+        .filter(|&&p| {
+            w.obstacle_set()
+                .nearest(p, 0.0)
+                .is_some_and(|s| s.distance < 0.0)
+        })
+        .count()
+}
+
+fn avoiders() -> SpeciesParams {
+    SpeciesParams {
+        obstacle_weight: 3.0,
+        obstacle_lookahead: 1.0,
+        obstacle_margin: 1.0,
+        ..SpeciesParams::default()
+    }
+}
+
+fn shapes_2d() -> Vec<Obstacle<Vec2>> {
+    let square = vec![
+        Vec2::new(2.0, 2.0),
+        Vec2::new(5.0, 2.0),
+        Vec2::new(5.0, 5.0),
+        Vec2::new(3.5, 3.5),
+        Vec2::new(2.0, 5.0),
+    ];
+    let baked = SdfGrid::bake(
+        &[Obstacle::Sphere {
+            center: Vec2::new(14.0, 14.0),
+            radius: 2.0,
+        }],
+        Vec2::new(10.0, 10.0),
+        Vec2::new(18.0, 18.0),
+        0.25,
+    )
+    .unwrap();
+    vec![
+        Obstacle::Sphere {
+            center: Vec2::new(12.0, 5.0),
+            radius: 2.0,
+        },
+        Obstacle::Box {
+            center: Vec2::new(5.0, 13.0),
+            half_extents: Vec2::new(2.0, 1.0),
+        },
+        Obstacle::Capsule {
+            a: Vec2::new(8.0, 8.0),
+            b: Vec2::new(11.0, 10.0),
+            radius: 0.3,
+        },
+        Obstacle::Polygon { points: square },
+        Obstacle::Field(baked),
+    ]
+}
+
+fn shapes_3d() -> Vec<Obstacle<Vec3>> {
+    let baked = SdfGrid::bake(
+        &[Obstacle::Sphere {
+            center: Vec3::new(3.0, 3.0, 7.0),
+            radius: 1.5,
+        }],
+        Vec3::new(1.0, 1.0, 5.0),
+        Vec3::new(5.0, 5.0, 9.0),
+        0.5,
+    )
+    .unwrap();
+    vec![
+        Obstacle::Sphere {
+            center: Vec3::new(7.0, 3.0, 3.0),
+            radius: 1.5,
+        },
+        Obstacle::Box {
+            center: Vec3::new(3.0, 7.0, 3.0),
+            half_extents: Vec3::new(1.0, 1.5, 1.0),
+        },
+        Obstacle::Capsule {
+            a: Vec3::new(6.0, 6.0, 6.0),
+            b: Vec3::new(8.0, 8.0, 8.0),
+            radius: 0.4,
+        },
+        Obstacle::Field(baked),
+    ]
+}
+
+fn with_obstacles<V: GpuVector>(mut w: World<V>, shapes: Vec<Obstacle<V>>) -> World<V> {
+    for s in shapes {
+        w.add_obstacle(s).unwrap();
+    }
+    // Let the CPU push spawned boids out first: both engines then start outside.
+    w.step();
+    w
+}
+
+/// Runs `steps` on the GPU in batches and counts boids inside an obstacle after each.
+fn gpu_penetrations<V: GpuVector>(gpu: &Gpu, w: &World<V>, steps: u64) -> (usize, World<V>) {
+    let mut out = w.clone();
+    let mut f = GpuFlock::new(gpu, w).unwrap();
+    let mut worst = 0;
+    for _ in 0..steps / 25 {
+        f.step_n(25).unwrap();
+        f.read_into(&mut out).unwrap();
+        worst = worst.max(inside(&out));
+    }
+    (worst, out)
+}
+
+#[test]
+fn obstacles_of_every_shape_agree_and_are_never_entered_2d() {
+    let Some(gpu) = gpu() else { return };
+    for (name, b) in [
+        ("wrap", Boundary::Wrap),
+        (
+            "soft",
+            Boundary::Soft {
+                margin: 2.0,
+                strength: 3.0,
+            },
+        ),
+    ] {
+        let w = with_obstacles(world::<Vec2>(1500, 20.0, b, vec![avoiders()]), shapes_2d());
+        assert_eq!(inside(&w), 0);
+        compare(&gpu, &w, 20, &format!("2D obstacles, {name}"));
+        let (worst, after) = gpu_penetrations(&gpu, &w, 300);
+        assert_eq!(worst, 0, "2D {name}: boids inside an obstacle on the GPU");
+        assert!(
+            after.metrics().mean_speed > 0.5,
+            "2D {name}: the flock still moves"
+        );
+    }
+}
+
+#[test]
+fn obstacles_of_every_shape_agree_and_are_never_entered_3d() {
+    let Some(gpu) = gpu() else { return };
+    let w = with_obstacles(
+        world::<Vec3>(1500, 10.0, Boundary::Wrap, vec![avoiders()]),
+        shapes_3d(),
+    );
+    assert_eq!(inside(&w), 0);
+    compare(&gpu, &w, 20, "3D obstacles");
+    let (worst, _) = gpu_penetrations(&gpu, &w, 300);
+    assert_eq!(worst, 0, "3D: boids inside an obstacle on the GPU");
+}
+
+/// Without avoidance (weight 0) every boid that meets an obstacle is stopped by the
+/// swept constraint alone: the hard guarantee, not the steering, keeps them out.
+#[test]
+fn the_sweep_alone_keeps_fast_boids_out() {
+    let Some(gpu) = gpu() else { return };
+    let p = SpeciesParams {
+        obstacle_weight: 0.0,
+        max_speed: 6.0,
+        min_speed: 5.0,
+        ..SpeciesParams::default()
+    };
+    let w = with_obstacles(
+        world::<Vec2>(1500, 20.0, Boundary::Wrap, vec![p]),
+        shapes_2d(),
+    );
+    let (worst, _) = gpu_penetrations(&gpu, &w, 200);
+    assert_eq!(worst, 0, "boids inside an obstacle on the GPU");
+}
+
+#[test]
+fn attractors_pulses_and_paths_agree() {
+    let Some(gpu) = gpu() else { return };
+    let prioritized = SpeciesParams {
+        combine: CombineMode::Prioritized,
+        ..SpeciesParams::default()
+    };
+    let mut w = world::<Vec2>(
+        1200,
+        20.0,
+        Boundary::Soft {
+            margin: 2.0,
+            strength: 3.0,
+        },
+        vec![SpeciesParams::default(), prioritized],
+    );
+    let mut goal = Attractor::new(Vec2::new(4.0, 4.0), 1.5, 3.0);
+    goal.goal = Vec2::new(16.0, 12.0);
+    goal.follow = 2.0;
+    w.add_attractor(goal).unwrap();
+    let mut only_b = Attractor::new(Vec2::new(15.0, 5.0), 1.0, 2.0);
+    only_b.species = Some(1);
+    only_b.range = 8.0;
+    w.add_attractor(only_b).unwrap();
+    w.add_pulse(Pulse::new(Vec2::new(10.0, 10.0), 5.0, 6.0, 0.3))
+        .unwrap();
+    w.add_pulse(Pulse::new(Vec2::new(6.0, 15.0), 4.0, 4.0, 2.0))
+        .unwrap();
+    let mut path = Path::new(
+        vec![
+            Vec2::new(2.0, 10.0),
+            Vec2::new(10.0, 18.0),
+            Vec2::new(18.0, 10.0),
+        ],
+        3.0,
+        1.2,
+    );
+    path.lifetime = 0.25;
+    w.add_path(path).unwrap();
+    let mut forever = Path::new(vec![Vec2::new(2.0, 2.0), Vec2::new(18.0, 3.0)], 2.0, 0.8);
+    forever.species = Some(0);
+    w.add_path(forever).unwrap();
+    // 20 steps of 1/60 s: the short pulse and path expire on the way.
+    let (cpu, on_gpu) = compare(&gpu, &w, 20, "attractors, pulses, paths");
+    assert_eq!(
+        on_gpu.attractors(),
+        cpu.attractors(),
+        "attractors followed their goals"
+    );
+    assert_eq!(on_gpu.pulses(), cpu.pulses(), "pulses aged and expired");
+    assert_eq!(on_gpu.paths(), cpu.paths(), "paths aged and expired");
+    assert_eq!(cpu.pulses().len(), 1);
+    assert_eq!(cpu.paths().len(), 1);
+    // Longer than one submission of frames (64 steps).
+    compare(&gpu, &w, 150, "entities over 150 steps");
+}
+
+#[test]
+fn entities_in_3d_agree() {
+    let Some(gpu) = gpu() else { return };
+    let mut w = world::<Vec3>(1200, 8.0, Boundary::Reflect, vec![SpeciesParams::default()]);
+    let mut a = Attractor::new(Vec3::splat(2.0), 1.0, 2.0);
+    a.goal = Vec3::splat(6.0);
+    a.follow = 1.0;
+    w.add_attractor(a).unwrap();
+    w.add_pulse(Pulse::new(Vec3::splat(4.0), 3.0, 5.0, 1.0))
+        .unwrap();
+    w.add_path(Path::new(
+        vec![Vec3::new(1.0, 1.0, 1.0), Vec3::new(7.0, 7.0, 1.0)],
+        2.0,
+        1.0,
+    ))
+    .unwrap();
+    compare(&gpu, &w, 20, "3D entities");
+}
