@@ -24,7 +24,11 @@ pub(crate) struct BehaveUniform {
     pub clear_origin: [f32; 4],
     pub clear_dims: [u32; 4],
     pub clear_cell: f32,
-    pub _pad: [f32; 3],
+    /// Offset of the per-species wander phases in a frame (vec4s).
+    pub wander_base: u32,
+    /// 1 when some species wanders (frames carry the phases).
+    pub wanders: u32,
+    pub _pad: u32,
 }
 
 /// The shader's `Shape` (storage; 80 bytes).
@@ -68,6 +72,10 @@ pub(crate) struct Behaviours<V: GpuVector> {
     paths: Vec<Path<V>>,
     /// Where each path's vertices start in `data`.
     path_first: Vec<u32>,
+    /// Per species: the wander period, when the species wanders.
+    wander: Vec<Option<f32>>,
+    /// The step the next frame is for.
+    step: u64,
     dt: f32,
 }
 
@@ -146,7 +154,14 @@ impl<V: GpuVector> Behaviours<V> {
         uniform.attractors = world.attractors().len() as u32;
         uniform.pulses = world.pulses().len() as u32;
         uniform.paths = world.paths().len() as u32;
-        uniform.frame_stride = 2 * (uniform.attractors + uniform.pulses + uniform.paths);
+        uniform.wander_base = 2 * (uniform.attractors + uniform.pulses + uniform.paths);
+        let wander: Vec<Option<f32>> = world
+            .species()
+            .iter()
+            .map(|p| (p.wander_weight > 0.0).then_some(p.wander_period))
+            .collect();
+        uniform.wanders = u32::from(wander.iter().any(Option::is_some));
+        uniform.frame_stride = uniform.wander_base + uniform.wanders * world.species().len() as u32;
         if shapes.is_empty() {
             shapes.push(ShapeData::zeroed());
         }
@@ -161,6 +176,8 @@ impl<V: GpuVector> Behaviours<V> {
             pulses: world.pulses().to_vec(),
             paths: world.paths().to_vec(),
             path_first,
+            wander,
+            step: world.step_index(),
             dt: world.config().dt,
         }
     }
@@ -170,15 +187,16 @@ impl<V: GpuVector> Behaviours<V> {
         self.uniform.obstacles > 0
     }
 
-    /// True when the world has attractors, pulses or paths.
+    /// True when the world has attractors, pulses, paths or wanderers.
     pub fn has_entities(&self) -> bool {
         self.uniform.frame_stride > 0
     }
 
-    /// True when the entities change from step to step (a following attractor,
-    /// a pulse, a path with a lifetime): frames must be uploaded per step.
+    /// True when the frames change from step to step (a following attractor,
+    /// a pulse, a path with a lifetime, a wanderer): uploaded per step.
     pub fn is_dynamic(&self) -> bool {
-        self.attractors.iter().any(|a| a.follow > 0.0)
+        self.uniform.wanders != 0
+            || self.attractors.iter().any(|a| a.follow > 0.0)
             || !self.pulses.is_empty()
             || self.paths.iter().any(|p| p.lifetime.is_finite())
     }
@@ -195,6 +213,7 @@ impl<V: GpuVector> Behaviours<V> {
                 &mut self.paths,
                 self.dt,
             );
+            self.step += 1;
         }
         out
     }
@@ -224,6 +243,18 @@ impl<V: GpuVector> Behaviours<V> {
                 0.0,
                 0.0,
             ]);
+        }
+        if self.uniform.wanders != 0 {
+            for period in &self.wander {
+                let (k, s) =
+                    period.map_or((0, 0.0), |t| murmuration::knot_phase(self.step, self.dt, t));
+                out.push([
+                    f32::from_bits(k as u32),
+                    f32::from_bits((k >> 32) as u32),
+                    s,
+                    0.0,
+                ]);
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
-use murmuration::{BoidId, Boundary, SpeciesParams, World};
+use murmuration::{BoidId, SpeciesParams, World};
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
 
@@ -810,15 +810,6 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
     if let Some(r) = world.relations().table.iter().find(|r| r.indexes_target()) {
         return Err(GpuError::Unsupported(format!(
             "the species relation {r:?} (flee, chase and follow)"
-        )));
-    }
-    if let Boundary::Roost { .. } = world.config().boundary {
-        return Err(GpuError::Unsupported("the roost boundary".into()));
-    }
-    if let Some(p) = world.species().iter().find(|p| p.wander_weight > 0.0) {
-        return Err(GpuError::Unsupported(format!(
-            "wandering (wander_weight = {})",
-            p.wander_weight
         )));
     }
     if let Some(p) = world.species().iter().find(|p| p.roll_rate > 0.0) {

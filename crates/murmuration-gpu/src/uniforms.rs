@@ -41,7 +41,7 @@ pub(crate) struct SimUniform {
     pub _pad1: [u32; 2],
 }
 
-/// The shader's `Species` (storage; 96 bytes).
+/// The shader's `Species` (storage; 144 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct SpeciesUniform {
@@ -69,13 +69,25 @@ pub(crate) struct SpeciesUniform {
     pub obstacle_weight: f32,
     pub obstacle_lookahead: f32,
     pub obstacle_margin: f32,
+    pub wander_weight: f32,
+    pub flee_radius: f32,
+    pub flee_weight: f32,
+    pub chase_radius: f32,
+    pub chase_weight: f32,
+    pub eat_radius: f32,
+    pub straggler_preference: f32,
+    pub confusion: f32,
+    pub follow_radius: f32,
+    pub follow_weight: f32,
+    pub perception_radius: f32,
+    pub roll_rate: f32,
     pub _pad: f32,
 }
 
 // The WGSL structs' sizes (`Sim` in uniform layout, `Species` in storage layout):
 // a field added on one side only fails the build here.
 const _: () = assert!(std::mem::size_of::<SimUniform>() == 176);
-const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 96);
+const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 144);
 
 impl SpeciesUniform {
     /// The CPU kernel's own derived constants ([`RuleConsts`]) and the weights,
@@ -121,6 +133,18 @@ impl SpeciesUniform {
             obstacle_weight: p.obstacle_weight,
             obstacle_lookahead: p.obstacle_lookahead,
             obstacle_margin: p.obstacle_margin,
+            wander_weight: p.wander_weight,
+            flee_radius: p.flee_radius,
+            flee_weight: p.flee_weight,
+            chase_radius: p.chase_radius,
+            chase_weight: p.chase_weight,
+            eat_radius: p.eat_radius,
+            straggler_preference: p.straggler_preference,
+            confusion: p.confusion,
+            follow_radius: p.follow_radius,
+            follow_weight: p.follow_weight,
+            perception_radius: p.perception_radius(),
+            roll_rate: p.roll_rate,
             _pad: 0.0,
         }
     }
@@ -198,8 +222,8 @@ fn plan_with_span<V: GpuVector>(world: &World<V>, span: u32) -> SimUniform {
         Boundary::Wrap => (0, 1.0, 0.0),
         Boundary::Soft { margin, strength } => (1, margin, strength),
         Boundary::Reflect => (2, 1.0, 0.0),
-        // Refused before upload (`check_supported`); never reaches the shader.
-        Boundary::Unbounded | Boundary::Roost { .. } => (3, 1.0, 0.0),
+        Boundary::Unbounded => (3, 1.0, 0.0),
+        Boundary::Roost { margin, strength } => (4, margin, strength),
     };
     u.boundary = boundary;
     u.soft_margin = margin;

@@ -254,3 +254,35 @@ fn entities_in_3d_agree() {
     .unwrap();
     compare(&gpu, &w, 20, "3D entities");
 }
+
+#[test]
+fn wanderers_agree_across_knots() {
+    let Some(gpu) = gpu() else { return };
+    // Knots every 0.25 s (15 steps): 40 steps cross two of them.
+    let p = SpeciesParams {
+        wander_weight: 1.5,
+        wander_period: 0.25,
+        ..SpeciesParams::default()
+    };
+    let mut w = world::<Vec2>(800, 14.0, Boundary::Wrap, vec![p, SpeciesParams::default()]);
+    compare(&gpu, &w, 40, "2D wander");
+    // Continuing a run: the knots are keyed by the world's step.
+    w.step_n(100);
+    compare(&gpu, &w, 40, "2D wander from step 100");
+    let w3 = world::<Vec3>(800, 7.0, Boundary::Wrap, vec![p]);
+    compare(&gpu, &w3, 40, "3D wander");
+}
+
+#[test]
+fn the_roost_boundary_agrees() {
+    let Some(gpu) = gpu() else { return };
+    let roost = Boundary::Roost {
+        margin: 2.0,
+        strength: 4.0,
+    };
+    // Small boxes: most boids start beyond the roost disc and turn back.
+    let w2 = world::<Vec2>(800, 6.0, roost, vec![SpeciesParams::default()]);
+    compare(&gpu, &w2, 30, "2D roost");
+    let w3 = world::<Vec3>(800, 4.0, roost, vec![SpeciesParams::default()]);
+    compare(&gpu, &w3, 30, "3D roost");
+}

@@ -306,18 +306,6 @@ fn flee_and_chase_relations_are_refused_by_name() {
 }
 
 #[test]
-fn wandering_is_refused_by_name_until_the_gpu_has_it() {
-    let Some(gpu) = gpu() else { return };
-    let p = SpeciesParams {
-        wander_weight: 0.5,
-        ..SpeciesParams::default()
-    };
-    let w = world::<Vec2>(100, 10.0, Boundary::Wrap, vec![p]);
-    let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
-    assert!(e.contains("wandering (wander_weight = 0.5)"), "{e}");
-}
-
-#[test]
 fn banked_flight_is_refused_by_name_until_the_gpu_has_it() {
     let Some(gpu) = gpu() else { return };
     let p = SpeciesParams {

@@ -106,6 +106,7 @@ pub use steer::coincident_direction;
 pub use surface::Surface;
 pub use topological::MAX_TOPOLOGICAL;
 pub use vector::Vector;
+pub use wander::knot_phase;
 pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};
 pub use zones::Zone;
 

@@ -19,16 +19,23 @@ fn knot<V: Vector>(seed: u64, id: u32, k: u64) -> V {
     V::unit_from_uniform(r.next_f32(), r.next_f32())
 }
 
-/// The wander direction of boid `id` at `step` (time `step × dt`): continuous in
-/// time, of length at most 1.
-pub fn direction<V: Vector>(seed: u64, id: u32, step: u64, dt: f32, period: f32) -> V {
+/// Where time `step × dt` falls between knots: the knot `k` before it and the
+/// smoothstepped fraction `s` toward knot `k + 1` (the direction is knot k ×
+/// (1 − s) + knot k+1 × s). The same for every boid of a species, so the GPU
+/// backend takes it from the host.
+pub fn knot_phase(step: u64, dt: f32, period: f32) -> (u64, f32) {
     // In f64 so a long run's knots stay exact (step × dt / period loses
     // precision in f32 after a few hundred thousand steps).
     let u = step as f64 * dt as f64 / period as f64;
     let k = u.floor();
     let f = (u - k) as f32;
-    let s = f * f * (3.0 - 2.0 * f);
-    let k = k as u64;
+    (k as u64, f * f * (3.0 - 2.0 * f))
+}
+
+/// The wander direction of boid `id` at `step` (time `step × dt`): continuous in
+/// time, of length at most 1.
+pub fn direction<V: Vector>(seed: u64, id: u32, step: u64, dt: f32, period: f32) -> V {
+    let (k, s) = knot_phase(step, dt, period);
     let (a, b) = (knot::<V>(seed, id, k), knot::<V>(seed, id, k + 1));
     a * (1.0 - s) + b * s
 }

@@ -24,9 +24,9 @@ struct Behave {
     clear_origin: vec4<f32>,
     clear_dims: vec4<u32>,  // cells per axis; x = 0: no grid
     clear_cell: f32,
-    _p0: f32,
-    _p1: f32,
-    _p2: f32,
+    wander_base: u32,       // per-species wander phases in a frame (vec4s)
+    wanders: u32,           // 1 when some species wanders
+    _p0: u32,
 }
 
 // One obstacle: `a`, `b` and `dims` by kind —
@@ -478,4 +478,22 @@ fn path_point(at: u32) -> V {
         q[i] = data[at + i];
     }
     return q;
+}
+
+// Reynolds' wander without state (wander.rs): a seek toward the heading plus a
+// direction blended between two keyed knots; the knot and blend of this step come
+// from the host (`knot_phase`, in f64 there).
+fn wander(base: u32, id: u32, species_index: u32, v: V) -> V {
+    let ph = frames[base + behave.wander_base + species_index];
+    let k = vec2<u32>(bitcast<u32>(ph.x), bitcast<u32>(ph.y));
+    var r0 = rng_new(sim.seed_key, vec2<u32>(id, 0u), k, STREAM_WANDER);
+    let u0 = rng_f32(&r0);
+    let w0 = rng_f32(&r0);
+    let a = unit_from_uniform(u0, w0);
+    var r1 = rng_new(sim.seed_key, vec2<u32>(id, 0u), add64(k, vec2<u32>(1u, 0u)), STREAM_WANDER);
+    let u1 = rng_f32(&r1);
+    let w1 = rng_f32(&r1);
+    let b = unit_from_uniform(u1, w1);
+    let n = a * (1.0 - ph.z) + b * ph.z;
+    return seek(normalize_or_zero(v) + n, v, sp) * sp.wander_weight;
 }

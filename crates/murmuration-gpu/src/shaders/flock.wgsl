@@ -19,6 +19,7 @@ const BOUNDARY_WRAP: u32 = 0u;
 const BOUNDARY_SOFT: u32 = 1u;
 const BOUNDARY_REFLECT: u32 = 2u;
 const BOUNDARY_UNBOUNDED: u32 = 3u;
+const BOUNDARY_ROOST: u32 = 4u;
 const RELATION_FLOCK: u32 = 0u;
 const RELATION_SEPARATE: u32 = 1u;
 const RELATION_IGNORE: u32 = 2u;
@@ -73,6 +74,18 @@ struct Species {
     obstacle_weight: f32,
     obstacle_lookahead: f32,
     obstacle_margin: f32,
+    wander_weight: f32,
+    flee_radius: f32,
+    flee_weight: f32,
+    chase_radius: f32,
+    chase_weight: f32,
+    eat_radius: f32,
+    straggler_preference: f32,
+    confusion: f32,
+    follow_radius: f32,
+    follow_weight: f32,
+    perception_radius: f32,
+    roll_rate: f32,
     _pad: f32,
 }
 
@@ -317,7 +330,12 @@ fn seek(dir: V, v: V, sp: Species) -> V {
     return clamp_length_max(d * sp.max_speed - v, sp.max_force);
 }
 
-fn soft_force(p: V) -> V {
+// The boundary's steering on top of the max-force budget (boundary.rs's
+// `boundary_force`): the soft walls' push, or the roost's turn.
+fn boundary_force(p: V, v: V) -> V {
+    if sim.boundary == BOUNDARY_ROOST {
+        return roost_force(p, v);
+    }
     var f = V(0.0);
     if sim.boundary != BOUNDARY_SOFT {
         return f;
@@ -331,6 +349,58 @@ fn soft_force(p: V) -> V {
             f[a] = k * lo;
         } else if hi > 0.0 {
             f[a] = -k * hi;
+        }
+    }
+    return f;
+}
+
+// The roost's pull (boundary.rs's `roost_force`): beyond the roost disc a sideways
+// turn toward its centre; in 3D a spring back into the height band (y).
+fn roost_force(p: V, v: V) -> V {
+    let margin = sim.soft_margin;
+    let strength = sim.soft_strength;
+    let centre = (v_from(sim.wmin) + v_from(sim.wmax)) * 0.5;
+    var h = p - centre;
+    var radius = 3.4e38;
+    for (var a = 0u; a < DIM; a++) {
+        if DIM == 3u && a == 1u {
+            h[a] = 0.0;
+        } else {
+            radius = min(radius, 0.5 * (sim.wmax[a] - sim.wmin[a]));
+        }
+    }
+    var f = V(0.0);
+    let d = length(h);
+    if d > radius {
+        let pull = strength * min((d - radius) / margin, 1.0);
+        let toward = h * (-1.0 / d);
+        let speed = length(v);
+        if speed > 1e-12 {
+            let ahead = v * (1.0 / speed);
+            let along = dot(toward, ahead);
+            var side = toward - ahead * along;
+            if along < 0.0 {
+                side = normalize_or_zero(side);
+                if all(side == V(0.0)) {
+                    side[0] = -ahead[DIM - 1u];
+                    side[DIM - 1u] = ahead[0];
+                    side = normalize_or_zero(side);
+                }
+            }
+            f = side * pull;
+        } else {
+            f = toward * pull;
+        }
+    }
+    if DIM == 3u {
+        let y = p[1];
+        let lo = sim.wmin[1];
+        let hi = sim.wmax[1];
+        let k = strength / margin;
+        if y < lo {
+            f[1] += k * (lo - y);
+        } else if y > hi {
+            f[1] -= k * (y - hi);
         }
     }
     return f;
@@ -719,10 +789,13 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
             for (var k = 0u; k < behave.paths; k++) {
                 seek_to += follow_path(paths, k, m.y, p, v);
             }
+            if sp.wander_weight > 0.0 {
+                seek_to += wander(base, m.x, m.y, v);
+            }
         }
         let f = rule_forces(s, v, sp);
         let forces = array<V, 7>(avoid, pulse, V(0.0), seek_to, f[0], f[1], f[2]);
-        var a = combine(forces, sp) + soft_force(p) + cruise(v, sp);
+        var a = combine(forces, sp) + boundary_force(p, v) + cruise(v, sp);
         if sp.smoothing > 0.0 {
             a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
         }

@@ -9,6 +9,7 @@ const MIX2: vec2<u32> = vec2<u32>(0x133111ebu, 0x94d049bbu);
 const STREAM_JITTER: u32 = 3u;
 const STREAM_COINCIDENT: u32 = 4u;
 const STREAM_REST_HEADING: u32 = 5u;
+const STREAM_WANDER: u32 = 6u;
 
 // Full 64-bit product of two 32-bit words.
 fn mul_wide(a: u32, b: u32) -> vec2<u32> {
