@@ -6,10 +6,12 @@
 //! so both engines see the same attractor positions and fades bit for bit.
 
 use crate::dims::GpuVector;
+use crate::error::GpuError;
+use crate::relations::Plan;
 use bytemuck::{Pod, Zeroable};
 use murmuration::{Attractor, Obstacle, Path, Pulse, World};
 
-/// The shader's `Behave` (uniform; 80 bytes).
+/// The shader's `Behave` (uniform; 112 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct BehaveUniform {
@@ -28,7 +30,18 @@ pub(crate) struct BehaveUniform {
     pub wander_base: u32,
     /// 1 when some species wanders (frames carry the phases).
     pub wanders: u32,
-    pub _pad: u32,
+    /// Actors (relations.rs).
+    pub actors: u32,
+    /// Species (the interaction table is species × species).
+    pub species: u32,
+    /// Eating chasers.
+    pub eaters: u32,
+    /// Eaten events the event buffer holds.
+    pub events_cap: u32,
+    /// relations.rs's `Plan::eat_reach`, `Plan::travel`.
+    pub eat_reach: f32,
+    pub travel: f32,
+    pub _pad: [u32; 3],
 }
 
 /// The shader's `Shape` (storage; 80 bytes).
@@ -45,8 +58,15 @@ pub(crate) struct ShapeData {
     pub bound: [f32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<BehaveUniform>() == 80);
+const _: () = assert!(std::mem::size_of::<BehaveUniform>() == 112);
 const _: () = assert!(std::mem::size_of::<ShapeData>() == 80);
+
+/// Eaten events recorded between two reads of the event buffer; more are
+/// counted (the boids still die) but not described.
+pub(crate) const EVENTS_CAP: u32 = 4096;
+/// `u32` words per event record (step lo, step hi, predator, prey, x, y, z, 0),
+/// after a header of 4 (count, 0, 0, 0).
+pub(crate) const EVENT_WORDS: u32 = 8;
 
 const SHAPE_SPHERE: u32 = 0;
 const SHAPE_BOX: u32 = 1;
@@ -65,6 +85,7 @@ pub(crate) struct Behaviours<V: GpuVector> {
     pub uniform: BehaveUniform,
     pub shapes: Vec<ShapeData>,
     pub data: Vec<f32>,
+    plan: Plan,
     /// The entities as of the next step to record; every slot kept (expired
     /// ones inactive) so a frame's layout never changes.
     attractors: Vec<Attractor<V>>,
@@ -80,8 +101,9 @@ pub(crate) struct Behaviours<V: GpuVector> {
 }
 
 impl<V: GpuVector> Behaviours<V> {
-    /// Packs `world`'s obstacles and entities.
-    pub fn new(world: &World<V>) -> Self {
+    /// Packs `world`'s obstacles, entities and interactions.
+    pub fn new(world: &World<V>) -> Result<Self, GpuError> {
+        let plan = Plan::new(world)?;
         let mut data = Vec::new();
         let mut shapes = Vec::new();
         for shape in world.obstacles() {
@@ -162,16 +184,23 @@ impl<V: GpuVector> Behaviours<V> {
             .collect();
         uniform.wanders = u32::from(wander.iter().any(Option::is_some));
         uniform.frame_stride = uniform.wander_base + uniform.wanders * world.species().len() as u32;
+        uniform.actors = plan.actors;
+        uniform.species = world.species().len() as u32;
+        uniform.eaters = plan.eaters;
+        uniform.events_cap = if plan.eats { EVENTS_CAP } else { 0 };
+        uniform.eat_reach = plan.eat_reach;
+        uniform.travel = plan.travel;
         if shapes.is_empty() {
             shapes.push(ShapeData::zeroed());
         }
         if data.is_empty() {
             data.push(0.0);
         }
-        Self {
+        Ok(Self {
             uniform,
             shapes,
             data,
+            plan,
             attractors: world.attractors().to_vec(),
             pulses: world.pulses().to_vec(),
             paths: world.paths().to_vec(),
@@ -179,7 +208,27 @@ impl<V: GpuVector> Behaviours<V> {
             wander,
             step: world.step_index(),
             dt: world.config().dt,
-        }
+        })
+    }
+
+    /// True when some species flees, chases or follows another.
+    pub fn has_relations(&self) -> bool {
+        self.plan.any
+    }
+
+    /// True when some species chases another.
+    pub fn chases(&self) -> bool {
+        self.plan.chases
+    }
+
+    /// True when some chaser eats.
+    pub fn eats(&self) -> bool {
+        self.plan.eats
+    }
+
+    /// The interaction plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     /// True when the world has obstacles.
@@ -265,6 +314,11 @@ pub(crate) struct BehaviourBuffers {
     shapes: wgpu::Buffer,
     data: wgpu::Buffer,
     frames: wgpu::Buffer,
+    /// The actor table (relations.rs), actor records (two halves) and eaten
+    /// events.
+    actor_table: wgpu::Buffer,
+    actors: wgpu::Buffer,
+    pub events: wgpu::Buffer,
     /// Frames `frames` holds.
     capacity: u32,
     pub bind_group: wgpu::BindGroup,
@@ -291,6 +345,9 @@ pub(crate) fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             entry(1, storage),
             entry(2, storage),
             entry(3, storage),
+            entry(4, storage),
+            entry(5, wgpu::BufferBindingType::Storage { read_only: false }),
+            entry(6, wgpu::BufferBindingType::Storage { read_only: false }),
         ],
     })
 }
@@ -314,6 +371,9 @@ impl BehaviourBuffers {
         let storage = wgpu::BufferUsages::STORAGE;
         let capacity = 1;
         b.uniform.frames = capacity;
+        // The actor records' half the first step reads (before any frame advances
+        // the host clock).
+        let half = (b.step & 1) as usize;
         let first = if b.has_entities() && !b.is_dynamic() {
             b.frames(1)
         } else {
@@ -327,12 +387,46 @@ impl BehaviourBuffers {
         let shapes = init("obstacle shapes", bytemuck::cast_slice(&b.shapes), storage);
         let data = init("obstacle data", bytemuck::cast_slice(&b.data), storage);
         let frames = init("entity frames", bytemuck::cast_slice(&first), storage);
-        let bind_group = bind(device, layout, [&uniform, &shapes, &data, &frames]);
+        let plan = b.plan();
+        let table = if plan.table.is_empty() {
+            vec![0]
+        } else {
+            plan.table.clone()
+        };
+        let actor_table = init("actor table", bytemuck::cast_slice(&table), storage);
+        // Both halves (the first step reads half (step & 1)), then each actor's
+        // pursuit force.
+        let k = plan.records.len();
+        let mut records = vec![[0.0f32; 4]; (2 * k + plan.actors as usize).max(1)];
+        records[half * k..(half + 1) * k].copy_from_slice(&plan.records);
+        let actors = init("actor records", bytemuck::cast_slice(&records), storage);
+        let words = 4 + b.uniform.events_cap * EVENT_WORDS;
+        let events = init(
+            "eaten events",
+            bytemuck::cast_slice(&vec![0u32; words as usize]),
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let bind_group = bind(
+            device,
+            layout,
+            [
+                &uniform,
+                &shapes,
+                &data,
+                &frames,
+                &actor_table,
+                &actors,
+                &events,
+            ],
+        );
         Self {
             uniform,
             shapes,
             data,
             frames,
+            actor_table,
+            actors,
+            events,
             capacity,
             bind_group,
         }
@@ -367,7 +461,15 @@ impl BehaviourBuffers {
             self.bind_group = bind(
                 device,
                 layout,
-                [&self.uniform, &self.shapes, &self.data, &self.frames],
+                [
+                    &self.uniform,
+                    &self.shapes,
+                    &self.data,
+                    &self.frames,
+                    &self.actor_table,
+                    &self.actors,
+                    &self.events,
+                ],
             );
         }
         queue.write_buffer(&self.frames, 0, bytemuck::cast_slice(&frames));
@@ -378,7 +480,7 @@ impl BehaviourBuffers {
 fn bind(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    buffers: [&wgpu::Buffer; 4],
+    buffers: [&wgpu::Buffer; 7],
 ) -> wgpu::BindGroup {
     let entries: Vec<wgpu::BindGroupEntry> = buffers
         .iter()

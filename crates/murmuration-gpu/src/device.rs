@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 /// Storage buffers of the flock's group 0 (the state, the grid, the clock).
 pub(crate) const FLOCK_STORAGE_BUFFERS: u32 = 17;
 /// Storage buffers one shader stage must be able to bind: group 0 and the
-/// behaviours' group 1 (shapes, data, entity frames).
-pub(crate) const STORAGE_BUFFERS: u32 = FLOCK_STORAGE_BUFFERS + 3;
+/// behaviours' group 1 (shapes, data, entity frames, actor table and records,
+/// events).
+pub(crate) const STORAGE_BUFFERS: u32 = FLOCK_STORAGE_BUFFERS + 6;
 
 /// An open GPU device, shared by every flock created on it.
 #[derive(Clone, Debug)]

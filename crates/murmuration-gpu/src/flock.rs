@@ -1,12 +1,13 @@
 //! [`GpuFlock`]: a world's state on the GPU, stepped by compute shaders.
 
 use crate::WORKGROUP_SIZE;
-use crate::behaviours::{self, BehaviourBuffers, Behaviours};
+use crate::behaviours::{self, BehaviourBuffers, Behaviours, EVENT_WORDS, EVENTS_CAP};
 use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
+use crate::relations::DEAD;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
-use murmuration::{BoidId, SpeciesParams, World};
+use murmuration::{BoidId, Event, SpeciesParams, World};
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
 
@@ -15,7 +16,8 @@ const MAX_GROUPS_X: u32 = 65_535;
 /// Steps recorded per command buffer by [`GpuFlock::step_n`].
 const STEPS_PER_SUBMIT: u64 = 64;
 
-/// The passes of one step, in order.
+/// The passes of one step, in order; worlds with chasers add `pursue` before
+/// `steer`, and `eat` after it when chasers eat ([`passes`]).
 const PASSES: [&str; 8] = [
     "count",
     "scan_local",
@@ -108,11 +110,12 @@ fn groups_for(threads: u32) -> (u32, u32) {
 
 fn shader_source<V: GpuVector>() -> String {
     format!(
-        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}",
+        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}",
         V::WGSL,
         include_str!("shaders/rng.wgsl"),
         include_str!("shaders/flock.wgsl"),
-        include_str!("shaders/behaviours.wgsl")
+        include_str!("shaders/behaviours.wgsl"),
+        include_str!("shaders/relations.wgsl")
     )
 }
 
@@ -216,8 +219,8 @@ fn upload<V: GpuVector>(
         empty("meta_b", n * 8),
     ];
     let keys = empty("keys", n * 8);
-    let counts = empty("counts", sim.cells as u64 * 4);
-    let starts = empty("starts", (sim.cells as u64 + 1) * 4);
+    let counts = empty("counts", sim.scan_cells as u64 * 4);
+    let starts = empty("starts", (sim.scan_cells as u64 + 1) * 4);
     let order = empty("order", n * 4);
     let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
     let stats = empty("stats", stat_words * 4);
@@ -277,8 +280,8 @@ impl<V: GpuVector> GpuFlock<V> {
             ("steering", n * vec_bytes),
             ("ids", n * 8),
             ("keys", n * 8),
-            ("counts", sim.cells as u64 * 4),
-            ("starts", (sim.cells as u64 + 1) * 4),
+            ("counts", sim.scan_cells as u64 * 4),
+            ("starts", (sim.scan_cells as u64 + 1) * 4),
             ("order", n * 4),
             ("blocks", sim.blocks.max(1) as u64 * 4),
             ("stats", stat_words * 4),
@@ -304,12 +307,13 @@ impl<V: GpuVector> GpuFlock<V> {
             bind_group_layouts: &[Some(&layout), Some(&behaviour_layout)],
             immediate_size: 0,
         });
-        let mut behaviours = Behaviours::new(world);
+        let mut behaviours = Behaviours::new(world)?;
         let pipelines = build_pipelines(
             device,
             &module,
             &pipeline_layout,
             &variant(world, &sim, &behaviours),
+            (behaviours.chases(), behaviours.eats()),
         );
         let buffers = upload(device, &layout, world, &sim, stat_words);
         let behaviour_buffers = BehaviourBuffers::new(device, &behaviour_layout, &mut behaviours);
@@ -400,8 +404,13 @@ impl<V: GpuVector> GpuFlock<V> {
         self.sim = sim;
         let v = variant(world, &sim, &self.behaviours);
         if v != self.variant {
-            self.pipelines =
-                build_pipelines(&self.gpu.device, &self.module, &self.pipeline_layout, &v);
+            self.pipelines = build_pipelines(
+                &self.gpu.device,
+                &self.module,
+                &self.pipeline_layout,
+                &v,
+                (self.behaviours.chases(), self.behaviours.eats()),
+            );
             self.variant = v;
         }
         let q = &self.gpu.queue;
@@ -412,12 +421,17 @@ impl<V: GpuVector> GpuFlock<V> {
         Ok(())
     }
 
-    fn dispatch_sizes(&self) -> [(u32, u32); PASSES.len()] {
+    /// The passes of this flock's step.
+    fn passes(&self) -> Vec<&'static str> {
+        passes(self.behaviours.chases(), self.behaviours.eats())
+    }
+
+    fn dispatch_sizes(&self) -> Vec<(u32, u32)> {
         let n = self.sim.n;
-        let cells = self.sim.cells;
+        let cells = self.sim.scan_cells;
         let blocks = self.sim.blocks;
         let bx = blocks.clamp(1, MAX_GROUPS_X);
-        [
+        let mut sizes = vec![
             groups_for(n),
             (bx, blocks.div_ceil(bx).max(1)),
             (1, 1),
@@ -426,7 +440,14 @@ impl<V: GpuVector> GpuFlock<V> {
             groups_for(cells),
             groups_for(n),
             self.steer_groups,
-        ]
+        ];
+        if self.behaviours.chases() {
+            sizes.insert(7, groups_for(self.behaviours.plan().actors));
+        }
+        if self.behaviours.eats() {
+            sizes.push((1, 1));
+        }
+        sizes
     }
 
     /// Records one step. With `timestamps = (set, i)` the step's pass writes
@@ -443,7 +464,7 @@ impl<V: GpuVector> GpuFlock<V> {
             for (k, (pipeline, (x, y))) in self.pipelines.iter().zip(sizes).enumerate() {
                 let q = 2 * (base + k as u32);
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(PASSES[k]),
+                    label: Some(self.passes()[k]),
                     timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
                         query_set: set,
                         beginning_of_pass_write_index: Some(q),
@@ -483,7 +504,8 @@ impl<V: GpuVector> GpuFlock<V> {
                 "pass profiling without GPU timestamps".into(),
             ));
         }
-        let per = PASSES.len() as u32;
+        let names = self.passes();
+        let per = names.len() as u32;
         let count = 2 * per * steps;
         let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("pass timestamps"),
@@ -506,7 +528,7 @@ impl<V: GpuVector> GpuFlock<V> {
         let ticks: Vec<u64> = self.read_buffers(encoder, &[(&resolve, bytes)])?.remove(0);
         self.step += steps as u64;
         let period = self.gpu.queue.get_timestamp_period() as f64;
-        Ok(PASSES
+        Ok(names
             .iter()
             .enumerate()
             .map(|(k, &name)| {
@@ -660,7 +682,7 @@ impl<V: GpuVector> GpuFlock<V> {
     }
 
     /// Reads the state back: ids, positions, velocities and steering in the GPU's
-    /// storage (cell) order.
+    /// storage (cell) order, eaten boids left out.
     #[allow(
         clippy::type_complexity,
         reason = "four parallel arrays, named in the doc comment"
@@ -677,22 +699,76 @@ impl<V: GpuVector> GpuFlock<V> {
             self.read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])?;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
         let meta: Vec<[u32; 2]> = self.read_buffers(encoder, &[(m, n * 8)])?.remove(0);
-        let unpack = |x: Vec<V::Packed>| x.into_iter().map(V::unpack).collect::<Vec<V>>();
+        let alive = |k: &usize| meta[*k][1] & DEAD == 0;
+        let unpack = |x: Vec<V::Packed>| {
+            (0..x.len())
+                .filter(alive)
+                .map(|k| V::unpack(x[k]))
+                .collect::<Vec<V>>()
+        };
         let acc = unpack(vecs.pop().unwrap_or_default());
         let vel = unpack(vecs.pop().unwrap_or_default());
         let pos = unpack(vecs.pop().unwrap_or_default());
-        Ok((meta.iter().map(|m| m[0]).collect(), pos, vel, acc))
+        let ids = (0..meta.len()).filter(alive).map(|k| meta[k][0]).collect();
+        Ok((ids, pos, vel, acc))
     }
 
     /// Writes the GPU state into `world` (the world this flock was built from):
-    /// positions, velocities, steering and the step counter; the world's moving
-    /// entities (attractors, pulses, paths) are advanced by the steps it missed.
+    /// positions, velocities, steering and the step counter; boids eaten on the
+    /// GPU are removed; the world's moving entities (attractors, pulses, paths)
+    /// are advanced by the steps it missed.
     pub fn read_into(&self, world: &mut World<V>) -> Result<(), GpuError> {
         let (ids, pos, vel, acc) = self.read_state()?;
+        if ids.len() != world.len() {
+            let alive: std::collections::HashSet<BoidId> = ids.iter().copied().collect();
+            let gone: Vec<BoidId> = world
+                .boids()
+                .ids()
+                .iter()
+                .copied()
+                .filter(|id| !alive.contains(id))
+                .collect();
+            world.remove_boids(&gone)?;
+        }
         let behind = self.step.saturating_sub(world.step_index());
         world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
         world.advance_entities(behind);
         Ok(())
+    }
+
+    /// The boids eaten since the last call ([`Event::Eaten`], in the order they
+    /// happened: by step, then chaser id), and how many more were eaten than the
+    /// event buffer could describe. Empty when no chaser eats.
+    pub fn take_events(&self) -> Result<(Vec<Event<V>>, u64), GpuError> {
+        if !self.behaviours.eats() {
+            return Ok((Vec::new(), 0));
+        }
+        let words = 4 + EVENTS_CAP as u64 * EVENT_WORDS as u64;
+        let encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let raw: Vec<u32> = self
+            .read_buffers(encoder, &[(&self.behaviour_buffers.events, words * 4)])?
+            .remove(0);
+        self.gpu
+            .queue
+            .write_buffer(&self.behaviour_buffers.events, 0, &[0; 16]);
+        let count = raw[0] as u64;
+        let described = count.min(EVENTS_CAP as u64) as usize;
+        let events = (0..described)
+            .map(|e| {
+                let r = &raw[4 + e * EVENT_WORDS as usize..][..EVENT_WORDS as usize];
+                let mut position = V::ZERO;
+                for i in 0..V::DIM {
+                    position.set(i, f32::from_bits(r[4 + i]));
+                }
+                Event::Eaten {
+                    step: r[0] as u64 | (r[1] as u64) << 32,
+                    predator: r[2],
+                    prey: r[3],
+                    position,
+                }
+            })
+            .collect();
+        Ok((events, count - described as u64))
     }
 
     /// Uploads the entity frames of the next `steps` steps (from `self.step`).
@@ -747,6 +823,8 @@ fn variant<V: GpuVector>(
         ("UNROLL", flag(unroll)),
         ("OBSTACLES", flag(behaviours.has_obstacles())),
         ("ENTITIES", flag(behaviours.has_entities())),
+        ("RELATIONS", flag(behaviours.has_relations())),
+        ("EATING", flag(behaviours.eats())),
         (
             "SPAN",
             if sim.mode == crate::uniforms::MODE_PERIODIC {
@@ -758,13 +836,27 @@ fn variant<V: GpuVector>(
     ]
 }
 
+/// The passes of a step: [`PASSES`], with `pursue` before `steer` when some
+/// species chases and `eat` after it when chasers eat.
+fn passes(chases: bool, eats: bool) -> Vec<&'static str> {
+    let mut p = PASSES.to_vec();
+    if chases {
+        p.insert(7, "pursue");
+    }
+    if eats {
+        p.push("eat");
+    }
+    p
+}
+
 fn build_pipelines(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     layout: &wgpu::PipelineLayout,
     constants: &[(&str, f64)],
+    (chases, eats): (bool, bool),
 ) -> Vec<wgpu::ComputePipeline> {
-    PASSES
+    passes(chases, eats)
         .iter()
         .map(|&entry| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -807,11 +899,7 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
             p.model.kind().name()
         )));
     }
-    if let Some(r) = world.relations().table.iter().find(|r| r.indexes_target()) {
-        return Err(GpuError::Unsupported(format!(
-            "the species relation {r:?} (flee, chase and follow)"
-        )));
-    }
+    crate::relations::check(world)?;
     if let Some(p) = world.species().iter().find(|p| p.roll_rate > 0.0) {
         return Err(GpuError::Unsupported(format!(
             "banked flight (roll_rate = {})",

@@ -38,6 +38,7 @@ mod device;
 mod dims;
 mod error;
 mod flock;
+mod relations;
 mod simulation;
 mod uniforms;
 

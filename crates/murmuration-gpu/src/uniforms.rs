@@ -38,7 +38,9 @@ pub(crate) struct SimUniform {
     pub span: u32,
     pub seed_key: [u32; 2],
     pub seed: [u32; 2],
-    pub _pad1: [u32; 2],
+    /// Cells the scans cover: `cells` and the graveyard, where eaten boids sort.
+    pub scan_cells: u32,
+    pub _pad1: u32,
 }
 
 /// The shader's `Species` (storage; 144 bytes).
@@ -150,13 +152,14 @@ impl SpeciesUniform {
     }
 }
 
-/// Relation codes as the shader reads them.
+/// Relation codes as the neighbour kernel reads them: follow takes part in the
+/// rules as flock does, flee and chase as ignore does (the core kernel's masks);
+/// their own steering comes from the interaction codes (`relations.rs`).
 pub(crate) fn relation_code(r: Relation) -> u32 {
     match r {
-        Relation::Flock => 0,
+        Relation::Flock | Relation::Follow => 0,
         Relation::Separate => 1,
-        // Refused before upload (`check_supported`); never reaches the shader.
-        Relation::Ignore | Relation::Flee | Relation::Chase | Relation::Follow => 2,
+        Relation::Ignore | Relation::Flee | Relation::Chase => 2,
     }
 }
 
@@ -259,7 +262,8 @@ fn plan_with_span<V: GpuVector>(world: &World<V>, span: u32) -> SimUniform {
             u.inv_cell[a] = 1.0 / radius;
         }
     }
-    u.blocks = u.cells.div_ceil(SCAN_BLOCK);
+    u.scan_cells = u.cells + 1;
+    u.blocks = u.scan_cells.div_ceil(SCAN_BLOCK);
     u.dt = cfg.dt;
     u.seed_key = split(mix(cfg.seed ^ 0x9e37_79b9_7f4a_7c15));
     u.seed = split(cfg.seed);

@@ -296,13 +296,18 @@ fn worlds_with_zones_are_refused_by_name_until_the_gpu_has_them() {
 }
 
 #[test]
-fn flee_and_chase_relations_are_refused_by_name() {
+fn more_fled_boids_than_the_gpu_lists_are_refused_by_name() {
     let Some(gpu) = gpu() else { return };
-    let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, everything());
+    let mut w = world::<Vec2>(40_000, 200.0, Boundary::Wrap, everything());
     w.set_relation(SpeciesId::FIRST, SpeciesId::new(1), Relation::Flee)
         .unwrap();
     let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
-    assert!(e.contains("Flee (flee, chase and follow)"), "{e}");
+    assert!(
+        e.contains(
+            "20000 boids that others flee or follow, or that chase (the GPU lists at most 16384)"
+        ),
+        "{e}"
+    );
 }
 
 #[test]

@@ -26,7 +26,15 @@ struct Behave {
     clear_cell: f32,
     wander_base: u32,       // per-species wander phases in a frame (vec4s)
     wanders: u32,           // 1 when some species wanders
+    actors: u32,            // relations.wgsl: actors, species, eating chasers
+    species: u32,
+    eaters: u32,
+    events_cap: u32,        // eaten events the buffer describes
+    eat_reach: f32,         // an eating chaser's search reach in the grid before the move
+    travel: f32,            // two steps of the fastest travel
     _p0: u32,
+    _p1: u32,
+    _p2: u32,
 }
 
 // One obstacle: `a`, `b` and `dims` by kind —

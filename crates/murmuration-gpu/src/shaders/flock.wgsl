@@ -47,7 +47,8 @@ struct Sim {
     span: u32,              // also the SPAN override; informational here
     seed_key: vec2<u32>,    // mix(seed ^ GOLDEN)
     seed: vec2<u32>,
-    _pad1: vec2<u32>,
+    scan_cells: u32,        // cells + the graveyard (eaten boids), the scans' range
+    _pad1: u32,
 }
 
 struct Species {
@@ -155,7 +156,10 @@ fn cell_index(c: VI) -> u32 {
 fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = flat(gid, nwg);
     if i < sim.n {
-        let key = cell_index(cell_of(pos_a[i]));
+        var key = cell_index(cell_of(pos_a[i]));
+        if EATING && (meta_a[i].y & DEAD) != 0u {
+            key = sim.cells; // the graveyard: sorted last, never scanned
+        }
         keys[i] = vec2<u32>(key, atomicAdd(&counts[key], 1u));
     }
 }
@@ -172,7 +176,7 @@ fn scan_local(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
     var sum = 0u;
     for (var k = 0u; k < SCAN_ITEMS; k++) {
         var c = 0u;
-        if base + k < sim.cells {
+        if base + k < sim.scan_cells {
             c = atomicExchange(&counts[base + k], 0u);
         }
         v[k] = sum;
@@ -182,7 +186,7 @@ fn scan_local(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_
     let total = workgroup_scan_excl(lid);
     let prefix = scratch2[lid];
     for (var k = 0u; k < SCAN_ITEMS; k++) {
-        if base + k < sim.cells {
+        if base + k < sim.scan_cells {
             starts[base + k] = prefix + v[k];
         }
     }
@@ -253,11 +257,11 @@ fn scan_blocks(@builtin(local_invocation_id) lid3: vec3<u32>) {
 @compute @workgroup_size(WG)
 fn scan_add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = flat(gid, nwg);
-    if i < sim.cells {
+    if i < sim.scan_cells {
         starts[i] += blocks[i / SCAN_BLOCK];
     }
     if i == 0u {
-        starts[sim.cells] = sim.n;
+        starts[sim.scan_cells] = sim.n;
     }
 }
 
@@ -275,7 +279,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 @compute @workgroup_size(WG)
 fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = flat(gid, nwg);
-    if c >= sim.cells {
+    if c >= sim.scan_cells {
         return;
     }
     let s = starts[c];
@@ -408,9 +412,9 @@ fn roost_force(p: V, v: V) -> V {
 
 // The rule forces (separation, cohesion, alignment) by the species' steering
 // method (the core's `rules::forces`).
-fn rule_forces(s: Sums, v: V, sp: Species) -> array<V, 3> {
+fn rule_forces(s: Sums, v: V, sp: Species, heading: V) -> array<V, 3> {
     if sp.steering == STEERING_DIRECTIONS {
-        var dir = normalize_or_zero(s.sep) * sp.w_sep;
+        var dir = normalize_or_zero(s.sep) * sp.w_sep + heading;
         if s.ali_n > 0u {
             dir += normalize_or_zero(s.ali) * sp.w_ali;
         }
@@ -568,7 +572,9 @@ override MULTI: bool = false;       // more than one species: consult the relati
 override UNROLL: bool = true;       // read four candidates ahead (memory-level parallelism)
 override SPAN: i32 = 1;             // periodic cells are radius / SPAN wide: scan ±SPAN cells
 override OBSTACLES: bool = false;   // the world has obstacles (behaviours.wgsl)
-override ENTITIES: bool = false;    // the world has attractors, pulses or paths
+override ENTITIES: bool = false;    // the world has attractors, pulses, paths or wanderers
+override RELATIONS: bool = false;   // some species flees, chases or follows (relations.wgsl)
+override EATING: bool = false;      // some chaser eats: eaten boids are marked DEAD
 
 // The boid being stepped and its running sums (per invocation).
 struct Focal {
@@ -747,7 +753,22 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     let lid = lid3.x;
     var nb = 0u;
     var cand = 0u;
+    var return_dead = false;
     if i < sim.n {
+        let m = meta_b[i];
+        if EATING && (m.y & DEAD) != 0u {
+            // Eaten: it waits in the graveyard, unseen, until the read-back drops it.
+            pos_a[i] = pos_b[i];
+            vel_a[i] = vel_b[i];
+            acc_a[i] = acc_b[i];
+            meta_a[i] = m;
+            if RELATIONS {
+                write_actor(m, pos_b[i], vel_b[i]);
+            }
+            return_dead = true;
+        }
+    }
+    if i < sim.n && !return_dead {
         let step = vec2<u32>(clock[0], clock[1]);
         let m = meta_b[i];
         sp = species[m.y];
@@ -789,12 +810,22 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
             for (var k = 0u; k < behave.paths; k++) {
                 seek_to += follow_path(paths, k, m.y, p, v);
             }
-            if sp.wander_weight > 0.0 {
-                seek_to += wander(base, m.x, m.y, v);
-            }
         }
-        let f = rule_forces(s, v, sp);
-        let forces = array<V, 7>(avoid, pulse, V(0.0), seek_to, f[0], f[1], f[2]);
+        var flee = V(0.0);
+        var lead = V(0.0);
+        if RELATIONS {
+            let r = interactions(i, p, v, m.x, m.y);
+            if r.seen {
+                flee = seek(r.away, v, sp) * sp.flee_weight;
+            }
+            lead = r.heading;
+            seek_to += r.pull;
+        }
+        if ENTITIES && sp.wander_weight > 0.0 {
+            seek_to += wander(frame_base(), m.x, m.y, v);
+        }
+        let f = rule_forces(s, v, sp, lead);
+        let forces = array<V, 7>(avoid, pulse, flee, seek_to, f[0], f[1], f[2]);
         var a = combine(forces, sp) + boundary_force(p, v) + cruise(v, sp);
         if sp.smoothing > 0.0 {
             a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
@@ -824,6 +855,9 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         vel_a[i] = v2;
         acc_a[i] = a;
         meta_a[i] = m;
+        if RELATIONS {
+            write_actor(m, p2, v2);
+        }
     }
     // Per-workgroup counters (fixed reduction order).
     scratch[lid] = nb;

@@ -168,7 +168,12 @@ fn vs_boid_storage(v: MeshIn, @builtin(instance_index) i: u32) -> Out {
         heading = vel / speed;
     }
     let roll = bank(heading, read_vec(2u, i), st.gravity);
-    return boid_vertex(v.local, v.normal, p, heading, colour, size, roll);
+    var o = boid_vertex(v.local, v.normal, p, heading, colour, size, roll);
+    if (s_meta[i].y & 0x80000000u) != 0u {
+        // Eaten on the GPU (its species word marked dead): not drawn.
+        o.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
+    return o;
 }
 
 struct ColourIn {

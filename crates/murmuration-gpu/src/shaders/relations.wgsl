@@ -1,0 +1,405 @@
+// Flee, chase and follow, and chasers that eat (appended to flock.wgsl; the host
+// side and the layout of `actor_table` are in relations.rs). The twins of the
+// core's interactions.rs, with its ordering rules: nearest first, ties to the
+// lower id; chasers eat in ascending id order, one meal each per step.
+
+const DEAD: u32 = 0x80000000u;       // set in a species word once eaten
+const NO_ACTOR: u32 = 0xffffffffu;
+const INTERACT_FLEE: u32 = 1u;
+const INTERACT_CHASE: u32 = 2u;
+const INTERACT_FOLLOW: u32 = 3u;
+const EVENT_WORDS: u32 = 8u;
+
+@group(1) @binding(4) var<storage, read> actor_table: array<u32>;
+// Two halves of actor records (2 vec4 each: position + id bits, velocity +
+// species word): a step reads half (step & 1) and writes the other.
+@group(1) @binding(5) var<storage, read_write> actors: array<vec4<f32>>;
+// [count, 0, 0, 0], then EVENT_WORDS per eaten boid.
+@group(1) @binding(6) var<storage, read_write> events: array<u32>;
+
+fn interact_code(a: u32, b: u32) -> u32 {
+    return actor_table[a * behave.species + b];
+}
+
+fn actor_range(b: u32) -> vec2<u32> {
+    let at = behave.species * behave.species + 2u * b;
+    return vec2<u32>(actor_table[at], actor_table[at + 1u]);
+}
+
+fn actor_of(id: u32) -> u32 {
+    let base = behave.species * behave.species + 2u * behave.species + behave.eaters;
+    return actor_table[base + id];
+}
+
+// Offset a → b with the nearest periodic image in a wrapping world.
+fn offset(a: V, b: V) -> V {
+    var d = b - a;
+    if sim.boundary == BOUNDARY_WRAP {
+        d -= v_from(sim.period) * round(d * v_from(sim.inv_period));
+    }
+    return d;
+}
+
+// Records an actor's new state in the half the next step reads.
+fn write_actor(m: vec2<u32>, p: V, v: V) {
+    let k = actor_of(m.x);
+    if k == NO_ACTOR {
+        return;
+    }
+    let at = 2u * (((clock[0] + 1u) & 1u) * behave.actors + k);
+    actors[at] = vec4<f32>(vec4_of(p).xyz, bitcast<f32>(m.x));
+    actors[at + 1u] = vec4<f32>(vec4_of(v).xyz, bitcast<f32>(m.y));
+}
+
+fn vec4_of(v: V) -> vec4<f32> {
+    var o = vec4<f32>(0.0);
+    for (var i = 0u; i < DIM; i++) {
+        o[i] = v[i];
+    }
+    return o;
+}
+
+struct Interaction {
+    away: V,        // Σ −d/|d|² over threats in flee reach
+    seen: bool,     // some threat in reach
+    pull: V,        // follow (per rule) and chase forces, weighted
+    heading: V,     // follow's direction for species steering by directions
+}
+
+// Flee and follow over the actors of each species concerned, then chase over the
+// grid (interactions.rs's `forces`).
+fn interactions(si: u32, p: V, v: V, id: u32, a: u32) -> Interaction {
+    var r = Interaction(V(0.0), false, V(0.0), V(0.0));
+    let rb = 2u * ((clock[0] & 1u) * behave.actors);
+    var chases = false;
+    for (var b = 0u; b < behave.species; b++) {
+        let code = interact_code(a, b);
+        if code == INTERACT_CHASE {
+            chases = true;
+            continue;
+        }
+        if code != INTERACT_FLEE && code != INTERACT_FOLLOW {
+            continue;
+        }
+        let range = actor_range(b);
+        var best_d2 = 3.4e38;
+        var best_id = NO_ACTOR;
+        var best_d = V(0.0);
+        var best_v = V(0.0);
+        let reach = select(sp.follow_radius, sp.flee_radius, code == INTERACT_FLEE);
+        for (var k = range.x; k < range.y; k++) {
+            let x = actors[rb + 2u * k];
+            let y = actors[rb + 2u * k + 1u];
+            let other = bitcast<u32>(x.w);
+            if (bitcast<u32>(y.w) & DEAD) != 0u || other == id {
+                continue;
+            }
+            let d = offset(p, v_from(x));
+            let d2 = dot(d, d);
+            if d2 >= reach * reach {
+                continue;
+            }
+            if code == INTERACT_FLEE {
+                r.away -= d * (1.0 / max(d2, 1e-12));
+                r.seen = true;
+            } else if d2 < best_d2 || (d2 == best_d2 && other < best_id) {
+                best_d2 = d2;
+                best_id = other;
+                best_d = d;
+                best_v = v_from(y);
+            }
+        }
+        if code == INTERACT_FOLLOW && best_id != NO_ACTOR {
+            if sp.steering == STEERING_DIRECTIONS {
+                let r0 = 0.5 * sp.follow_radius;
+                let pull = clamp((length(best_d) - r0) / r0, 0.0, 1.0);
+                r.heading += (normalize_or_zero(best_v) + normalize_or_zero(best_d) * pull)
+                    * sp.follow_weight;
+            } else {
+                r.pull += seek(best_d, v, sp) * sp.follow_weight;
+            }
+        }
+    }
+    if chases {
+        r.pull += v_from(actors[4u * behave.actors + actor_of(id)]);
+    }
+    return r;
+}
+
+// ---- walking the grid at any radius -------------------------------------------
+
+// The cells within `r` of a point along each axis, as coordinate bounds for three
+// nested loops (`cell_run` gives each cell's run of sorted slots); `all`: one
+// iteration over every live boid instead, when that is fewer than the cells.
+struct Walk {
+    lo: vec3<i32>,
+    hi: vec3<i32>,
+    all: bool,
+}
+
+fn walk(q: V, r: f32) -> Walk {
+    var w = Walk(vec3<i32>(0), vec3<i32>(0), false);
+    let c = cell_of(q);
+    var total = 1.0;
+    for (var a = 0u; a < DIM; a++) {
+        let reach = i32(ceil(min(r * sim.inv_cell[a], 1e6)));
+        let ca = vi_at(c, a);
+        if MODE == MODE_PERIODIC && 2 * reach + 1 >= i32(sim.dims[a]) {
+            w.lo[a] = 0;
+            w.hi[a] = i32(sim.dims[a]) - 1;
+        } else {
+            w.lo[a] = ca - reach;
+            w.hi[a] = ca + reach;
+        }
+        total *= f32(w.hi[a] - w.lo[a] + 1);
+    }
+    if total > f32(sim.cells) {
+        return Walk(vec3<i32>(0), vec3<i32>(0), true);
+    }
+    return w;
+}
+
+// The sorted slots of cell `c` of a walk (every live boid for an `all` walk).
+fn cell_run(w: Walk, c: vec3<i32>) -> vec2<u32> {
+    if w.all {
+        return vec2<u32>(0u, starts[sim.cells]);
+    }
+    var idx = 0u;
+    if MODE == MODE_PERIODIC {
+        var stride = 1u;
+        for (var a = 0u; a < DIM; a++) {
+            idx += wrap_coord(c[a], sim.dims[a]) * stride;
+            stride *= sim.dims[a];
+        }
+    } else {
+        idx = cell_index(vi_from(vec4<i32>(c, 0)));
+    }
+    return vec2<u32>(starts[idx], starts[idx + 1u]);
+}
+
+// Flockmates of the boid at slot j (same species, alive) strictly within its
+// species' perception radius, excluding itself; `after`: positions after the
+// move (state A, searched `behave.travel` farther in the grid built before it).
+fn crowd(j: u32, after: bool) -> f32 {
+    let b = meta_species(j, after);
+    let r = species[b].perception_radius;
+    var q = pos_b[j];
+    var reach = r;
+    if after {
+        q = pos_a[j];
+        reach = r + behave.travel;
+    }
+    var c = 0u;
+    let w = walk(q, reach);
+    // Hashed cells can share a bucket: count each bucket once.
+    var seen: array<u32, 27>;
+    var nseen = 0u;
+    for (var z = w.lo.z; z <= w.hi.z; z++) {
+        for (var y = w.lo.y; y <= w.hi.y; y++) {
+            for (var x = w.lo.x; x <= w.hi.x; x++) {
+                let run = cell_run(w, vec3<i32>(x, y, z));
+                var dup = run.x == run.y;
+                if MODE == MODE_HASHED && !w.all && !dup {
+                    for (var s = 0u; s < nseen; s++) {
+                        dup = dup || seen[s] == run.x;
+                    }
+                    if nseen < 27u {
+                        seen[nseen] = run.x;
+                        nseen += 1u;
+                    }
+                }
+                if dup {
+                    continue;
+                }
+                for (var k = run.x; k < run.y; k++) {
+                    if k != j && meta_species(k, after) == b {
+                        var o: V;
+                        if after {
+                            o = offset(q, pos_a[k]);
+                        } else {
+                            o = offset(q, pos_b[k]);
+                        }
+                        if dot(o, o) < r * r {
+                            c += 1u;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return f32(c);
+}
+
+// A slot's species word, before (B) or after (A) the move; DEAD included.
+fn meta_species(j: u32, after: bool) -> u32 {
+    if after {
+        return meta_a[j].y;
+    }
+    return meta_b[j].y;
+}
+
+// Pursuit of the best target in chase range (interactions.rs's `chase`): the
+// nearest target in sight and not in a confusing crowd, scored up by its
+// flockmates when stragglers are preferred; ties to the lower id.
+fn chase(id: u32, p: V, v: V, a: u32) -> V {
+    let heading = normalize_or_zero(v);
+    let cone = sp.has_fov != 0u && any(heading != V(0.0));
+    var best_s = 3.4e38;
+    var best_j = NO_ACTOR;
+    var best_d = V(0.0);
+    var rounds = 1u;
+    if sp.straggler_preference > 0.0 {
+        rounds = 2u;
+    }
+    for (var round_ = 0u; round_ < rounds; round_++) {
+        if round_ == 1u && best_j != NO_ACTOR {
+            best_s = best_s * (1.0 + sp.straggler_preference * crowd(best_j, false));
+        }
+        let w = walk(p, sp.chase_radius);
+        for (var z = w.lo.z; z <= w.hi.z; z++) {
+            for (var y = w.lo.y; y <= w.hi.y; y++) {
+                for (var x = w.lo.x; x <= w.hi.x; x++) {
+                    let run = cell_run(w, vec3<i32>(x, y, z));
+                    for (var j = run.x; j < run.y; j++) {
+                        let d = offset(p, pos_b[j]);
+                        let d2 = dot(d, d);
+                        let dist = sqrt(d2);
+                        var take = meta_b[j].x != id && interact_code(a, meta_b[j].y) == INTERACT_CHASE
+                            && d2 < sp.chase_radius * sp.chase_radius
+                            && !(cone && dot(d, heading) < sp.cos_half_fov * dist);
+                        if take {
+                            if round_ == 0u {
+                                take = best_j == NO_ACTOR || dist < best_s
+                                    || (dist == best_s && meta_b[j].x < meta_b[best_j].x);
+                            } else {
+                                take = dist <= best_s;
+                            }
+                        }
+                        if take && sp.confusion > 0.0 {
+                            take = crowd(j, false) < sp.confusion;
+                        }
+                        var score = dist;
+                        if take && round_ == 1u {
+                            score = dist * (1.0 + sp.straggler_preference * crowd(j, false));
+                            take = score < best_s || (score == best_s && meta_b[j].x < meta_b[best_j].x);
+                        }
+                        if take {
+                            best_s = score;
+                            best_j = j;
+                            best_d = d;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if best_j == NO_ACTOR {
+        return V(0.0);
+    }
+    let lead = length(best_d) / max(sp.max_speed, 1e-6);
+    return seek(best_d + vel_b[best_j] * min(lead, 2.0), v, sp) * sp.chase_weight;
+}
+
+// Before `steer`, one thread per actor: a chaser's pursuit force from the state
+// before the move, left after the records for `steer` to add.
+@compute @workgroup_size(WG)
+fn pursue(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = flat(gid, nwg);
+    if k >= behave.actors {
+        return;
+    }
+    let rb = 2u * ((clock[0] & 1u) * behave.actors);
+    let x = actors[rb + 2u * k];
+    let y = actors[rb + 2u * k + 1u];
+    let a = bitcast<u32>(y.w);
+    var f = V(0.0);
+    if (a & DEAD) == 0u {
+        var chases = false;
+        for (var b = 0u; b < behave.species; b++) {
+            chases = chases || interact_code(a, b) == INTERACT_CHASE;
+        }
+        if chases {
+            sp = species[a];
+            f = chase(bitcast<u32>(x.w), v_from(x), v_from(y), a);
+        }
+    }
+    actors[4u * behave.actors + k] = vec4_of(f);
+}
+
+// After the move, one thread: eating chasers in ascending id order each eat the
+// nearest target in reach (ties to the lower id; not in a confusing crowd),
+// at most one per step; the eaten are marked DEAD and recorded.
+@compute @workgroup_size(1)
+fn eat() {
+    let wb = 2u * (((clock[0] + 1u) & 1u) * behave.actors);
+    let rb = 2u * ((clock[0] & 1u) * behave.actors);
+    let order = behave.species * behave.species + 2u * behave.species;
+    for (var e = 0u; e < behave.eaters; e++) {
+        let k = actor_table[order + e];
+        let now = actors[wb + 2u * k];
+        let word = bitcast<u32>(actors[wb + 2u * k + 1u].w);
+        if (word & DEAD) != 0u {
+            continue;
+        }
+        let a = word;
+        let id = bitcast<u32>(now.w);
+        let ps = species[a];
+        let r2 = ps.eat_radius * ps.eat_radius;
+        let pc = v_from(now);
+        var best_d2 = 3.4e38;
+        var best_j = NO_ACTOR;
+        // Candidates sit in the grid built before the move, near where the
+        // chaser was then.
+        let w = walk(v_from(actors[rb + 2u * k]), behave.eat_reach);
+        for (var z = w.lo.z; z <= w.hi.z; z++) {
+            for (var y = w.lo.y; y <= w.hi.y; y++) {
+                for (var x = w.lo.x; x <= w.hi.x; x++) {
+                    let run = cell_run(w, vec3<i32>(x, y, z));
+                    for (var j = run.x; j < run.y; j++) {
+                        let mj = meta_a[j];
+                        if (mj.y & DEAD) != 0u || mj.x == id || interact_code(a, mj.y) != INTERACT_CHASE {
+                            continue;
+                        }
+                        let d = offset(pc, pos_a[j]);
+                        let d2 = dot(d, d);
+                        if d2 >= r2 {
+                            continue;
+                        }
+                        if !(best_j == NO_ACTOR || d2 < best_d2 || (d2 == best_d2 && mj.x < meta_a[best_j].x)) {
+                            continue;
+                        }
+                        if ps.confusion > 0.0 && crowd(j, true) >= ps.confusion {
+                            continue;
+                        }
+                        best_d2 = d2;
+                        best_j = j;
+                    }
+                }
+            }
+        }
+        if best_j == NO_ACTOR {
+            continue;
+        }
+        let prey = meta_a[best_j];
+        meta_a[best_j] = vec2<u32>(prey.x, prey.y | DEAD);
+        let pk = actor_of(prey.x);
+        if pk != NO_ACTOR {
+            let at = wb + 2u * pk + 1u;
+            actors[at].w = bitcast<f32>(bitcast<u32>(actors[at].w) | DEAD);
+        }
+        let n = events[0];
+        events[0] = n + 1u;
+        if n < behave.events_cap {
+            let at = 4u + n * EVENT_WORDS;
+            let q = vec4_of(pos_a[best_j]);
+            events[at] = clock[0];
+            events[at + 1u] = clock[1];
+            events[at + 2u] = id;
+            events[at + 3u] = prey.x;
+            events[at + 4u] = bitcast<u32>(q.x);
+            events[at + 5u] = bitcast<u32>(q.y);
+            events[at + 6u] = bitcast<u32>(q.z);
+            events[at + 7u] = 0u;
+        }
+    }
+}
