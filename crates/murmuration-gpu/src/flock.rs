@@ -110,12 +110,14 @@ fn groups_for(threads: u32) -> (u32, u32) {
 
 fn shader_source<V: GpuVector>() -> String {
     format!(
-        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}",
+        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
         V::WGSL,
         include_str!("shaders/rng.wgsl"),
         include_str!("shaders/flock.wgsl"),
         include_str!("shaders/behaviours.wgsl"),
-        include_str!("shaders/relations.wgsl")
+        include_str!("shaders/relations.wgsl"),
+        include_str!("shaders/flight.wgsl"),
+        include_str!("shaders/topological.wgsl")
     )
 }
 
@@ -826,6 +828,14 @@ fn variant<V: GpuVector>(
         ("RELATIONS", flag(behaviours.has_relations())),
         ("EATING", flag(behaviours.eats())),
         (
+            "TOPO",
+            flag(world.species().iter().any(|p| p.topological_neighbours > 0)),
+        ),
+        (
+            "BANKED",
+            flag(V::DIM == 3 && world.species().iter().any(|p| p.roll_rate > 0.0)),
+        ),
+        (
             "SPAN",
             if sim.mode == crate::uniforms::MODE_PERIODIC {
                 sim.span as f64
@@ -900,22 +910,6 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
         )));
     }
     crate::relations::check(world)?;
-    if let Some(p) = world.species().iter().find(|p| p.roll_rate > 0.0) {
-        return Err(GpuError::Unsupported(format!(
-            "banked flight (roll_rate = {})",
-            p.roll_rate
-        )));
-    }
-    if let Some(p) = world
-        .species()
-        .iter()
-        .find(|p| p.topological_neighbours > 0)
-    {
-        return Err(GpuError::Unsupported(format!(
-            "topological neighbours (topological_neighbours = {})",
-            p.topological_neighbours
-        )));
-    }
     if !world.zones().is_empty() {
         return Err(GpuError::Unsupported(format!(
             "zones ({} in this world)",

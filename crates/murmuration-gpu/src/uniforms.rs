@@ -43,7 +43,7 @@ pub(crate) struct SimUniform {
     pub _pad1: u32,
 }
 
-/// The shader's `Species` (storage; 144 bytes).
+/// The shader's `Species` (storage; 160 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct SpeciesUniform {
@@ -83,13 +83,17 @@ pub(crate) struct SpeciesUniform {
     pub follow_weight: f32,
     pub perception_radius: f32,
     pub roll_rate: f32,
-    pub _pad: f32,
+    pub max_bank: f32,
+    pub gravity: f32,
+    /// Topological neighbours `k` (0: metric).
+    pub topological: u32,
+    pub _pad: [f32; 2],
 }
 
 // The WGSL structs' sizes (`Sim` in uniform layout, `Species` in storage layout):
 // a field added on one side only fails the build here.
 const _: () = assert!(std::mem::size_of::<SimUniform>() == 176);
-const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 144);
+const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 160);
 
 impl SpeciesUniform {
     /// The CPU kernel's own derived constants ([`RuleConsts`]) and the weights,
@@ -147,7 +151,10 @@ impl SpeciesUniform {
             follow_weight: p.follow_weight,
             perception_radius: p.perception_radius(),
             roll_rate: p.roll_rate,
-            _pad: 0.0,
+            max_bank: p.max_bank,
+            gravity: p.gravity,
+            topological: p.topological_neighbours,
+            _pad: [0.0; 2],
         }
     }
 }

@@ -475,3 +475,47 @@ fn a_long_hunt_eats_about_as_many_fish_as_on_the_cpu() {
         "3D: cpu {a} vs gpu {b}"
     );
 }
+
+#[test]
+fn banked_flight_agrees() {
+    let Some(gpu) = gpu() else { return };
+    let bird = SpeciesParams {
+        roll_rate: 90.0,
+        max_bank: 60.0,
+        gravity: 9.81,
+        cruise_speed: 1.0,
+        cruise_time: 0.5,
+        ..SpeciesParams::default()
+    };
+    let roost = Boundary::Roost {
+        margin: 2.0,
+        strength: 4.0,
+    };
+    let w = world::<Vec3>(1000, 8.0, roost, vec![bird]);
+    compare(&gpu, &w, 30, "3D banked flight over a roost");
+}
+
+#[test]
+fn topological_neighbours_agree() {
+    let Some(gpu) = gpu() else { return };
+    let seven = SpeciesParams {
+        topological_neighbours: 7,
+        fov_degrees: 300.0,
+        ..SpeciesParams::default()
+    };
+    // A metric species beside a topological one (both kernel paths in one step).
+    let w2 = world::<Vec2>(
+        1500,
+        16.0,
+        Boundary::Wrap,
+        vec![seven, SpeciesParams::default()],
+    );
+    compare(
+        &gpu,
+        &w2,
+        20,
+        "2D topological k = 7 beside a metric species",
+    );
+    let w3 = world::<Vec3>(1500, 7.0, Boundary::Wrap, vec![seven]);
+    compare(&gpu, &w3, 20, "3D topological k = 7");
+}

@@ -309,15 +309,3 @@ fn more_fled_boids_than_the_gpu_lists_are_refused_by_name() {
         "{e}"
     );
 }
-
-#[test]
-fn banked_flight_is_refused_by_name_until_the_gpu_has_it() {
-    let Some(gpu) = gpu() else { return };
-    let p = SpeciesParams {
-        roll_rate: 90.0,
-        ..SpeciesParams::default()
-    };
-    let w = world::<Vec3>(100, 10.0, Boundary::Wrap, vec![p]);
-    let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
-    assert!(e.contains("banked flight (roll_rate = 90)"), "{e}");
-}

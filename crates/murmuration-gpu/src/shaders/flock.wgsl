@@ -87,7 +87,11 @@ struct Species {
     follow_weight: f32,
     perception_radius: f32,
     roll_rate: f32,
-    _pad: f32,
+    max_bank: f32,
+    gravity: f32,
+    topological: u32,   // k nearest neighbours (topological.wgsl); 0: metric
+    _pad1: f32,
+    _pad2: f32,
 }
 
 @group(0) @binding(0) var<uniform> sim: Sim;
@@ -575,6 +579,8 @@ override OBSTACLES: bool = false;   // the world has obstacles (behaviours.wgsl)
 override ENTITIES: bool = false;    // the world has attractors, pulses, paths or wanderers
 override RELATIONS: bool = false;   // some species flees, chases or follows (relations.wgsl)
 override EATING: bool = false;      // some chaser eats: eaten boids are marked DEAD
+override BANKED: bool = false;      // some species flies banked (3D, flight.wgsl)
+override TOPO: bool = false;        // some species has topological neighbours
 
 // The boid being stepped and its running sums (per invocation).
 struct Focal {
@@ -612,6 +618,10 @@ fn consider(j: u32, q: V, origin: V) {
         if rel == RELATION_IGNORE {
             return;
         }
+    }
+    if TOPO && sp.topological > 0u {
+        keep_nearest(j, d2, d);
+        return;
     }
     sums.neighbours += 1u;
     if d2 <= sp.eps2 {
@@ -682,6 +692,7 @@ fn image_of(c: i32, d: u32) -> f32 {
 
 fn gather(p: V) {
     sums = Sums(V(0.0), V(0.0), V(0.0), 0u, 0u, 0u, 0u);
+    kept = 0u;
     let c = cell_of(p);
     let ry = axis_range(1u);
     let rz = axis_range(2u);
@@ -744,6 +755,9 @@ fn gather(p: V) {
     }
     // The focal boid was counted as a candidate of its own cell.
     sums.candidates -= 1u;
+    if TOPO && sp.topological > 0u {
+        sum_nearest();
+    }
 }
 
 @compute @workgroup_size(WG)
@@ -829,6 +843,9 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         var a = combine(forces, sp) + boundary_force(p, v) + cruise(v, sp);
         if sp.smoothing > 0.0 {
             a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
+        }
+        if BANKED && sp.roll_rate > 0.0 {
+            a = banked(a, acc_b[i], v);
         }
         var v2 = v + a * sim.dt;
         if sp.jitter > 0.0 {
