@@ -718,7 +718,10 @@ impl<V: GpuVector> GpuFlock<V> {
     /// Writes the GPU state into `world` (the world this flock was built from):
     /// positions, velocities, steering and the step counter; boids eaten on the
     /// GPU are removed; the world's moving entities (attractors, pulses, paths)
-    /// are advanced by the steps it missed.
+    /// are advanced by the steps it missed; its events become the boids eaten
+    /// since the last read-back ([`GpuFlock::take_events`]) and the zones'
+    /// events from a recount at the new positions
+    /// ([`World::finish_external_steps`]).
     pub fn read_into(&self, world: &mut World<V>) -> Result<(), GpuError> {
         let (ids, pos, vel, acc) = self.read_state()?;
         if ids.len() != world.len() {
@@ -735,6 +738,10 @@ impl<V: GpuVector> GpuFlock<V> {
         let behind = self.step.saturating_sub(world.step_index());
         world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
         world.advance_entities(behind);
+        if behind > 0 {
+            let (eaten, _) = self.take_events()?;
+            world.finish_external_steps(&eaten);
+        }
         Ok(())
     }
 
@@ -910,12 +917,6 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
         )));
     }
     crate::relations::check(world)?;
-    if !world.zones().is_empty() {
-        return Err(GpuError::Unsupported(format!(
-            "zones ({} in this world)",
-            world.zones().len()
-        )));
-    }
     if world.len() as u64 >= u32::MAX as u64 / 2 {
         return Err(GpuError::Unsupported(format!(
             "{} boids (at most 2^31)",

@@ -414,9 +414,8 @@ fn sharks_eat_the_same_fish_and_the_eaten_are_gone() {
     let mut on_gpu = w.clone();
     let mut f = GpuFlock::new(&gpu, &w).unwrap();
     f.step_n(20).unwrap();
-    let (events, untold) = f.take_events().unwrap();
     f.read_into(&mut on_gpu).unwrap();
-    assert_eq!(untold, 0);
+    let events = on_gpu.events().to_vec();
     let key = |e: &Event<Vec2>| match *e {
         Event::Eaten {
             step,
@@ -518,4 +517,32 @@ fn topological_neighbours_agree() {
     );
     let w3 = world::<Vec3>(1500, 7.0, Boundary::Wrap, vec![seven]);
     compare(&gpu, &w3, 20, "3D topological k = 7");
+}
+
+#[test]
+fn zones_count_and_report_at_each_read_back() {
+    let Some(gpu) = gpu() else { return };
+    let mut w = world::<Vec2>(1000, 16.0, Boundary::Wrap, vec![SpeciesParams::default()]);
+    let mut z = murmuration::Zone::new(Obstacle::Sphere {
+        center: Vec2::splat(8.0),
+        radius: 3.0,
+    });
+    z.threshold = 1;
+    w.add_zone(z).unwrap();
+    w.step();
+    let mut cpu = w.clone();
+    let mut on_gpu = w.clone();
+    let mut f = GpuFlock::new(&gpu, &w).unwrap();
+    for _ in 0..5 {
+        cpu.step();
+        f.step().unwrap();
+        f.read_into(&mut on_gpu).unwrap();
+        assert_eq!(on_gpu.zones(), cpu.zones(), "the same boids inside");
+        assert_eq!(
+            on_gpu.events(),
+            cpu.events(),
+            "the same enter and exit events"
+        );
+    }
+    assert!(cpu.zones()[0].count() > 10);
 }

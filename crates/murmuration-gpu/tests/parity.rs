@@ -280,22 +280,6 @@ fn simulation_uploads_world_changes_between_gpu_steps() {
 }
 
 #[test]
-fn worlds_with_zones_are_refused_by_name_until_the_gpu_has_them() {
-    let Some(gpu) = gpu() else { return };
-    let mut w = world::<Vec2>(100, 10.0, Boundary::Wrap, vec![SpeciesParams::default()]);
-    w.add_zone(murmuration::Zone::new(murmuration::Obstacle::Sphere {
-        center: Vec2::splat(5.0),
-        radius: 2.0,
-    }))
-    .unwrap();
-    let e = GpuFlock::new(&gpu, &w).err().expect("refused").to_string();
-    assert_eq!(
-        e,
-        "the GPU backend does not support zones (1 in this world) yet; use the CPU backend"
-    );
-}
-
-#[test]
 fn more_fled_boids_than_the_gpu_lists_are_refused_by_name() {
     let Some(gpu) = gpu() else { return };
     let mut w = world::<Vec2>(40_000, 200.0, Boundary::Wrap, everything());

@@ -197,7 +197,17 @@ impl<V: Vector> World<V> {
         }
         self.step += 1;
         self.advance_entities(1);
-        let step = self.step - 1;
+        self.update_zones();
+        StepReport {
+            stats: self.last_stats,
+            events: &self.events,
+        }
+    }
+
+    /// Recounts every zone from the current positions and appends the enter,
+    /// exit and threshold events against the last count (dated the last step).
+    fn update_zones(&mut self) {
+        let step = self.step.saturating_sub(1);
         for (zone, z) in self.zones.iter_mut().enumerate() {
             let before = z.count();
             let (entered, left) = z.update(&self.boids);
@@ -221,10 +231,18 @@ impl<V: Vector> World<V> {
                 });
             }
         }
-        StepReport {
-            stats: self.last_stats,
-            events: &self.events,
-        }
+    }
+
+    /// For an engine that stepped the boids elsewhere (the GPU backend): replaces
+    /// the last step's events with `eaten` and recounts the zones from the
+    /// current positions, as [`World::step`] does after its move. Zone events
+    /// compare with the count at the previous recount, so steps taken between
+    /// two recounts are seen as one (a boid that came and went between them
+    /// gives no event).
+    pub fn finish_external_steps(&mut self, eaten: &[Event<V>]) {
+        self.events.clear();
+        self.events.extend_from_slice(eaten);
+        self.update_zones();
     }
 
     /// Advances the moving entities `steps` steps as [`World::step`] does, boids
