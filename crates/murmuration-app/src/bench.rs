@@ -47,6 +47,11 @@ pub struct BenchArgs {
     /// vicsek and abm-flocking are 2D models).
     #[arg(long, default_value = "reynolds", value_parser = parse_model, value_name = "MODEL")]
     model: ModelKind,
+    /// The world: `standard` (shared/BENCHMARK.md), or `oap`, the standard world
+    /// with behaviours — 10 obstacles, 3 attractors and 2 predator species of 50
+    /// that the prey flee and that chase and eat them (BENCHMARKS.md's `oap`).
+    #[arg(long, value_enum, default_value_t = Workload::Standard)]
+    workload: Workload,
     /// Time a full game step instead: LEVEL's recorded solution replayed, every
     /// step timed (the flock, hunters, plates, gates, exit and the player's input).
     #[arg(long, value_name = "LEVEL", conflicts_with_all = ["dim", "n", "phase", "backend"])]
@@ -79,6 +84,30 @@ fn reynolds() -> String {
     "reynolds".into()
 }
 
+/// Which world `bench` times.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Workload {
+    /// The standard workload of shared/BENCHMARK.md.
+    #[default]
+    Standard,
+    /// The standard world with obstacles, attractors and predators.
+    Oap,
+}
+
+impl Workload {
+    fn is_standard(&self) -> bool {
+        *self == Workload::Standard
+    }
+
+    fn world<V: Vector>(self, n: u64, model: ModelKind) -> Result<murmuration::World<V>> {
+        Ok(match self {
+            Workload::Standard => murmuration::World::<V>::benchmark_model(n, model)?,
+            Workload::Oap => murmuration::World::<V>::benchmark_behaviours(n, "oap")?,
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Phase {
@@ -94,6 +123,9 @@ struct Row {
     /// The model (absent: reynolds, the standard workload).
     #[serde(default = "reynolds", skip_serializing_if = "is_reynolds")]
     model: String,
+    /// The world (absent: standard).
+    #[serde(default, skip_serializing_if = "Workload::is_standard")]
+    workload: Workload,
     dim: u8,
     n: u64,
     phase: Phase,
@@ -134,6 +166,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let two_d_only = matches!(args.model, ModelKind::Vicsek | ModelKind::AbmFlocking);
     if two_d_only && args.dim == Some(3) {
         bail!("--model {} is a 2D model: use --dim 2", args.model.name());
+    }
+    if args.model != ModelKind::Reynolds && args.workload != Workload::Standard {
+        bail!(
+            "--model {} runs the standard world only: drop --workload",
+            args.model.name()
+        );
     }
     if args.model != ModelKind::Reynolds && args.backend != Backend::Cpu {
         bail!(
@@ -187,18 +225,19 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             for &phase in &phases {
                 if let Some(g) = &gpu {
                     let row = if dim == 2 {
-                        measure_gpu::<Vec2>(g, n, phase)?
+                        measure_gpu::<Vec2>(g, n, phase, args.workload)?
                     } else {
-                        measure_gpu::<Vec3>(g, n, phase)?
+                        measure_gpu::<Vec3>(g, n, phase, args.workload)?
                     };
                     print_row(&row, args.json)?;
                     continue;
                 }
                 for &t in &threads {
+                    let at = (dim, n, phase, t);
                     let row = if single {
-                        measure_here(dim, n, phase, t, args.model)?
+                        measure_here(at, args.model, args.workload)?
                     } else {
-                        measure_in_child(dim, n, phase, t, args.model)?
+                        measure_in_child(at, args.model, args.workload)?
                     };
                     print_row(&row, args.json)?;
                 }
@@ -211,26 +250,31 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 /// Set in the environment of the child process that measures one configuration.
 const CHILD_ENV: &str = "MURMURATION_BENCH_CHILD";
 
-fn measure_here(dim: u8, n: u64, phase: Phase, threads: usize, model: ModelKind) -> Result<Row> {
+/// One configuration: dimension, boids, phase, threads.
+type Config = (u8, u64, Phase, usize);
+
+fn measure_here(
+    (dim, n, phase, threads): Config,
+    model: ModelKind,
+    workload: Workload,
+) -> Result<Row> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("could not start the worker threads")?;
     pool.install(|| {
         if dim == 2 {
-            measure::<Vec2>(n, phase, threads, model)
+            measure::<Vec2>(n, phase, threads, model, workload)
         } else {
-            measure::<Vec3>(n, phase, threads, model)
+            measure::<Vec3>(n, phase, threads, model, workload)
         }
     })
 }
 
 fn measure_in_child(
-    dim: u8,
-    n: u64,
-    phase: Phase,
-    threads: usize,
+    (dim, n, phase, threads): Config,
     model: ModelKind,
+    workload: Workload,
 ) -> Result<Row> {
     let exe = std::env::current_exe().context("cannot find the murmuration executable")?;
     let phase_name = format!("{phase:?}").to_lowercase();
@@ -245,6 +289,7 @@ fn measure_in_child(
         ])
         .args(["--phase", &phase_name, "--threads", &threads.to_string()])
         .args(["--model", model.name()])
+        .args(["--workload", workload_name(workload)])
         .env(CHILD_ENV, "1")
         .output()
         .context("could not start a benchmark process")?;
@@ -259,9 +304,22 @@ fn measure_in_child(
     serde_json::from_str(line).with_context(|| format!("unreadable benchmark row: {line:?}"))
 }
 
-fn measure<V: Vector>(n: u64, phase: Phase, threads: usize, model: ModelKind) -> Result<Row> {
+fn workload_name(w: Workload) -> &'static str {
+    match w {
+        Workload::Standard => "standard",
+        Workload::Oap => "oap",
+    }
+}
+
+fn measure<V: Vector>(
+    n: u64,
+    phase: Phase,
+    threads: usize,
+    model: ModelKind,
+    workload: Workload,
+) -> Result<Row> {
     memory::reset_peak();
-    let mut world = murmuration::World::<V>::benchmark_model(n, model)?;
+    let mut world = workload.world::<V>(n, model)?;
     let (warmup, measured) = phase_steps(n, phase);
     world.step_n(warmup);
     let mut times = Vec::with_capacity(measured);
@@ -278,6 +336,7 @@ fn measure<V: Vector>(n: u64, phase: Phase, threads: usize, model: ModelKind) ->
     let per = (n * measured as u64) as f64;
     Ok(Row {
         model: model.name().into(),
+        workload,
         dim: V::DIM as u8,
         n,
         phase,
@@ -305,8 +364,9 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
     gpu: &murmuration_gpu::Gpu,
     n: u64,
     phase: Phase,
+    workload: Workload,
 ) -> Result<Row> {
-    let world = murmuration::World::<V>::benchmark(n)?;
+    let world = workload.world::<V>(n, ModelKind::Reynolds)?;
     let mut flock = murmuration_gpu::GpuFlock::new(gpu, &world)?;
     drop(world);
     let (warmup, measured) = phase_steps(n, phase);
@@ -324,6 +384,7 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
     let per = (n * measured as u64) as f64;
     Ok(Row {
         model: reynolds(),
+        workload,
         dim: V::DIM as u8,
         n,
         phase,

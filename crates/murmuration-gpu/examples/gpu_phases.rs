@@ -1,12 +1,23 @@
 //! Per-pass GPU time of the standard benchmark world: where a GPU step goes.
 //!
-//! `cargo run --release -p murmuration-gpu --example gpu_phases -- N [2|3] [uniform|flocked]`
+//! `cargo run --release -p murmuration-gpu --example gpu_phases -- N [2|3] [uniform|flocked] [PARTS]`
+//!
+//! PARTS (e.g. `oap`) runs `World::benchmark_behaviours` instead: the standard world
+//! with obstacles, attractors and predators.
 
 use murmuration::World;
 use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
 
-fn profile<V: GpuVector>(gpu: &Gpu, n: u64, warmup: u64) -> Result<(), Box<dyn std::error::Error>> {
-    let world = World::<V>::benchmark(n)?;
+fn profile<V: GpuVector>(
+    gpu: &Gpu,
+    n: u64,
+    warmup: u64,
+    parts: Option<&str>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let world = match parts {
+        Some(p) => World::<V>::benchmark_behaviours(n, p)?,
+        None => World::<V>::benchmark(n)?,
+    };
     let mut flock = GpuFlock::new(gpu, &world)?;
     flock.step_n(warmup)?;
     let step: Vec<f64> = {
@@ -38,10 +49,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         5
     };
+    let parts = args.get(4).map(String::as_str);
     let gpu = Gpu::new()?;
     if dim == 3 {
-        profile::<glam::Vec3>(&gpu, n, warmup)
+        profile::<glam::Vec3>(&gpu, n, warmup, parts)
     } else {
-        profile::<glam::Vec2>(&gpu, n, warmup)
+        profile::<glam::Vec2>(&gpu, n, warmup, parts)
     }
 }

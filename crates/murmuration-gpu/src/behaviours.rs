@@ -41,7 +41,9 @@ pub(crate) struct BehaveUniform {
     /// relations.rs's `Plan::eat_reach`, `Plan::travel`.
     pub eat_reach: f32,
     pub travel: f32,
-    pub _pad: [u32; 3],
+    /// The farthest any boid looks at an actor it flees or follows.
+    pub actor_reach: f32,
+    pub _pad: [u32; 2],
 }
 
 /// The shader's `Shape` (storage; 80 bytes).
@@ -190,6 +192,7 @@ impl<V: GpuVector> Behaviours<V> {
         uniform.events_cap = if plan.eats { EVENTS_CAP } else { 0 };
         uniform.eat_reach = plan.eat_reach;
         uniform.travel = plan.travel;
+        uniform.actor_reach = plan.reach;
         if shapes.is_empty() {
             shapes.push(ShapeData::zeroed());
         }

@@ -59,6 +59,8 @@ pub(crate) struct Plan {
     /// Two steps of the fastest travel: a crowd counted after the move looks
     /// this much farther in the grid built before it.
     pub travel: f32,
+    /// The farthest any boid looks at an actor it flees or follows.
+    pub reach: f32,
 }
 
 fn code(r: Relation) -> u32 {
@@ -140,7 +142,16 @@ impl Plan {
             .filter(|&a| eater(a))
             .map(|a| species[a].eat_radius)
             .fold(0.0f32, f32::max);
+        let reach = (0..s)
+            .flat_map(|a| (0..s).map(move |b| (a, b)))
+            .map(|(a, b)| match rel.get(a, b) {
+                Relation::Flee => species[a].flee_radius,
+                Relation::Follow => species[a].follow_radius,
+                _ => 0.0,
+            })
+            .fold(0.0f32, f32::max);
         Ok(Self {
+            reach,
             table,
             records,
             actors: actors.len() as u32,

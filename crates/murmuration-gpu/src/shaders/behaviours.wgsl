@@ -32,7 +32,7 @@ struct Behave {
     events_cap: u32,        // eaten events the buffer describes
     eat_reach: f32,         // an eating chaser's search reach in the grid before the move
     travel: f32,            // two steps of the fastest travel
-    _p0: u32,
+    actor_reach: f32,       // the farthest anyone looks at an actor it flees or follows
     _p1: u32,
     _p2: u32,
 }

@@ -768,6 +768,9 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     var nb = 0u;
     var cand = 0u;
     var return_dead = false;
+    if RELATIONS {
+        cull_actors(lid, i);
+    }
     if i < sim.n {
         let m = meta_b[i];
         if EATING && (m.y & DEAD) != 0u {

@@ -87,26 +87,39 @@ fn interactions(si: u32, p: V, v: V, id: u32, a: u32) -> Interaction {
         var best_d = V(0.0);
         var best_v = V(0.0);
         let reach = select(sp.follow_radius, sp.flee_radius, code == INTERACT_FLEE);
-        for (var k = range.x; k < range.y; k++) {
-            let x = actors[rb + 2u * k];
-            let y = actors[rb + 2u * k + 1u];
-            let other = bitcast<u32>(x.w);
-            if (bitcast<u32>(y.w) & DEAD) != 0u || other == id {
-                continue;
-            }
-            let d = offset(p, v_from(x));
-            let d2 = dot(d, d);
-            if d2 >= reach * reach {
-                continue;
-            }
-            if code == INTERACT_FLEE {
-                r.away -= d * (1.0 / max(d2, 1e-12));
-                r.seen = true;
-            } else if d2 < best_d2 || (d2 == best_d2 && other < best_id) {
-                best_d2 = d2;
-                best_id = other;
-                best_d = d;
-                best_v = v_from(y);
+        if range.x < range.y {
+            // Only the actors this workgroup's box can reach (`cull_actors`),
+            // in actor order.
+            for (var wd = range.x / 32u; wd <= (range.y - 1u) / 32u; wd++) {
+                var bits = atomicLoad(&near_actors[wd]);
+                while bits != 0u {
+                    let bit = firstTrailingBit(bits);
+                    bits &= bits - 1u;
+                    let k = wd * 32u + bit;
+                    if k < range.x || k >= range.y {
+                        continue;
+                    }
+                    let x = actors[rb + 2u * k];
+                    let y = actors[rb + 2u * k + 1u];
+                    let other = bitcast<u32>(x.w);
+                    if (bitcast<u32>(y.w) & DEAD) != 0u || other == id {
+                        continue;
+                    }
+                    let d = offset(p, v_from(x));
+                    let d2 = dot(d, d);
+                    if d2 >= reach * reach {
+                        continue;
+                    }
+                    if code == INTERACT_FLEE {
+                        r.away -= d * (1.0 / max(d2, 1e-12));
+                        r.seen = true;
+                    } else if d2 < best_d2 || (d2 == best_d2 && other < best_id) {
+                        best_d2 = d2;
+                        best_id = other;
+                        best_d = d;
+                        best_v = v_from(y);
+                    }
+                }
             }
         }
         if code == INTERACT_FOLLOW && best_id != NO_ACTOR {
@@ -124,6 +137,73 @@ fn interactions(si: u32, p: V, v: V, id: u32, a: u32) -> Interaction {
         r.pull += v_from(actors[4u * behave.actors + actor_of(id)]);
     }
     return r;
+}
+
+// ---- the actors a workgroup can reach ------------------------------------------
+
+// Bit k: actor k lies within `actor_reach` of this workgroup's bounding box. Set
+// by atomic OR (order-free), read in actor order: the sums stay deterministic.
+const MAX_ACTOR_WORDS: u32 = 512u;   // relations.rs's MAX_ACTORS / 32
+var<workgroup> near_actors: array<atomic<u32>, MAX_ACTOR_WORDS>;
+var<workgroup> box_lo: array<atomic<u32>, 3>;
+var<workgroup> box_hi: array<atomic<u32>, 3>;
+
+// An f32 as a u32 with the same order (negative values flipped).
+fn ordered(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+fn unordered(u: u32) -> f32 {
+    return bitcast<f32>(select(~u, u & 0x7fffffffu, (u & 0x80000000u) != 0u));
+}
+
+// The workgroup's box over its live boids' positions, then the actors within
+// reach of it. Every invocation of the workgroup calls this (barriers).
+fn cull_actors(lid: u32, i: u32) {
+    let words = (behave.actors + 31u) / 32u;
+    if lid < 3u {
+        atomicStore(&box_lo[lid], 0xffffffffu);
+        atomicStore(&box_hi[lid], 0u);
+    }
+    for (var w = lid; w < words; w += WG) {
+        atomicStore(&near_actors[w], 0u);
+    }
+    workgroupBarrier();
+    if i < sim.n && (meta_b[i].y & DEAD) == 0u {
+        let p = pos_b[i];
+        for (var a = 0u; a < DIM; a++) {
+            atomicMin(&box_lo[a], ordered(p[a]));
+            atomicMax(&box_hi[a], ordered(p[a]));
+        }
+    }
+    workgroupBarrier();
+    var lo = V(0.0);
+    var hi = V(0.0);
+    for (var a = 0u; a < DIM; a++) {
+        lo[a] = unordered(atomicLoad(&box_lo[a]));
+        hi[a] = unordered(atomicLoad(&box_hi[a]));
+    }
+    let empty = atomicLoad(&box_lo[0]) > atomicLoad(&box_hi[0]);
+    let rb = 2u * ((clock[0] & 1u) * behave.actors);
+    let centre = (lo + hi) * 0.5;
+    let half = (hi - lo) * 0.5;
+    for (var k = lid; k < behave.actors && !empty; k += WG) {
+        // Triangle inequality: no boid of the box is nearer than this.
+        let d = offset(centre, v_from(actors[rb + 2u * k]));
+        var out = 0.0;
+        for (var a = 0u; a < DIM; a++) {
+            var e = abs(d[a]) - half[a];
+            if sim.boundary == BOUNDARY_WRAP && half[a] >= 0.25 * sim.period[a] {
+                e = 0.0; // a box across half the period: no bound along it
+            }
+            out += max(e, 0.0) * max(e, 0.0);
+        }
+        if out <= behave.actor_reach * behave.actor_reach * 1.0001 {
+            atomicOr(&near_actors[k / 32u], 1u << (k % 32u));
+        }
+    }
+    workgroupBarrier();
 }
 
 // ---- walking the grid at any radius -------------------------------------------
