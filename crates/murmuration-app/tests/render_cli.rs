@@ -204,7 +204,7 @@ fn render_on_the_gpu_backend_draws_from_the_flock_buffers() {
         ])
         .args(["--backend", "gpu", "--out"])
         .arg(&png));
-    // A feature the GPU backend lacks: auto falls back and says why.
+    // Predators that eat, followers and wanderers run on the GPU too: auto keeps it.
     let png = dir.path().join("auto.png");
     let out = render_cmd()
         .args([
@@ -228,7 +228,23 @@ fn render_on_the_gpu_backend_draws_from_the_flock_buffers() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("backend auto: using the CPU because"), "{err}");
+    assert!(!err.contains("using the CPU because"), "{err}");
+    // A research model steps on the CPU: auto falls back and says why.
+    let png = dir.path().join("vicsek.png");
+    let out = render_cmd()
+        .args(["render", "vicsek", "--frames", "1", "--size", "64x48", "-q"])
+        .args(["--backend", "auto", "--out"])
+        .arg(&png)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "backend auto: using the CPU because the GPU backend does not support the vicsek model"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -723,6 +723,15 @@ impl<V: GpuVector> GpuFlock<V> {
     /// events from a recount at the new positions
     /// ([`World::finish_external_steps`]).
     pub fn read_into(&self, world: &mut World<V>) -> Result<(), GpuError> {
+        let behind = self.read_motion_into(world)?;
+        world.advance_entities(behind);
+        Ok(())
+    }
+
+    /// [`GpuFlock::read_into`] without the moving entities, for a caller that
+    /// advances them itself as it steps (so a window's overlays stay current
+    /// between read-backs). Returns the steps the world was behind.
+    pub fn read_motion_into(&self, world: &mut World<V>) -> Result<u64, GpuError> {
         let (ids, pos, vel, acc) = self.read_state()?;
         if ids.len() != world.len() {
             let alive: std::collections::HashSet<BoidId> = ids.iter().copied().collect();
@@ -737,12 +746,11 @@ impl<V: GpuVector> GpuFlock<V> {
         }
         let behind = self.step.saturating_sub(world.step_index());
         world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
-        world.advance_entities(behind);
         if behind > 0 {
             let (eaten, _) = self.take_events()?;
             world.finish_external_steps(&eaten);
         }
-        Ok(())
+        Ok(behind)
     }
 
     /// The boids eaten since the last call ([`Event::Eaten`], in the order they

@@ -128,6 +128,9 @@ impl<V: GpuVector> GpuStepper<V> {
         if let Some(f) = &mut self.flock {
             f.step_n(steps)?;
         }
+        // The entities' clock runs on the host either way: advance the world's
+        // now, so what is drawn from it (pulses, moving attractors) stays current.
+        world.advance_entities(steps);
         self.ahead = true;
         Ok(true)
     }
@@ -136,7 +139,7 @@ impl<V: GpuVector> GpuStepper<V> {
     pub fn sync(&mut self, world: &mut World<V>) -> Result<(), GpuError> {
         if self.ahead {
             if let Some(f) = &self.flock {
-                f.read_into(world)?;
+                f.read_motion_into(world)?;
             }
             self.ahead = false;
         }

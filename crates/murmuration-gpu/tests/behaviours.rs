@@ -546,3 +546,41 @@ fn zones_count_and_report_at_each_read_back() {
     }
     assert!(cpu.zones()[0].count() > 10);
 }
+
+/// Through `Simulation` (the sandbox's and `render`'s engine): the world's
+/// entities advance as the GPU steps, so overlays drawn from the unsynced world
+/// are current; a sync then brings the boids, with nothing advanced twice.
+#[test]
+fn a_simulation_keeps_its_entities_current_between_read_backs() {
+    use murmuration_gpu::Simulation;
+    let Some(gpu) = gpu() else { return };
+    let mut w = world::<Vec2>(600, 14.0, Boundary::Wrap, vec![SpeciesParams::default()]);
+    let mut a = Attractor::new(Vec2::splat(3.0), 1.0, 2.0);
+    a.goal = Vec2::splat(11.0);
+    a.follow = 1.5;
+    w.add_attractor(a).unwrap();
+    w.add_pulse(Pulse::new(Vec2::splat(7.0), 4.0, 5.0, 0.2))
+        .unwrap();
+    let mut cpu = w.clone();
+    let mut sim = Simulation::with_gpu(w, Some(gpu), None).unwrap();
+    for _ in 0..3 {
+        sim.step_n(7).unwrap();
+        cpu.step_n(7);
+        let unsynced = sim.world_unsynced();
+        assert_eq!(unsynced.attractors(), cpu.attractors());
+        assert_eq!(unsynced.pulses(), cpu.pulses());
+    }
+    let g = sim.into_world().unwrap();
+    assert_eq!(g.attractors(), cpu.attractors());
+    assert_eq!(g.step_index(), cpu.step_index());
+    let worst = g
+        .positions()
+        .iter()
+        .zip(cpu.positions())
+        .map(|(a, b)| {
+            let d = *a - *b;
+            (d - 14.0 * (d / 14.0).round()).length()
+        })
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-3, "worst position error {worst}");
+}
