@@ -16,12 +16,12 @@ if [ "${1:-}" = "--build-only" ] || { command -v cargo >/dev/null && [ -z "${GPU
   mkdir -p "$bin"
   cargo build --release -p murmuration-app -p murmuration-gpu --example gpu_phases || exit 1
   cp target/release/murmuration target/release/examples/gpu_phases "$bin/" || exit 1
-  exe=$(cargo test --release -p murmuration-gpu --test parity --no-run --message-format=json 2>/dev/null \
+  exe=$(cargo test --release -p murmuration-gpu --test integration --no-run --message-format=json 2>/dev/null \
         | python3 -c 'import sys,json
 for l in sys.stdin:
     m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"]=="parity": print(m["executable"])' | tail -1)
-  [ -n "$exe" ] && cp "$exe" "$bin/parity" || { echo "could not build the parity tests"; exit 1; }
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"]=="integration": print(m["executable"])' | tail -1)
+  [ -n "$exe" ] && cp "$exe" "$bin/gpu-tests" || { echo "could not build the GPU tests"; exit 1; }
   [ "${1:-}" = "--build-only" ] && { ls -la "$bin"; exit 0; }
 fi
 out=${1:-${OUT:-target/gpu-bench}}
@@ -53,9 +53,29 @@ bench() { # OUTFILE [extra env]: the whole GPU table, 2D and 3D
 }
 
 echo "== parity (GPU against CPU) =="
-"$bin/parity" --nocapture --test-threads 1 2>&1 | tee "$out/parity.log" | grep -E "adapter|boids|seed|test result|panicked|SKIPPED"
+"$bin/gpu-tests" parity:: --nocapture --test-threads 1 2>&1 | tee "$out/parity.log" | grep -E "adapter|boids|seed|test result|panicked|SKIPPED"
 echo "-- parity with the half-width cell variant (SPAN=2) and no read-ahead (UNROLL=0):"
-MURMURATION_GPU_SPAN=2 MURMURATION_GPU_UNROLL=0 "$bin/parity" --test-threads 1 2>&1 | tee "$out/parity-variants.log" | grep -E "test result|panicked"
+MURMURATION_GPU_SPAN=2 MURMURATION_GPU_UNROLL=0 "$bin/gpu-tests" --test-threads 1 2>&1 | tee "$out/parity-variants.log" | grep -E "test result|panicked"
+
+echo "== behaviours (GPU against CPU: obstacles, entities, predators, zones) =="
+"$bin/gpu-tests" behaviours:: presets:: --nocapture --test-threads 1 2>&1 | tee "$out/behaviours.log" | grep -E "boids,|eaten|test result|panicked"
+
+echo "== behaviours workload (oap: 10 obstacles, 3 attractors, 100 predators) against the plain step =="
+: > "$out/oap.jsonl"
+for w in standard oap standard oap; do
+  timeout 300 "$bin/murmuration" bench --backend gpu --dim 2 --n 100000,1000000 --phase uniform --workload $w --json >> "$out/oap.jsonl" || echo "oap bench $w failed"
+done
+python3 - "$out/oap.jsonl" <<'PY' | tee "$out/oap.md"
+import json, sys, statistics
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+for n in sorted({r["n"] for r in rows}):
+    p = statistics.median(r["median_ms"] for r in rows if r["n"] == n and "workload" not in r)
+    b = statistics.median(r["median_ms"] for r in rows if r["n"] == n and r.get("workload") == "oap")
+    print(f"| 2D {n:,} | plain {p:.4f} ms | oap {b:.4f} ms | ratio {b / p:.2f} |")
+PY
+for parts in oap p o a; do
+  timeout 120 "$bin/gpu_phases" 1000000 2 uniform $parts 2>&1 | tee -a "$out/oap-profile.log" | grep -E "whole|steer|pursue|eat"
+done
 
 echo "== kernel variants: whole-step median ms =="
 for v in "1 1" "1 0" "2 1" "2 0"; do

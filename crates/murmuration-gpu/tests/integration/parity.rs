@@ -10,9 +10,7 @@
 //! 0, p99 ≤ 2.4e-7, max ≤ 2e-6; a 1% change of one weight gives median 1.7e-4.)
 //! Without an adapter (no GPU, no lavapipe) each test says so and passes.
 
-mod common;
-
-use common::{compare, gpu, world};
+use crate::common::{compare, gpu, world};
 use glam::{Vec2, Vec3};
 use murmuration::{
     Boundary, CombineMode, Relation, Spawn, SpeciesId, SpeciesParams, World, WorldConfig,

@@ -4,9 +4,7 @@
 //! the tolerance of `common::compare` (parity.rs states it); longer runs are held
 //! by the zero-penetration count and by statistics.
 
-mod common;
-
-use common::{compare, gpu, world};
+use crate::common::{compare, gpu, world};
 use glam::{Vec2, Vec3};
 use murmuration::{
     Attractor, Boundary, CombineMode, Obstacle, Path, Pulse, SdfGrid, SpeciesParams, Vector, World,

@@ -1,6 +1,5 @@
 //! What the GPU test files share: the adapter (or a skip), the per-boid comparison
 //! against the CPU with its stated tolerance (parity.rs's docs), and a world builder.
-#![allow(dead_code, reason = "each test file uses its own part")]
 
 use murmuration::{Boundary, Spawn, SpeciesId, SpeciesParams, World, WorldConfig};
 use murmuration_gpu::{Gpu, GpuFlock, GpuVector};

@@ -2,9 +2,7 @@
 //! GPU for it (no "CPU because" reason) and a few steps read back into its world.
 //! The research-model presets step on the CPU by design and say why.
 
-mod common;
-
-use common::gpu;
+use crate::common::gpu;
 use murmuration::scenario::{AnyWorld, PRESETS, Scenario};
 use murmuration::{Model, World};
 use murmuration_gpu::{GpuFlock, GpuVector};

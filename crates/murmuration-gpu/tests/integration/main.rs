@@ -1,0 +1,9 @@
+//! The GPU backend's integration tests, one binary (ARCHITECTURE.md, "Tests"):
+//! `parity` (plain flocks against the CPU), `behaviours` (obstacles, entities,
+//! predators, zones against the CPU), `presets` (every boids preset on the GPU).
+//! Without an adapter (no GPU, no lavapipe) each test says so and passes.
+
+mod behaviours;
+mod common;
+mod parity;
+mod presets;
