@@ -36,8 +36,8 @@ pub struct PlayArgs {
     #[arg(long, value_name = "ID")]
     pub select: Option<u32>,
     /// Engine: cpu, gpu or auto. On the GPU the flock steps on the window's
-    /// device and is drawn straight from its buffers; while the world uses a
-    /// feature the GPU backend lacks (a dropped obstacle, say) it steps on the CPU.
+    /// device and is drawn straight from its buffers, with every behaviour; a
+    /// research model (vicsek, couzin, ...) steps on the CPU and the panel says so.
     #[arg(long, default_value_t = Backend::Cpu, value_name = "cpu|gpu|auto")]
     pub backend: Backend,
     /// Random seed (overrides world.seed).

@@ -355,26 +355,21 @@ mod tests {
         s.set_species(0, p).unwrap();
         s.step(1);
         assert!(scene.gpu.is_some());
-        // A dropped obstacle is a feature the GPU lacks: the CPU steps meanwhile.
+        // A dropped obstacle is uploaded with the world: still on the GPU.
         s.flock.obstacle(V3::new(10.0, 10.0, 0.0)).unwrap();
+        s.flock.sync();
         let at = s.flock.step_index();
         s.step(3);
-        assert!(
-            s.flock.engine_label().starts_with("CPU for now"),
-            "{}",
-            s.flock.engine_label()
-        );
-        assert_eq!(s.flock.step_index(), at + 3);
-        s.scene(&mut scene, &settings, &mut trails);
-        assert!(scene.gpu.is_none() && scene.boids.len() == 450);
-        // Reset removes the obstacle: back on the GPU.
-        s.reset().unwrap();
-        s.step(1);
         assert!(
             s.flock.engine_label().starts_with("GPU "),
             "{}",
             s.flock.engine_label()
         );
+        s.flock.sync();
+        assert_eq!(s.flock.step_index(), at + 3);
+        s.scene(&mut scene, &settings, &mut trails);
+        assert!(scene.gpu.is_some());
+        assert_eq!(scene.gpu.as_ref().unwrap().buffers.len, 450);
     }
 
     #[test]
