@@ -403,7 +403,8 @@ impl BehaviourBuffers {
         let mut records = vec![[0.0f32; 4]; (2 * k + plan.actors as usize).max(1)];
         records[half * k..(half + 1) * k].copy_from_slice(&plan.records);
         let actors = init("actor records", bytemuck::cast_slice(&records), storage);
-        let words = 4 + b.uniform.events_cap * EVENT_WORDS;
+        // The header, the records, then each eater's target (`eat_search`).
+        let words = 4 + b.uniform.events_cap * EVENT_WORDS + plan.eaters;
         let events = init(
             "eaten events",
             bytemuck::cast_slice(&vec![0u32; words as usize]),

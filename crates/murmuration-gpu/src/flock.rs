@@ -447,7 +447,10 @@ impl<V: GpuVector> GpuFlock<V> {
             sizes.insert(7, groups_for(self.behaviours.plan().actors));
         }
         if self.behaviours.eats() {
-            sizes.push((1, 1));
+            // One invocation per workgroup: see `eat_search`.
+            let eaters = self.behaviours.plan().eaters.max(1);
+            let x = eaters.min(MAX_GROUPS_X);
+            sizes.extend([(x, eaters.div_ceil(x)), (1, 1)]);
         }
         sizes
     }
@@ -862,14 +865,14 @@ fn variant<V: GpuVector>(
 }
 
 /// The passes of a step: [`PASSES`], with `pursue` before `steer` when some
-/// species chases and `eat` after it when chasers eat.
+/// species chases, and `eat_search` then `eat` after it when chasers eat.
 fn passes(chases: bool, eats: bool) -> Vec<&'static str> {
     let mut p = PASSES.to_vec();
     if chases {
         p.insert(7, "pursue");
     }
     if eats {
-        p.push("eat");
+        p.extend(["eat_search", "eat"]);
     }
     p
 }

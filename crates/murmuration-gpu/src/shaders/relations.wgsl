@@ -14,7 +14,7 @@ const EVENT_WORDS: u32 = 8u;
 // Two halves of actor records (2 vec4 each: position + id bits, velocity +
 // species word): a step reads half (step & 1) and writes the other.
 @group(1) @binding(5) var<storage, read_write> actors: array<vec4<f32>>;
-// [count, 0, 0, 0], then EVENT_WORDS per eaten boid.
+// [count, 0, 0, 0], then EVENT_WORDS per eaten boid, then each eater's target.
 @group(1) @binding(6) var<storage, read_write> events: array<u32>;
 
 fn interact_code(a: u32, b: u32) -> u32 {
@@ -406,13 +406,77 @@ fn pursue(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     actors[4u * behave.actors + k] = vec4_of(f);
 }
 
-// After the move, one thread: eating chasers in ascending id order each eat the
-// nearest target in reach (ties to the lower id; not in a confusing crowd),
-// at most one per step; the eaten are marked DEAD and recorded.
+// The prey eating chaser `k` (an actor of species `a`, id `id`) would take after
+// the move, among the live ones: the nearest in reach (ties to the lower id) not
+// in a confusing crowd; NO_ACTOR when none.
+fn eat_target(k: u32, a: u32, id: u32) -> u32 {
+    let wb = 2u * (((clock[0] + 1u) & 1u) * behave.actors);
+    let rb = 2u * ((clock[0] & 1u) * behave.actors);
+    let ps = species[a];
+    let r2 = ps.eat_radius * ps.eat_radius;
+    let pc = v_from(actors[wb + 2u * k]);
+    var best_d2 = 3.4e38;
+    var best_j = NO_ACTOR;
+    // Candidates sit in the grid built before the move, near where the chaser
+    // was then.
+    let w = walk(v_from(actors[rb + 2u * k]), behave.eat_reach);
+    for (var z = w.lo.z; z <= w.hi.z; z++) {
+        for (var y = w.lo.y; y <= w.hi.y; y++) {
+            for (var x = w.lo.x; x <= w.hi.x; x++) {
+                let run = cell_run(w, vec3<i32>(x, y, z));
+                for (var j = run.x; j < run.y; j++) {
+                    let mj = meta_a[j];
+                    let d = offset(pc, pos_a[j]);
+                    let d2 = dot(d, d);
+                    var take = (mj.y & DEAD) == 0u && mj.x != id
+                        && interact_code(a, mj.y) == INTERACT_CHASE && d2 < r2;
+                    if take {
+                        take = best_j == NO_ACTOR || d2 < best_d2
+                            || (d2 == best_d2 && mj.x < meta_a[best_j].x);
+                    }
+                    if take && ps.confusion > 0.0 {
+                        take = crowd(j, true) < ps.confusion;
+                    }
+                    if take {
+                        best_d2 = d2;
+                        best_j = j;
+                    }
+                }
+            }
+        }
+    }
+    return best_j;
+}
+
+// The eating chasers' searches side by side, before anyone eats: eater e's
+// target slot into the event buffer's tail (a u32: a slot kept in an f32 lane
+// could lose its bits as a NaN). One invocation per workgroup:
+// lavapipe miscounted crowds in lanes beside a lane still walking the grid (an
+// execution-mask fault seen with the chase too), and the searches are few.
+@compute @workgroup_size(1)
+fn eat_search(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let e = gid.x + gid.y * nwg.x;
+    if e >= behave.eaters {
+        return;
+    }
+    let wb = 2u * (((clock[0] + 1u) & 1u) * behave.actors);
+    let k = actor_table[behave.species * behave.species + 2u * behave.species + e];
+    let word = bitcast<u32>(actors[wb + 2u * k + 1u].w);
+    var target_slot = NO_ACTOR;
+    if (word & DEAD) == 0u {
+        target_slot = eat_target(k, word, bitcast<u32>(actors[wb + 2u * k].w));
+    }
+    events[4u + behave.events_cap * EVENT_WORDS + e] = target_slot;
+}
+
+// After the searches, one thread: eating chasers in ascending id order each eat
+// their target, at most one per step; a target an earlier chaser ate is searched
+// again among the live ones (the sequential rule of World::step, exactly: a
+// chaser's nearest live prey is its nearest prey whenever that one still lives).
+// The eaten are marked DEAD and recorded.
 @compute @workgroup_size(1)
 fn eat() {
     let wb = 2u * (((clock[0] + 1u) & 1u) * behave.actors);
-    let rb = 2u * ((clock[0] & 1u) * behave.actors);
     let order = behave.species * behave.species + 2u * behave.species;
     for (var e = 0u; e < behave.eaters; e++) {
         let k = actor_table[order + e];
@@ -421,44 +485,16 @@ fn eat() {
         if (word & DEAD) != 0u {
             continue;
         }
-        let a = word;
         let id = bitcast<u32>(now.w);
-        let ps = species[a];
-        let r2 = ps.eat_radius * ps.eat_radius;
-        let pc = v_from(now);
-        var best_d2 = 3.4e38;
-        var best_j = NO_ACTOR;
-        // Candidates sit in the grid built before the move, near where the
-        // chaser was then.
-        let w = walk(v_from(actors[rb + 2u * k]), behave.eat_reach);
-        for (var z = w.lo.z; z <= w.hi.z; z++) {
-            for (var y = w.lo.y; y <= w.hi.y; y++) {
-                for (var x = w.lo.x; x <= w.hi.x; x++) {
-                    let run = cell_run(w, vec3<i32>(x, y, z));
-                    for (var j = run.x; j < run.y; j++) {
-                        let mj = meta_a[j];
-                        if (mj.y & DEAD) != 0u || mj.x == id || interact_code(a, mj.y) != INTERACT_CHASE {
-                            continue;
-                        }
-                        let d = offset(pc, pos_a[j]);
-                        let d2 = dot(d, d);
-                        if d2 >= r2 {
-                            continue;
-                        }
-                        if !(best_j == NO_ACTOR || d2 < best_d2 || (d2 == best_d2 && mj.x < meta_a[best_j].x)) {
-                            continue;
-                        }
-                        if ps.confusion > 0.0 && crowd(j, true) >= ps.confusion {
-                            continue;
-                        }
-                        best_d2 = d2;
-                        best_j = j;
-                    }
-                }
-            }
-        }
+        var best_j = events[4u + behave.events_cap * EVENT_WORDS + e];
         if best_j == NO_ACTOR {
             continue;
+        }
+        if (meta_a[best_j].y & DEAD) != 0u {
+            best_j = eat_target(k, word, id);
+            if best_j == NO_ACTOR {
+                continue;
+            }
         }
         let prey = meta_a[best_j];
         meta_a[best_j] = vec2<u32>(prey.x, prey.y | DEAD);

@@ -457,7 +457,9 @@ fn a_long_hunt_eats_about_as_many_fish_as_on_the_cpu() {
         let (a, b) = (eaten_cpu as f64, eaten_gpu as f64);
         assert!((a - b).abs() <= 0.35 * a, "{name}: cpu {a} vs gpu {b}");
     }
-    let w3 = predators::<Vec3>(8.0, Boundary::Wrap, 1.0, true);
+    // A sparser box than the per-boid tests: at 8 units nearly every fish sits in
+    // a crowd of 6 (confusion) and a handful are eaten, too few to compare.
+    let w3 = predators::<Vec3>(12.0, Boundary::Wrap, 1.0, true);
     let mut cpu = w3.clone();
     let eaten_cpu = cpu_meals(&mut cpu, 300).len();
     let mut out = w3.clone();
