@@ -68,6 +68,7 @@ mod snapshot;
 mod spawn;
 mod stats;
 mod steer;
+mod stopwatch;
 mod structure;
 mod surface;
 pub mod sweep;

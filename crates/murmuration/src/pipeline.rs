@@ -19,9 +19,9 @@ use crate::params::{Boundary, CombineMode, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
 use crate::stats::StepStats;
 use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
+use crate::stopwatch::Stopwatch;
 use crate::vector::Vector;
 use rayon::prelude::*;
-use std::time::Instant;
 
 /// Reusable scratch for stepping a [`Boids`] state.
 #[derive(Clone, Debug, Default)]
@@ -69,9 +69,9 @@ impl<V: Vector> Pipeline<V> {
         if boids.is_empty() {
             return StepStats::default();
         }
-        let t0 = Instant::now();
+        let t0 = Stopwatch::start();
         let (flags, grid_seconds) = self.prepare(boids, ctx);
-        let t2 = Instant::now();
+        let t2 = Stopwatch::start();
         macro_rules! dispatch {
             ($($f:literal)*) => {
                 match flags {
@@ -82,8 +82,8 @@ impl<V: Vector> Pipeline<V> {
         }
         let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         stats.grid_seconds = grid_seconds;
-        stats.gather_seconds = (t2 - t0).as_secs_f64() - grid_seconds;
-        stats.steer_seconds = t2.elapsed().as_secs_f64();
+        stats.gather_seconds = t0.until(&t2) - grid_seconds;
+        stats.steer_seconds = t2.seconds();
         stats
     }
 
@@ -98,7 +98,7 @@ impl<V: Vector> Pipeline<V> {
             .map(SpeciesParams::perception_radius)
             .fold(0.0f32, f32::max);
         let extent = Extent::of(ctx.config);
-        let t0 = Instant::now();
+        let t0 = Stopwatch::start();
         if interactions::any(ctx.relations) {
             self.interactions
                 .build(boids, ctx.config, ctx.species, ctx.relations);
@@ -106,7 +106,7 @@ impl<V: Vector> Pipeline<V> {
             self.interactions = Interactions::default();
         }
         self.grid.build(&boids.positions, radius, extent);
-        let t1 = Instant::now();
+        let grid_seconds = t0.seconds();
 
         // Gather into cell order (structure of arrays) so neighbour scans read
         // contiguous memory.
@@ -186,7 +186,7 @@ impl<V: Vector> Pipeline<V> {
             self.interactions
                 .scatter_flee(&view, ctx.species, ctx.relations);
         }
-        (flags, (t1 - t0).as_secs_f64())
+        (flags, grid_seconds)
     }
 
     /// The neighbour sums the next step would give the boid in storage slot
