@@ -5,6 +5,7 @@
 //! ([`murmuration::entities`]), a frame per step uploaded before each submission,
 //! so both engines see the same attractor positions and fades bit for bit.
 
+use crate::device::bind_buffers;
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::relations::Plan;
@@ -311,24 +312,51 @@ impl<V: GpuVector> Behaviours<V> {
     }
 }
 
-/// The behaviours' buffers and their bind group (group 1).
-pub(crate) struct BehaviourBuffers {
+/// The buffers of group 1, in binding order.
+struct Group1 {
     uniform: wgpu::Buffer,
     shapes: wgpu::Buffer,
     data: wgpu::Buffer,
     frames: wgpu::Buffer,
-    /// The actor table (relations.rs), actor records (two halves) and eaten
-    /// events.
+    /// The actor table (relations.rs), actor records (two halves and the
+    /// pursuit forces) and eaten events (with each eater's target).
     actor_table: wgpu::Buffer,
     actors: wgpu::Buffer,
-    pub events: wgpu::Buffer,
+    events: wgpu::Buffer,
+}
+
+impl Group1 {
+    fn bind(&self, device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
+        let all = [
+            &self.uniform,
+            &self.shapes,
+            &self.data,
+            &self.frames,
+            &self.actor_table,
+            &self.actors,
+            &self.events,
+        ];
+        bind_buffers(device, layout, "behaviour bind group", &all)
+    }
+}
+
+/// The behaviours' buffers and their bind group (group 1).
+pub(crate) struct BehaviourBuffers {
+    buffers: Group1,
     /// Frames `frames` holds.
     capacity: u32,
     pub bind_group: wgpu::BindGroup,
 }
 
-/// The layout of group 1: the `Behave` uniform, then shapes, data and frames
-/// (read-only storage).
+impl BehaviourBuffers {
+    /// The eaten events (header, records, each eater's target).
+    pub fn events(&self) -> &wgpu::Buffer {
+        &self.buffers.events
+    }
+}
+
+/// The layout of group 1: the `Behave` uniform, then shapes, data, frames and the
+/// actor table (read-only storage), then actor records and events (read-write).
 pub(crate) fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
         binding,
@@ -410,20 +438,7 @@ impl BehaviourBuffers {
             bytemuck::cast_slice(&vec![0u32; words as usize]),
             storage | wgpu::BufferUsages::COPY_SRC,
         );
-        let bind_group = bind(
-            device,
-            layout,
-            [
-                &uniform,
-                &shapes,
-                &data,
-                &frames,
-                &actor_table,
-                &actors,
-                &events,
-            ],
-        );
-        Self {
+        let buffers = Group1 {
             uniform,
             shapes,
             data,
@@ -431,8 +446,11 @@ impl BehaviourBuffers {
             actor_table,
             actors,
             events,
+        };
+        Self {
+            bind_group: buffers.bind(device, layout),
+            buffers,
             capacity,
-            bind_group,
         }
     }
 
@@ -454,49 +472,17 @@ impl BehaviourBuffers {
         let frames = b.frames(steps);
         if steps > self.capacity {
             self.capacity = steps;
-            self.frames = device.create_buffer(&wgpu::BufferDescriptor {
+            self.buffers.frames = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("entity frames"),
                 size: 16 * frames.len() as u64,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             b.uniform.frames = steps;
-            queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&b.uniform));
-            self.bind_group = bind(
-                device,
-                layout,
-                [
-                    &self.uniform,
-                    &self.shapes,
-                    &self.data,
-                    &self.frames,
-                    &self.actor_table,
-                    &self.actors,
-                    &self.events,
-                ],
-            );
+            queue.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&b.uniform));
+            self.bind_group = self.buffers.bind(device, layout);
         }
-        queue.write_buffer(&self.frames, 0, bytemuck::cast_slice(&frames));
+        queue.write_buffer(&self.buffers.frames, 0, bytemuck::cast_slice(&frames));
         queue.write_buffer(clock, 8, bytemuck::bytes_of(&(step as u32)));
     }
-}
-
-fn bind(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    buffers: [&wgpu::Buffer; 7],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, buf)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: buf.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("behaviour bind group"),
-        layout,
-        entries: &entries,
-    })
 }

@@ -2,7 +2,7 @@
 
 use crate::WORKGROUP_SIZE;
 use crate::behaviours::{self, BehaviourBuffers, Behaviours, EVENT_WORDS, EVENTS_CAP};
-use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu};
+use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu, bind_buffers};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::relations::DEAD;
@@ -15,6 +15,9 @@ use wgpu::util::DeviceExt;
 const MAX_GROUPS_X: u32 = 65_535;
 /// Steps recorded per command buffer by [`GpuFlock::step_n`].
 const STEPS_PER_SUBMIT: u64 = 64;
+
+/// Where `steer` stands in [`PASSES`] (`pursue` goes before it).
+const STEER: usize = PASSES.len() - 1;
 
 /// The passes of one step, in order; worlds with chasers add `pursue` before
 /// `steer`, and `eat` after it when chasers eat ([`passes`]).
@@ -237,19 +240,7 @@ fn upload<V: GpuVector>(
         &sorted[1], &sorted[2], &sorted[3], &keys, &counts, &starts, &order, &blocks, &stats,
         &clock,
     ];
-    let bind_entries: Vec<wgpu::BindGroupEntry> = all
-        .iter()
-        .enumerate()
-        .map(|(i, buf)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: buf.as_entire_binding(),
-        })
-        .collect();
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("flock bind group"),
-        layout,
-        entries: &bind_entries,
-    });
+    let bind_group = bind_buffers(device, layout, "flock bind group", &all);
     let mut scratch = Vec::from(sorted);
     scratch.extend([keys, counts, starts, order, blocks]);
     Buffers {
@@ -444,7 +435,7 @@ impl<V: GpuVector> GpuFlock<V> {
             self.steer_groups,
         ];
         if self.behaviours.chases() {
-            sizes.insert(7, groups_for(self.behaviours.plan().actors));
+            sizes.insert(STEER, groups_for(self.behaviours.plan().actors));
         }
         if self.behaviours.eats() {
             // One invocation per workgroup: see `eat_search`.
@@ -466,10 +457,11 @@ impl<V: GpuVector> GpuFlock<V> {
     ) {
         let sizes = self.dispatch_sizes();
         if let Some((set, base)) = per_pass {
+            let names = self.passes();
             for (k, (pipeline, (x, y))) in self.pipelines.iter().zip(sizes).enumerate() {
                 let q = 2 * (base + k as u32);
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(self.passes()[k]),
+                    label: Some(names[k]),
                     timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
                         query_set: set,
                         beginning_of_pass_write_index: Some(q),
@@ -766,11 +758,11 @@ impl<V: GpuVector> GpuFlock<V> {
         let words = 4 + EVENTS_CAP as u64 * EVENT_WORDS as u64;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
         let raw: Vec<u32> = self
-            .read_buffers(encoder, &[(&self.behaviour_buffers.events, words * 4)])?
+            .read_buffers(encoder, &[(self.behaviour_buffers.events(), words * 4)])?
             .remove(0);
         self.gpu
             .queue
-            .write_buffer(&self.behaviour_buffers.events, 0, &[0; 16]);
+            .write_buffer(self.behaviour_buffers.events(), 0, &[0; 16]);
         let count = raw[0] as u64;
         let described = count.min(EVENTS_CAP as u64) as usize;
         let events = (0..described)
@@ -869,7 +861,7 @@ fn variant<V: GpuVector>(
 fn passes(chases: bool, eats: bool) -> Vec<&'static str> {
     let mut p = PASSES.to_vec();
     if chases {
-        p.insert(7, "pursue");
+        p.insert(STEER, "pursue");
     }
     if eats {
         p.extend(["eat_search", "eat"]);

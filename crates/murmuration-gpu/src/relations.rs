@@ -82,33 +82,16 @@ impl Plan {
         if !rel.table.iter().any(|r| r.indexes_target()) {
             return Ok(Self::default());
         }
-        let eater = |a: usize| {
-            species[a].eat_radius > 0.0 && (0..s).any(|b| rel.get(a, b) == Relation::Chase)
-        };
         let chaser = |a: usize| (0..s).any(|b| rel.get(a, b) == Relation::Chase);
-        let actor_species: Vec<bool> = (0..s)
-            .map(|b| {
-                chaser(b)
-                    || (0..s).any(|a| matches!(rel.get(a, b), Relation::Flee | Relation::Follow))
-            })
-            .collect();
+        let eater = |a: usize| species[a].eat_radius > 0.0 && chaser(a);
+        let actor_species = actor_species(world);
         let b = world.boids();
         let mut actors: Vec<(u16, u32, usize)> = (0..b.len())
             .filter(|&i| actor_species[b.species()[i] as usize])
             .map(|i| (b.species()[i], b.ids()[i], i))
             .collect();
-        if actors.len() > MAX_ACTORS {
-            return Err(GpuError::Unsupported(format!(
-                "{} boids that others flee or follow, or that chase (the GPU lists at most {MAX_ACTORS})",
-                actors.len()
-            )));
-        }
+        check_limits(actors.len(), b.next_id())?;
         let span = b.next_id();
-        if span > MAX_ID_SPAN {
-            return Err(GpuError::Unsupported(format!(
-                "boid ids up to {span} with flee, chase or follow (at most {MAX_ID_SPAN})"
-            )));
-        }
         actors.sort_unstable_by_key(|&(sp, id, _)| (sp, id));
         let mut table: Vec<u32> = rel.table.iter().map(|&r| code(r)).collect();
         for sp in 0..s {
@@ -165,36 +148,45 @@ impl Plan {
     }
 }
 
-/// Refuses a world with more actors or a wider id span than the GPU tables
-/// allow (cheap: counts by species, no table built).
-pub(crate) fn check<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+/// Per species: its boids are actors (a species flees or follows it, or it
+/// chases).
+fn actor_species<V: GpuVector>(world: &World<V>) -> Vec<bool> {
     let rel = world.relations();
-    if !rel.table.iter().any(|r| r.indexes_target()) {
-        return Ok(());
-    }
-    let species = world.species();
-    let s = species.len();
-    let actor = |b: usize| {
-        (0..s).any(|c| rel.get(b, c) == Relation::Chase)
-            || (0..s).any(|a| matches!(rel.get(a, b), Relation::Flee | Relation::Follow))
-    };
-    let actor_species: Vec<bool> = (0..s).map(actor).collect();
-    let actors = world
-        .boids()
-        .species()
-        .iter()
-        .filter(|&&sp| actor_species[sp as usize])
-        .count();
+    let s = world.species().len();
+    (0..s)
+        .map(|b| {
+            (0..s).any(|c| rel.get(b, c) == Relation::Chase)
+                || (0..s).any(|a| matches!(rel.get(a, b), Relation::Flee | Relation::Follow))
+        })
+        .collect()
+}
+
+/// Refuses more actors or a wider id span than the GPU tables allow.
+fn check_limits(actors: usize, span: u32) -> Result<(), GpuError> {
     if actors > MAX_ACTORS {
         return Err(GpuError::Unsupported(format!(
             "{actors} boids that others flee or follow, or that chase (the GPU lists at most {MAX_ACTORS})"
         )));
     }
-    let span = world.boids().next_id();
     if span > MAX_ID_SPAN {
         return Err(GpuError::Unsupported(format!(
             "boid ids up to {span} with flee, chase or follow (at most {MAX_ID_SPAN})"
         )));
     }
     Ok(())
+}
+
+/// [`Plan::new`]'s refusals without building its tables (a count by species).
+pub(crate) fn check<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
+    if !world.relations().table.iter().any(|r| r.indexes_target()) {
+        return Ok(());
+    }
+    let actor_species = actor_species(world);
+    let actors = world
+        .boids()
+        .species()
+        .iter()
+        .filter(|&&sp| actor_species[sp as usize])
+        .count();
+    check_limits(actors, world.boids().next_id())
 }

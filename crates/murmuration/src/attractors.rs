@@ -137,8 +137,6 @@ impl<V: Vector> Pulse<V> {
         Ok(())
     }
 
-    /// The push on a boid at `p` (zero outside the radius). A boid exactly at the
-    /// centre is pushed along +x.
     /// The push's strength factor now: 1 when fired, falling linearly to 0 at
     /// `duration`.
     #[inline]
@@ -151,6 +149,8 @@ impl<V: Vector> Pulse<V> {
         self.age < self.duration
     }
 
+    /// The push on a boid at `p` (zero outside the radius). A boid exactly at the
+    /// centre is pushed along +x.
     #[inline]
     pub(crate) fn push(&self, p: V) -> V {
         let away = p - self.position;

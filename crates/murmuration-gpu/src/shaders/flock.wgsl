@@ -623,6 +623,12 @@ fn consider(j: u32, q: V, origin: V) {
         keep_nearest(j, d2, d);
         return;
     }
+    add_neighbour(j, d2, d, rel);
+}
+
+// Adds neighbour `j` (offset `d`, squared distance `d2`, relation `rel`) to the
+// focal boid's rule sums.
+fn add_neighbour(j: u32, d2: f32, d: V, rel: u32) {
     sums.neighbours += 1u;
     if d2 <= sp.eps2 {
         // Coincident: a keyed push, not one along rounding noise.
@@ -831,7 +837,7 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         var flee = V(0.0);
         var lead = V(0.0);
         if RELATIONS {
-            let r = interactions(i, p, v, m.x, m.y);
+            let r = interactions(p, v, m.x, m.y);
             if r.seen {
                 flee = seek(r.away, v, sp) * sp.flee_weight;
             }

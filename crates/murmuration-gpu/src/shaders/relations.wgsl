@@ -66,9 +66,9 @@ struct Interaction {
     heading: V,     // follow's direction for species steering by directions
 }
 
-// Flee and follow over the actors of each species concerned, then chase over the
-// grid (interactions.rs's `forces`).
-fn interactions(si: u32, p: V, v: V, id: u32, a: u32) -> Interaction {
+// Flee and follow over the actors of each species concerned, plus the pursuit
+// force `pursue` left for a chaser (interactions.rs's `forces`).
+fn interactions(p: V, v: V, id: u32, a: u32) -> Interaction {
     var r = Interaction(V(0.0), false, V(0.0), V(0.0));
     let rb = 2u * ((clock[0] & 1u) * behave.actors);
     var chases = false;

@@ -45,27 +45,10 @@ fn keep_nearest(j: u32, d2: f32, d: V) {
 fn sum_nearest() {
     for (var b = 0u; b < kept; b++) {
         let j = kept_j[b];
-        let d2 = kept_d2[b];
-        let d = kept_d[b];
         var rel = RELATION_FLOCK;
         if MULTI {
             rel = relations[me.row + meta_b[j].y];
         }
-        if d2 <= sp.eps2 {
-            sums.sep += coincident_direction(me.id, meta_b[j].x) * sp.coincident_push;
-        } else if d2 < sp.sep2 {
-            sums.sep -= d / d2;
-        }
-        if rel == RELATION_FLOCK {
-            if d2 < sp.ali2 {
-                sums.ali += vel_b[j];
-                sums.ali_n += 1u;
-            }
-            if d2 < sp.coh2 {
-                sums.coh += d;
-                sums.coh_n += 1u;
-            }
-        }
+        add_neighbour(j, kept_d2[b], kept_d[b], rel);
     }
-    sums.neighbours = kept;
 }

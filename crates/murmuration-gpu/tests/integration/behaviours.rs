@@ -573,14 +573,8 @@ fn a_simulation_keeps_its_entities_current_between_read_backs() {
     let g = sim.into_world().unwrap();
     assert_eq!(g.attractors(), cpu.attractors());
     assert_eq!(g.step_index(), cpu.step_index());
-    let worst = g
-        .positions()
-        .iter()
-        .zip(cpu.positions())
-        .map(|(a, b)| {
-            let d = *a - *b;
-            (d - 14.0 * (d / 14.0).round()).length()
-        })
+    let worst = crate::common::position_errors(&cpu, &g)
+        .into_iter()
         .fold(0.0f32, f32::max);
     assert!(worst < 1e-3, "worst position error {worst}");
 }

@@ -14,6 +14,26 @@ pub fn gpu() -> Option<Gpu> {
     }
 }
 
+/// Per boid (the same ids in the same order), the distance between its
+/// positions in `a` and `b`, by the nearest periodic image in a wrapping world.
+pub fn position_errors<V: GpuVector>(a: &World<V>, b: &World<V>) -> Vec<f32> {
+    let period = (a.config().boundary == Boundary::Wrap).then(|| a.config().size());
+    a.positions()
+        .iter()
+        .zip(b.positions())
+        .map(|(&p, &q)| {
+            let mut d = q - p;
+            if let Some(l) = period {
+                for i in 0..V::DIM {
+                    let x = d.get(i);
+                    d.set(i, x - l.get(i) * (x / l.get(i)).round());
+                }
+            }
+            d.length()
+        })
+        .collect()
+}
+
 /// Steps `world` on both engines and asserts the per-boid tolerance; returns the
 /// CPU's and the GPU's worlds.
 pub fn compare<V: GpuVector>(
@@ -30,22 +50,7 @@ pub fn compare<V: GpuVector>(
     flock.read_into(&mut on_gpu).expect("read back");
     assert_eq!(on_gpu.ids(), cpu.ids());
     assert_eq!(on_gpu.step_index(), cpu.step_index());
-    let period = (world.config().boundary == Boundary::Wrap).then(|| world.config().size());
-    let mut err: Vec<f32> = cpu
-        .positions()
-        .iter()
-        .zip(on_gpu.positions())
-        .map(|(&a, &b)| {
-            let mut d = b - a;
-            if let Some(l) = period {
-                for i in 0..V::DIM {
-                    let x = d.get(i);
-                    d.set(i, x - l.get(i) * (x / l.get(i)).round());
-                }
-            }
-            d.length()
-        })
-        .collect();
+    let mut err = position_errors(&cpu, &on_gpu);
     err.sort_by(f32::total_cmp);
     let n = err.len();
     let (median, p99, max) = (err[n / 2], err[n * 99 / 100], err[n - 1]);

@@ -262,14 +262,8 @@ fn simulation_uploads_world_changes_between_gpu_steps() {
     let g = sim.into_world().unwrap();
     assert_eq!(g.len(), 700);
     assert_eq!(g.step_index(), 10);
-    let worst = g
-        .positions()
-        .iter()
-        .zip(cpu.positions())
-        .map(|(a, b)| {
-            let d = *a - *b;
-            (d - 12.0 * (d / 12.0).round()).length()
-        })
+    let worst = crate::common::position_errors(&cpu, &g)
+        .into_iter()
         .fold(0.0f32, f32::max);
     assert!(worst < 1e-3, "worst position error {worst}");
     // Auto on a machine with this adapter picks the GPU; Cpu never does.
