@@ -84,7 +84,7 @@ impl<V: Vector> Attractor<V> {
     /// Moves `position` toward `goal` for one step of `dt` seconds.
     pub fn advance(&mut self, dt: f32) {
         if self.follow > 0.0 {
-            let k = 1.0 - (-self.follow * dt).exp();
+            let k = 1.0 - libm::expf(-self.follow * dt);
             self.position += (self.goal - self.position) * k;
         }
     }

@@ -64,14 +64,14 @@ pub(crate) fn banked<V: Vector>(a: V, prev: V, v: V, p: &SpeciesParams, dt: f32)
     let was = if ps == 0.0 && pu == 0.0 {
         0.0
     } else {
-        ps.atan2(pu)
+        libm::atan2f(ps, pu)
     };
     let was = was.clamp(-max_bank, max_bank);
     let (a_side, a_up) = (a3.dot(s), a3.dot(u));
-    let want = a_side.atan2(g + a_up).clamp(-max_bank, max_bank);
+    let want = libm::atan2f(a_side, g + a_up).clamp(-max_bank, max_bank);
     let roll = p.roll_rate.to_radians() * dt;
     let bank = was + (want - was).clamp(-roll, roll);
-    let (sin_b, cos_b) = bank.sin_cos();
+    let (sin_b, cos_b) = libm::sincosf(bank);
     let n = u * cos_b + s * sin_b;
     let v0 = if p.cruise_speed > 0.0 {
         p.cruise_speed
@@ -136,7 +136,7 @@ mod tests {
         for step in 0..100 {
             let a = banked(ask, prev, v, &p, dt);
             let lift = a - UP * -p.gravity;
-            let bank = lift.z.atan2(lift.y);
+            let bank = libm::atan2f(lift.z, lift.y);
             assert!(
                 bank - last_bank <= p.roll_rate.to_radians() * dt + 1e-5,
                 "step {step}: {last_bank} -> {bank}"

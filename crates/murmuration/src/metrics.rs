@@ -288,10 +288,10 @@ pub fn centroid<V: Vector>(positions: &[V], config: &WorldConfig<V>) -> V {
             let (mut sc, mut ss) = (0.0f64, 0.0f64);
             for p in positions {
                 let a = (p.get(i) as f64 - lo) / l * std::f64::consts::TAU;
-                sc += a.cos();
-                ss += a.sin();
+                sc += libm::cos(a);
+                ss += libm::sin(a);
             }
-            let a = ss.atan2(sc).rem_euclid(std::f64::consts::TAU);
+            let a = libm::atan2(ss, sc).rem_euclid(std::f64::consts::TAU);
             c.set(i, (lo + a / std::f64::consts::TAU * l) as f32);
         }
     } else {
@@ -397,7 +397,7 @@ fn nn_cell_edge<V: Vector>(size: V, n: usize) -> f32 {
     let mut h = 0.0f64;
     for d in (1..=V::DIM).rev() {
         let volume: f64 = sides[..d].iter().product();
-        h = (volume / n as f64).powf(1.0 / d as f64);
+        h = libm::pow(volume / n as f64, 1.0 / d as f64);
         if sides[d - 1] >= h {
             break;
         }
@@ -493,7 +493,7 @@ mod tests {
         let pos: Vec<Vec2> = (0..64)
             .map(|i| {
                 let a = i as f32 / 64.0 * std::f32::consts::TAU;
-                Vec2::new(50.0 + 10.0 * a.cos(), 50.0 + 10.0 * a.sin())
+                Vec2::new(50.0 + 10.0 * libm::cosf(a), 50.0 + 10.0 * libm::sinf(a))
             })
             .collect();
         let same: Vec<Vec2> = vec![Vec2::X; 64];

@@ -250,7 +250,7 @@ impl SpeciesParams {
     /// `d·heading ≥ this·|d|`.
     #[inline]
     pub fn cos_half_fov(&self) -> f32 {
-        (self.fov_degrees.to_radians() * 0.5).cos()
+        libm::cosf(self.fov_degrees.to_radians() * 0.5)
     }
 
     /// True when the vision cone hides anything (a field of view under 360°).

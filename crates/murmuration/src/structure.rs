@@ -193,7 +193,10 @@ mod tests {
             .map(|_| Vec2::new(20.0 * next(), 20.0 * next()))
             .collect();
         let vel: Vec<Vec2> = (0..2000)
-            .map(|_| Vec2::from_angle(std::f32::consts::TAU * next()))
+            .map(|_| {
+                let a = std::f32::consts::TAU * next();
+                Vec2::new(libm::cosf(a), libm::sinf(a))
+            })
             .collect();
         let s = structure(&pos, &vel, &[0; 2000], &params(1.0), &cfg);
         // About 15 neighbours each: |Σ| of 16 random unit vectors / 16 ≈ 0.22.

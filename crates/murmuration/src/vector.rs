@@ -136,7 +136,7 @@ impl Vector for Vec2 {
     #[inline]
     fn unit_from_uniform(u: f32, _w: f32) -> Self {
         let a = u * std::f32::consts::TAU;
-        Vec2::new(a.cos(), a.sin())
+        Vec2::new(libm::cosf(a), libm::sinf(a))
     }
     #[inline]
     fn to_array3(self) -> [f32; 3] {
@@ -193,7 +193,7 @@ impl Vector for Vec3 {
         let z = 1.0 - 2.0 * w;
         let r = (1.0 - z * z).max(0.0).sqrt();
         let a = u * std::f32::consts::TAU;
-        Vec3::new(r * a.cos(), r * a.sin(), z)
+        Vec3::new(r * libm::cosf(a), r * libm::sinf(a), z)
     }
     #[inline]
     fn to_array3(self) -> [f32; 3] {

@@ -19,7 +19,7 @@ impl<V: Vector> World<V> {
     /// speed, seed 1.
     pub fn benchmark(n: u64) -> Result<Self, WorldError> {
         let density = if V::DIM == 2 { 6.4 } else { 4.8 };
-        let side = (n as f64 / density).powf(1.0 / V::DIM as f64) as f32;
+        let side = libm::pow(n as f64 / density, 1.0 / V::DIM as f64) as f32;
         let mut config = WorldConfig::new(V::splat(side), Boundary::Wrap);
         config.seed = 1;
         let mut world = World::new(config, vec![SpeciesParams::benchmark()])?;

@@ -50,7 +50,8 @@ impl Dorsogna {
     /// −dU/dr of one pair at distance `r` (positive: repulsion).
     #[inline]
     pub fn pair_force(&self, r: f32) -> f32 {
-        self.c_r / self.l_r * (-r / self.l_r).exp() - self.c_a / self.l_a * (-r / self.l_a).exp()
+        self.c_r / self.l_r * libm::expf(-r / self.l_r)
+            - self.c_a / self.l_a * libm::expf(-r / self.l_a)
     }
 
     /// The distance at which a pair's force vanishes (None when it never does).
@@ -58,7 +59,7 @@ impl Dorsogna {
         // C_r/l_r e^{−r/l_r} = C_a/l_a e^{−r/l_a}
         let k = 1.0 / self.l_r - 1.0 / self.l_a;
         let ratio = (self.c_r * self.l_a) / (self.c_a * self.l_r);
-        let r = ratio.ln() / k;
+        let r = libm::logf(ratio) / k;
         (r.is_finite() && r > 0.0).then_some(r)
     }
 

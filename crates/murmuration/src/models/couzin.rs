@@ -18,7 +18,7 @@ use crate::vector::Vector;
 pub(super) fn gaussian(rng: &mut CounterRng) -> f32 {
     let u1 = 1.0 - rng.next_f32(); // (0, 1]
     let u2 = rng.next_f32();
-    (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+    (-2.0 * libm::logf(u1)).sqrt() * libm::cosf(std::f32::consts::TAU * u2)
 }
 
 /// The desired direction d_i(t + τ) of the paper's equations (1)–(3), before
@@ -30,7 +30,7 @@ pub(super) fn desired<V: Vector>(
     mut neighbours: impl FnMut(&mut dyn FnMut(V, f32, V)),
 ) -> Option<V> {
     let (r_r2, r_o2) = (m.r_r * m.r_r, m.r_o() * m.r_o());
-    let cos_half = (m.alpha.to_radians() * 0.5).cos();
+    let cos_half = libm::cosf(m.alpha.to_radians() * 0.5);
     let blind = m.alpha < 360.0;
     let (mut d_r, mut d_o, mut d_a) = (V::ZERO, V::ZERO, V::ZERO);
     let (mut n_r, mut n_o, mut n_a) = (0u32, 0u32, 0u32);
@@ -111,7 +111,7 @@ pub(super) fn step<V: Vector>(
         if m.sigma > 0.0 {
             let g = m.sigma * gaussian(&mut rng);
             let w = perpendicular(target, || rng.next_f32());
-            target = (target * g.cos() + w * g.sin()).normalize_or_zero();
+            target = (target * libm::cosf(g) + w * libm::sinf(g)).normalize_or_zero();
         }
         let perp = perpendicular(heading, || rng.next_f32());
         let d = turn_toward(heading, target, m.theta.to_radians() * tau, perp);

@@ -169,7 +169,7 @@ pub(super) fn perpendicular<V: Vector>(d: V, mut uniform: impl FnMut() -> f32) -
 #[inline]
 pub(super) fn turn_toward<V: Vector>(d: V, target: V, max_angle: f32, perp: V) -> V {
     let c = d.dot(target).clamp(-1.0, 1.0);
-    let angle = c.acos();
+    let angle = libm::acosf(c);
     if angle <= max_angle {
         return target;
     }
@@ -177,5 +177,5 @@ pub(super) fn turn_toward<V: Vector>(d: V, target: V, max_angle: f32, perp: V) -
     let mut u = target - d * c;
     let l = u.length();
     u = if l > 1e-6 { u / l } else { perp };
-    (d * max_angle.cos() + u * max_angle.sin()).normalize_or_zero()
+    (d * libm::cosf(max_angle) + u * libm::sinf(max_angle)).normalize_or_zero()
 }
