@@ -7,8 +7,15 @@
 //!    python/tests`, which also runs the CLI (`target/debug/murmuration`) to
 //!    compare with it.
 //!
-//! `--rust` or `--python` runs one half. Needs `python3` (3.9 or later) with
-//! `venv`, and PyPI the first time.
+//! 3. the browser page (`web.rs`): its WebAssembly built, served by the binary
+//!    the Rust tests built, and driven in headless Chromium by
+//!    `web/tests/browser.mjs` (puppeteer-core).
+//!
+//! `--rust`, `--web` or `--python` runs one part. Needs `python3` (3.9 or later)
+//! with `venv` and PyPI the first time; node, npm, Chromium (`/usr/bin/chromium`
+//! or `MURMURATION_CHROMIUM`) and the `wasm32-unknown-unknown` target.
+
+mod web;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -24,7 +31,7 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask test [--rust | --python] [-- CARGO TEST ARGS...]";
+const USAGE: &str = "usage: cargo xtask test [--rust | --web | --python] [-- CARGO TEST ARGS...]";
 
 fn run(args: &[String]) -> Result<(), String> {
     let (ours, rest) = match args.iter().position(|a| a == "--") {
@@ -37,14 +44,15 @@ fn run(args: &[String]) -> Result<(), String> {
     if task != "test" {
         return Err(format!("unknown task {task:?}; {USAGE}"));
     }
-    let (mut rust, mut python) = (true, true);
+    let parts = ["--rust", "--web", "--python"];
     for f in flags {
-        match f.as_str() {
-            "--rust" => python = false,
-            "--python" => rust = false,
-            _ => return Err(format!("unknown option {f:?}; {USAGE}")),
+        if !parts.contains(&f.as_str()) {
+            return Err(format!("unknown option {f:?}; {USAGE}"));
         }
     }
+    // No part named: all of them.
+    let wants = |part: &str| flags.is_empty() || flags.iter().any(|f| f == part);
+    let (rust, web, python) = (wants("--rust"), wants("--web"), wants("--python"));
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("xtask has no parent folder")?
@@ -60,6 +68,9 @@ fn run(args: &[String]) -> Result<(), String> {
             .args(["test", "--workspace"])
             .args(rest);
         status(&mut c)?;
+    }
+    if web {
+        web::web_tests(&root, &target)?;
     }
     if python {
         python_tests(&root, &target)?;

@@ -17,6 +17,7 @@ mod render;
 mod run;
 mod sweep;
 mod timing;
+mod web;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -51,6 +52,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Lumen Swarm (docs/GAME.md): play a level's recording headless or draw it.
     Game(game::GameArgs),
+    /// The browser page: the flock in WebAssembly and WebGL2, served locally
+    /// (or written out as static files with --export DIR).
+    Web(web::WebArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Game(args)) => game::run(&args),
+        Some(Command::Web(args)) => web::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -59,6 +59,7 @@ mod obstacles;
 mod params;
 mod paths;
 mod pipeline;
+mod pointer;
 mod rng;
 mod rules;
 pub mod scenario;

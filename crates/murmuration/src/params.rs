@@ -23,6 +23,19 @@ pub enum CombineMode {
     Prioritized,
 }
 
+impl CombineMode {
+    /// Every mode, in the order the panels list them.
+    pub const ALL: [Self; 2] = [Self::WeightedSum, Self::Prioritized];
+
+    /// The mode's name in scenario files (`weighted_sum`, `prioritized`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::WeightedSum => "weighted_sum",
+            Self::Prioritized => "prioritized",
+        }
+    }
+}
+
 /// How the three rules turn their neighbour sums into steering forces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

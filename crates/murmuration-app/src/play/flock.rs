@@ -10,7 +10,7 @@ use murmuration::{Spawn, SpeciesId};
 
 use glam::{Vec2, Vec3};
 use murmuration::scenario::{AnyWorld, Look};
-use murmuration::{Attractor, Boundary, Obstacle, Path, Pulse, SpeciesParams, World};
+use murmuration::{Boundary, Obstacle, Path, SpeciesParams, World};
 use murmuration_gpu::{Gpu, GpuError, GpuVector, Simulation};
 use murmuration_render::{RenderSettings, Scene, Trails};
 
@@ -155,8 +155,7 @@ fn tune<V: GpuVector, R>(
 
 /// The smaller side of the world's box, for sizing mouse tools.
 fn extent<V: GpuVector>(w: &World<V>) -> f32 {
-    let c = w.config();
-    (c.max - c.min).get(0).min((c.max - c.min).get(1))
+    w.pointer_scale()
 }
 
 impl<V: GpuVector> Flock for Simulation<V> {
@@ -326,26 +325,15 @@ impl<V: GpuVector> Flock for Simulation<V> {
     }
 
     fn attract(&mut self, p: Vec3) -> Result<(), String> {
-        let w = edit(self);
-        let a = Attractor::new(V::from_array3(p.into()), 1.5, 0.05 * extent(w));
-        if w.attractors().is_empty() {
-            w.add_attractor(a).map(|_| ())
-        } else {
-            w.set_attractor(0, a)
-        }
-        .map_err(|e| e.to_string())
+        edit(self)
+            .set_pointer_target(V::from_array3(p.into()))
+            .map_err(|e| e.to_string())
     }
 
     fn pulse(&mut self, p: Vec3) -> Result<(), String> {
-        let w = edit(self);
-        let max_force = w.species().iter().map(|s| s.max_force).fold(0.0, f32::max);
-        let pulse = Pulse::new(
-            V::from_array3(p.into()),
-            0.12 * extent(w),
-            8.0 * max_force,
-            1.5,
-        );
-        w.add_pulse(pulse).map_err(|e| e.to_string())
+        edit(self)
+            .fire_pointer_pulse(V::from_array3(p.into()))
+            .map_err(|e| e.to_string())
     }
 
     fn obstacle(&mut self, p: Vec3) -> Result<(), String> {

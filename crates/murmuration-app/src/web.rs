@@ -1,0 +1,199 @@
+//! `murmuration web`: the browser page (`web/`) served on a local port, or
+//! written out as static files to publish. The page's files are embedded in the
+//! binary; its WebAssembly is the core built for `wasm32-unknown-unknown`
+//! (`crates/murmuration-web`), built from this source tree on first use.
+
+use anyhow::{Context, Result, bail};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Serve the page locally or export it as static files.
+#[derive(clap::Args, Debug)]
+pub struct WebArgs {
+    /// Port to serve on; 0 picks a free one (the URL is printed either way).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+    /// The page's WebAssembly module. Default: built from this source tree
+    /// (`cargo build -p murmuration-web --profile web --target wasm32-unknown-unknown`).
+    #[arg(long, value_name = "FILE.wasm")]
+    pub wasm: Option<PathBuf>,
+    /// Write the page as static files into DIR (to publish on any web host)
+    /// instead of serving it.
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
+}
+
+/// The page's files: URL path, content type and bytes (the module is added at run time).
+const PAGE: [(&str, &str, &[u8]); 7] = [
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_bytes!("../../../web/index.html"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../../web/app.js"),
+    ),
+    (
+        "engine.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../../web/engine.js"),
+    ),
+    (
+        "render.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../../web/render.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_bytes!("../../../web/style.css"),
+    ),
+    (
+        "vendor/lil-gui.esm.min.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../../web/vendor/lil-gui.esm.min.js"),
+    ),
+    (
+        "vendor/lil-gui.LICENSE.md",
+        "text/markdown; charset=utf-8",
+        include_bytes!("../../../web/vendor/lil-gui.LICENSE.md"),
+    ),
+];
+
+/// The module's name in the page (`engine.js` fetches it).
+const WASM_NAME: &str = "murmuration.wasm";
+
+/// Runs `murmuration web`.
+pub fn run(args: &WebArgs) -> Result<()> {
+    let wasm_path = match &args.wasm {
+        Some(p) => p.clone(),
+        None => build_wasm()?,
+    };
+    let wasm = std::fs::read(&wasm_path)
+        .with_context(|| format!("cannot read the page's WebAssembly {}", wasm_path.display()))?;
+    if !wasm.starts_with(b"\0asm") {
+        bail!("{} is not a WebAssembly module", wasm_path.display());
+    }
+    match &args.export {
+        Some(dir) => export(dir, &wasm),
+        None => serve(args, &wasm),
+    }
+}
+
+/// Writes every file of the page into `dir`, each atomically.
+fn export(dir: &Path, wasm: &[u8]) -> Result<()> {
+    let files = PAGE
+        .iter()
+        .map(|&(name, _, bytes)| (name, bytes))
+        .chain([(WASM_NAME, wasm)]);
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        murmuration::write_atomic(&path, bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    println!(
+        "wrote the page to {} ({} files): publish the folder as static files (the host must send .wasm as application/wasm)",
+        dir.display(),
+        PAGE.len() + 1
+    );
+    Ok(())
+}
+
+fn serve(args: &WebArgs, wasm: &[u8]) -> Result<()> {
+    let server = tiny_http::Server::http((args.bind, args.port))
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .context("the server has no IP address")?;
+    println!("serving the page at http://{addr}/ (Ctrl+C stops)");
+    use std::io::Write as _;
+    std::io::stdout().flush().ok();
+    for request in server.incoming_requests() {
+        let path = request.url().split(['?', '#']).next().unwrap_or("/");
+        let name = path.trim_start_matches('/');
+        let name = if name.is_empty() { "index.html" } else { name };
+        let found = if name == WASM_NAME {
+            Some(("application/wasm", wasm))
+        } else {
+            PAGE.iter()
+                .find(|(n, _, _)| *n == name)
+                .map(|&(_, mime, bytes)| (mime, bytes))
+        };
+        let method = request.method().clone();
+        let response = match (method, found) {
+            (tiny_http::Method::Get | tiny_http::Method::Head, Some((mime, bytes))) => {
+                tiny_http::Response::from_data(bytes.to_vec())
+                    .with_header(header("Content-Type", mime))
+                    .with_header(header("Cache-Control", "no-cache"))
+            }
+            (tiny_http::Method::Get | tiny_http::Method::Head, None) => {
+                tiny_http::Response::from_data(format!("no such file: {path}\n").into_bytes())
+                    .with_status_code(404)
+            }
+            _ => tiny_http::Response::from_data(b"only GET\n".to_vec()).with_status_code(405),
+        };
+        // A client that went away is its own business; keep serving.
+        let _ = request.respond(response);
+    }
+    Ok(())
+}
+
+fn header(name: &str, value: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())
+        .expect("header names and values here are ASCII")
+}
+
+/// The workspace this binary was built from, when it is still there.
+fn workspace() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.join("crates/murmuration-web/Cargo.toml")
+        .exists()
+        .then_some(root)
+}
+
+/// Builds the page's module from the source tree (cargo decides whether it is
+/// up to date) and returns its path.
+fn build_wasm() -> Result<PathBuf> {
+    let Some(root) = workspace() else {
+        bail!(
+            "this binary was built from a source tree that is gone; pass the page's module with --wasm FILE (cargo build -p murmuration-web --profile web --target wasm32-unknown-unknown)"
+        );
+    };
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|t| if t.is_absolute() { t } else { root.join(t) })
+        .unwrap_or_else(|| root.join("target"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building the page's WebAssembly (the first time takes a few minutes)…");
+    let status = Command::new(&cargo)
+        .current_dir(&root)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "murmuration-web",
+            "--profile",
+            "web",
+            "--target",
+            "wasm32-unknown-unknown",
+        ])
+        .status()
+        .with_context(|| format!("cannot run {}", Path::new(&cargo).display()))?;
+    if !status.success() {
+        bail!(
+            "building the page's WebAssembly failed ({status}); the target may be missing: rustup target add wasm32-unknown-unknown"
+        );
+    }
+    Ok(target.join("wasm32-unknown-unknown/web/murmuration_web.wasm"))
+}

@@ -1,0 +1,90 @@
+//! `murmuration web`: the page written out as static files, and the refusals of
+//! a missing or wrong module and an unwritable folder. (Serving the page and the
+//! page itself are tested in headless Chromium by `cargo xtask test`.)
+
+mod common;
+use common::{bin, ok};
+
+/// The smallest valid WebAssembly module: the magic number and version 1.
+const EMPTY_MODULE: &[u8] = b"\0asm\x01\0\0\0";
+
+#[test]
+fn export_writes_the_page_and_its_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = dir.path().join("m.wasm");
+    std::fs::write(&wasm, EMPTY_MODULE).unwrap();
+    let site = dir.path().join("site");
+    let out = ok(bin()
+        .args(["web", "--wasm"])
+        .arg(&wasm)
+        .arg("--export")
+        .arg(&site));
+    assert!(out.contains("wrote the page"), "{out}");
+    for f in [
+        "index.html",
+        "app.js",
+        "engine.js",
+        "render.js",
+        "style.css",
+        "vendor/lil-gui.esm.min.js",
+    ] {
+        assert!(site.join(f).is_file(), "{f} missing");
+    }
+    assert_eq!(
+        std::fs::read(site.join("murmuration.wasm")).unwrap(),
+        EMPTY_MODULE
+    );
+    let html = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(html.contains("app.js"));
+}
+
+#[test]
+fn a_missing_or_wrong_module_and_an_unwritable_folder_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = |args: &[&std::ffi::OsStr]| {
+        let out = bin()
+            .arg("web")
+            .args(args)
+            .assert()
+            .failure()
+            .get_output()
+            .clone();
+        let e = String::from_utf8(out.stderr).unwrap();
+        assert!(!e.contains("panicked"), "{e}");
+        e
+    };
+    let missing = dir.path().join("none.wasm");
+    let e = err(&[
+        "--wasm".as_ref(),
+        missing.as_os_str(),
+        "--export".as_ref(),
+        dir.path().as_os_str(),
+    ]);
+    assert!(
+        e.contains("cannot read the page's WebAssembly") && e.contains("none.wasm"),
+        "{e}"
+    );
+    let text = dir.path().join("text.wasm");
+    std::fs::write(&text, "hello").unwrap();
+    let e = err(&[
+        "--wasm".as_ref(),
+        text.as_os_str(),
+        "--export".as_ref(),
+        dir.path().as_os_str(),
+    ]);
+    assert!(e.contains("is not a WebAssembly module"), "{e}");
+    let wasm = dir.path().join("m.wasm");
+    std::fs::write(&wasm, EMPTY_MODULE).unwrap();
+    let blocked = dir.path().join("file");
+    std::fs::write(&blocked, "not a folder").unwrap();
+    let e = err(&[
+        "--wasm".as_ref(),
+        wasm.as_os_str(),
+        "--export".as_ref(),
+        blocked.join("site").as_os_str(),
+    ]);
+    assert!(
+        e.contains("cannot create") || e.contains("cannot write"),
+        "{e}"
+    );
+}

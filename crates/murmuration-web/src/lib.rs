@@ -1,0 +1,112 @@
+//! The Murmuration core in a browser page, compiled to `wasm32-unknown-unknown`.
+//!
+//! A small C ABI instead of wasm-bindgen: the page's loader (`web/engine.js`)
+//! is forty lines and needs no generated glue or CLI whose version must match.
+//! Requests are JSON text (`session.rs`); the per-frame path is two numbers
+//! (`mm_step`, then a view of `mm_instances` straight into a WebGL buffer).
+//!
+//! | export | what |
+//! |---|---|
+//! | `mm_alloc(len) -> ptr` | a buffer for the page to write a request into |
+//! | `mm_free(ptr, len)` | gives it back |
+//! | `mm_call(ptr, len) -> len` | answers the JSON request in the buffer; the answer (`{"ok": …}` or `{"error": "…"}`) is at `mm_out()` |
+//! | `mm_step(n) -> count` | steps the open flock `n` times; its boid count |
+//! | `mm_instances() -> ptr` | x, y, heading, species per boid (f32) |
+//! | `mm_count() -> n` | boids in the open flock |
+//!
+//! The core runs single-threaded here: rayon falls back to the calling thread
+//! without WebAssembly threads, and the step gives the same bits on any thread
+//! count, so the page's digest equals the native one.
+#![allow(
+    unsafe_code,
+    reason = "the exports are #[no_mangle] and read the page's request from a pointer it was given by mm_alloc"
+)]
+
+mod session;
+
+pub use session::{INSTANCE_FLOATS, Session, page_presets};
+
+use std::cell::RefCell;
+
+thread_local! {
+    /// The page's flock (`None` until a preset is opened) and the last answer.
+    static STATE: RefCell<(Option<Session>, Vec<u8>)> = const { RefCell::new((None, Vec::new())) };
+}
+
+/// Answers one JSON request as JSON text: `{"ok": value}` or `{"error": message}`.
+pub fn answer(session: &mut Option<Session>, request: &str) -> String {
+    match Session::call(session, request) {
+        Ok(v) => serde_json::json!({ "ok": v }).to_string(),
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
+/// A buffer of `len` bytes for the page to write a request into.
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_alloc(len: usize) -> *mut u8 {
+    let mut v = Vec::<u8>::with_capacity(len.max(1));
+    let p = v.as_mut_ptr();
+    std::mem::forget(v);
+    p
+}
+
+/// Frees a buffer from [`mm_alloc`].
+///
+/// # Safety
+/// `ptr` and `len` must be exactly what one `mm_alloc` call returned and was given.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mm_free(ptr: *mut u8, len: usize) {
+    // SAFETY: the caller passes back a pointer and capacity from mm_alloc.
+    drop(unsafe { Vec::from_raw_parts(ptr, 0, len.max(1)) });
+}
+
+/// Answers the JSON request in `ptr[..len]`; returns the answer's length in bytes
+/// (read it at [`mm_out`]).
+///
+/// # Safety
+/// `ptr[..len]` must be a buffer from [`mm_alloc`] holding `len` written bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mm_call(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: the page wrote `len` bytes into a buffer mm_alloc gave it.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+    let text = String::from_utf8_lossy(bytes);
+    STATE.with_borrow_mut(|(session, out)| {
+        *out = answer(session, &text).into_bytes();
+        out.len()
+    })
+}
+
+/// The last answer of [`mm_call`].
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_out() -> *const u8 {
+    STATE.with_borrow(|(_, out)| out.as_ptr())
+}
+
+/// Steps the open flock `n` times; returns its boid count (0 with none open).
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_step(n: u32) -> u32 {
+    STATE.with_borrow_mut(|(session, _)| match session {
+        Some(s) => {
+            s.step(n);
+            s.len() as u32
+        }
+        None => 0,
+    })
+}
+
+/// The instance array of the open flock ([`INSTANCE_FLOATS`] f32 per boid),
+/// valid until the next call into the module.
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_instances() -> *const f32 {
+    STATE.with_borrow(|(session, _)| {
+        session
+            .as_ref()
+            .map_or(std::ptr::null(), |s| s.instances().as_ptr())
+    })
+}
+
+/// Boids in the open flock.
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_count() -> u32 {
+    STATE.with_borrow(|(session, _)| session.as_ref().map_or(0, |s| s.len() as u32))
+}

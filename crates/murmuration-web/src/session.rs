@@ -1,0 +1,448 @@
+//! One flock in a page: the world, the instance array the page draws from, and
+//! the requests the page sends as JSON (open a preset, tune a parameter, set a
+//! target, inspect a boid). Plain safe Rust, tested natively; `lib.rs` only
+//! moves bytes across the WebAssembly boundary.
+
+use glam::Vec2;
+use murmuration::fields::{FieldGroup, SPECIES_FIELDS, species_field};
+use murmuration::metrics::Metrics;
+use murmuration::scenario::{AnyWorld, Override, PRESETS, Scenario};
+use murmuration::{BoidId, CombineMode, ModelKind, SpeciesId, Steering, Vector, World};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Floats per boid in the instance array: x, y, heading (radians from +x, in
+/// the xy plane) and species: one RGBA32F texel, as the page's shader reads it.
+pub const INSTANCE_FLOATS: usize = 4;
+
+/// The memory a page's flock may take: WebAssembly's 32-bit address space is
+/// 4 GiB, and a tab that asks for more than this is likely to be killed.
+const PAGE_MEMORY: (u64, &str) = (1 << 30, "what this page allows (1 GiB)");
+
+/// Runs `$body` with `$w` bound to the world, whatever its dimension.
+macro_rules! with_world {
+    ($any:expr, $w:ident => $body:expr) => {
+        match $any {
+            AnyWorld::D2($w) => $body,
+            AnyWorld::D3($w) => $body,
+        }
+    };
+}
+
+/// What the page can ask for. Every request is answered with a JSON value or
+/// an error message for the page to show.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+enum Request {
+    /// The presets the page offers (boids presets; research models excluded).
+    Presets,
+    /// Opens a preset with `--set` style overrides (`species.boids.count=1000`).
+    Open {
+        preset: String,
+        #[serde(default)]
+        set: Vec<String>,
+    },
+    /// The world box, species, their parameters and the field table.
+    State,
+    /// Sets one species parameter from the text the user typed.
+    Set {
+        species: usize,
+        key: String,
+        value: String,
+    },
+    /// Moves the pointer target (attractor 0) to a point.
+    Target { x: f32, y: f32 },
+    /// Fires a pulse at a point.
+    Pulse { x: f32, y: f32 },
+    /// The id of the boid nearest a point.
+    Pick { x: f32, y: f32 },
+    /// One boid taken apart: radii and the force of each rule.
+    Inspect { id: u32 },
+    /// Polarization, milling, speeds and counts.
+    Metrics,
+    /// The world's digest, as `murmuration run` prints it.
+    Digest,
+    /// Steps `n` times (the page's frames use `mm_step`).
+    Step { n: u32 },
+    /// Attractors and pulses, for drawing.
+    Entities,
+}
+
+/// The page's flock.
+pub struct Session {
+    world: AnyWorld,
+    preset: String,
+    names: Vec<String>,
+    instances: Vec<f32>,
+}
+
+impl Session {
+    /// A session on `preset` with overrides, refused with a message when the
+    /// scenario is invalid, uses a research model, or would not fit.
+    pub fn open(preset: &str, set: &[String]) -> Result<Self, String> {
+        let Some(text) = murmuration::scenario::preset(preset) else {
+            return Err(format!(
+                "no preset named {preset:?}; the page offers {}",
+                page_presets().join(", ")
+            ));
+        };
+        let overrides = set
+            .iter()
+            .map(|s| s.parse::<Override>())
+            .collect::<Result<Vec<_>, _>>()?;
+        let scenario = Scenario::parse_with(text, &format!("<preset {preset}>"), &overrides)
+            .map_err(|e| error_chain(&e))?;
+        scenario
+            .check_memory_within(Some(PAGE_MEMORY))
+            .map_err(|e| error_chain(&e))?;
+        let world = scenario.build().map_err(|e| error_chain(&e))?;
+        let mut s = Self {
+            world,
+            preset: preset.to_string(),
+            names: scenario.species().iter().map(|(n, _)| n.clone()).collect(),
+            instances: Vec::new(),
+        };
+        if let Some(k) = with_world!(&s.world, w => research_model(w)) {
+            return Err(format!(
+                "preset {preset:?} moves by the {k:?} research model, which the page does not draw; run it with `murmuration run {preset}`"
+            ));
+        }
+        s.fill_instances();
+        Ok(s)
+    }
+
+    /// Steps `n` times and refreshes the instance array.
+    pub fn step(&mut self, n: u32) {
+        with_world!(&mut self.world, w => w.step_n(n as u64));
+        self.fill_instances();
+    }
+
+    /// The instance array: [`INSTANCE_FLOATS`] floats per boid.
+    pub fn instances(&self) -> &[f32] {
+        &self.instances
+    }
+
+    /// Number of boids.
+    pub fn len(&self) -> usize {
+        with_world!(&self.world, w => w.len())
+    }
+
+    /// True when every boid was eaten or removed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The digest `murmuration run` prints for the same scenario and steps.
+    pub fn digest(&self) -> String {
+        format!("{:016x}", with_world!(&self.world, w => w.digest()))
+    }
+
+    fn fill_instances(&mut self) {
+        let out = &mut self.instances;
+        out.clear();
+        with_world!(&self.world, w => {
+            let b = w.boids();
+            for ((p, v), &s) in b.positions().iter().zip(b.velocities()).zip(b.species()) {
+                let heading = libm::atan2f(v.get(1), v.get(0));
+                out.extend_from_slice(&[p.get(0), p.get(1), heading, s as f32]);
+            }
+        });
+    }
+
+    /// Answers one JSON request; `Err` is a message for the page.
+    pub fn call(session: &mut Option<Self>, request: &str) -> Result<Value, String> {
+        let req: Request =
+            serde_json::from_str(request).map_err(|e| format!("bad request {request}: {e}"))?;
+        match req {
+            Request::Presets => return Ok(json!(presets_json())),
+            Request::Open { preset, set } => {
+                *session = Some(Self::open(&preset, &set)?);
+                return Ok(Value::Null);
+            }
+            _ => {}
+        }
+        let s = session.as_mut().ok_or("no flock is open")?;
+        match req {
+            Request::Presets | Request::Open { .. } => unreachable!("answered above"),
+            Request::State => Ok(s.state()),
+            Request::Set {
+                species,
+                key,
+                value,
+            } => s.set(species, &key, &value).map(|()| s.state()),
+            Request::Target { x, y } => {
+                finite(&[x, y])?;
+                with_world!(&mut s.world, w => w.set_pointer_target(at(w, x, y)))
+                    .map_err(|e| e.to_string())?;
+                Ok(Value::Null)
+            }
+            Request::Pulse { x, y } => {
+                finite(&[x, y])?;
+                with_world!(&mut s.world, w => w.fire_pointer_pulse(at(w, x, y)))
+                    .map_err(|e| e.to_string())?;
+                Ok(Value::Null)
+            }
+            Request::Pick { x, y } => {
+                finite(&[x, y])?;
+                Ok(json!(with_world!(&s.world, w => pick(w, x, y))))
+            }
+            Request::Inspect { id } => Ok(with_world!(&s.world, w => inspect(w, id))),
+            Request::Metrics => Ok(with_world!(&s.world, w => metrics(&w.metrics()))),
+            Request::Digest => Ok(json!(s.digest())),
+            Request::Step { n } => {
+                if n > 100_000 {
+                    return Err(format!(
+                        "{n} steps at once would freeze the page; at most 100000"
+                    ));
+                }
+                s.step(n);
+                Ok(json!(with_world!(&s.world, w => w.step_index())))
+            }
+            Request::Entities => Ok(with_world!(&s.world, w => entities(w))),
+        }
+    }
+
+    /// Sets `key` of species `species` from `text`: a number for the field
+    /// table and `topological_neighbours`, a name for `steering` and `combine`.
+    fn set(&mut self, species: usize, key: &str, text: &str) -> Result<(), String> {
+        let mut p = *with_world!(&self.world, w => w.species())
+            .get(species)
+            .ok_or_else(|| format!("no species {species}; the flock has {}", self.names.len()))?;
+        let text = text.trim();
+        match key {
+            "steering" => {
+                p.steering = Steering::ALL
+                    .into_iter()
+                    .find(|m| m.key() == text)
+                    .ok_or_else(|| {
+                        format!("steering {text:?} is not one of per_rule, directions, raw")
+                    })?;
+            }
+            "combine" => {
+                p.combine = CombineMode::ALL
+                    .into_iter()
+                    .find(|m| m.key() == text)
+                    .ok_or_else(|| {
+                        format!("combine {text:?} is not one of weighted_sum, prioritized")
+                    })?;
+            }
+            "topological_neighbours" => {
+                p.topological_neighbours = text.parse().map_err(|_| {
+                    format!("topological_neighbours {text:?} is not a whole number")
+                })?;
+            }
+            _ => {
+                let f =
+                    species_field(key).ok_or_else(|| format!("no species parameter {key:?}"))?;
+                let v: f32 = text
+                    .parse()
+                    .map_err(|_| format!("{key} {text:?} is not a number"))?;
+                *(f.get_mut)(&mut p) = v;
+            }
+        }
+        let id = SpeciesId::new(species);
+        with_world!(&mut self.world, w => w.set_species_params(id, p)).map_err(|e| e.to_string())
+    }
+
+    fn state(&self) -> Value {
+        with_world!(&self.world, w => {
+            let c = w.config();
+            let species: Vec<Value> = w
+                .species()
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let count = w.boids().species().iter().filter(|&&s| s as usize == i).count();
+                    let values: serde_json::Map<String, Value> = SPECIES_FIELDS
+                        .iter()
+                        .map(|f| (f.key.to_string(), json!(short((f.get)(p)))))
+                        .collect();
+                    let ranges: serde_json::Map<String, Value> = SPECIES_FIELDS
+                        .iter()
+                        .map(|f| {
+                            let (lo, hi) = f.slider_range(p);
+                            (f.key.to_string(), json!([short(lo), short(hi)]))
+                        })
+                        .collect();
+                    json!({
+                        "name": self.names.get(i).cloned().unwrap_or_else(|| format!("species {i}")),
+                        "count": count,
+                        "values": values,
+                        "ranges": ranges,
+                        "steering": p.steering.key(),
+                        "combine": p.combine.key(),
+                        "topological_neighbours": p.topological_neighbours,
+                    })
+                })
+                .collect();
+            json!({
+                "preset": self.preset,
+                "dimension": dimension(w),
+                "min": [c.min.get(0), c.min.get(1)],
+                "max": [c.max.get(0), c.max.get(1)],
+                "dt": c.dt,
+                "step": w.step_index(),
+                "species": species,
+                "fields": fields_json(),
+                "steering_modes": Steering::ALL.map(Steering::key),
+                "combine_modes": CombineMode::ALL.map(CombineMode::key),
+            })
+        })
+    }
+}
+
+/// The dimension of a world, for the page.
+fn dimension<V: Vector>(_: &World<V>) -> usize {
+    V::DIM
+}
+
+/// The shipped presets the page can draw, in the command line's order.
+pub fn page_presets() -> Vec<&'static str> {
+    PRESETS
+        .iter()
+        .filter(|(_, text)| {
+            Scenario::parse(text, "preset")
+                .map(|s| {
+                    s.species_params()
+                        .iter()
+                        .all(|p| p.model.kind() == ModelKind::Reynolds)
+                })
+                .unwrap_or(false)
+        })
+        .map(|(n, _)| *n)
+        .collect()
+}
+
+fn presets_json() -> Vec<Value> {
+    page_presets()
+        .into_iter()
+        .filter_map(|name| {
+            let s = Scenario::parse(murmuration::scenario::preset(name)?, name).ok()?;
+            Some(json!({
+                "name": name,
+                "description": s.description(),
+                "dimension": s.dimension(),
+                "boids": s.total_boids(),
+                "species": s.species().iter().map(|(n, c)| json!({"name": n, "count": c})).collect::<Vec<_>>(),
+            }))
+        })
+        .collect()
+}
+
+fn fields_json() -> Vec<Value> {
+    SPECIES_FIELDS
+        .iter()
+        .map(|f| {
+            json!({
+                "key": f.key,
+                "label": f.label,
+                "unit": f.unit,
+                "range": f.range_text(),
+                "log": f.log,
+                "group": match f.group { FieldGroup::Rules => "rules", FieldGroup::Behaviours => "behaviours" },
+                "meaning": f.meaning,
+            })
+        })
+        .collect()
+}
+
+fn research_model<V: Vector>(w: &World<V>) -> Option<ModelKind> {
+    w.species()
+        .iter()
+        .map(|p| p.model.kind())
+        .find(|&k| k != ModelKind::Reynolds)
+}
+
+/// An f32 as the f64 with the same shortest decimal text (0.8, not
+/// 0.800000011920929), so the panel shows what the scenario says.
+fn short(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(f64::NAN)
+}
+
+fn finite(v: &[f32]) -> Result<(), String> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(())
+    } else {
+        Err(format!("a point must be finite, not {v:?}"))
+    }
+}
+
+/// A page point in world units; in 3D, at the middle of the box's depth.
+fn at<V: Vector>(w: &World<V>, x: f32, y: f32) -> V {
+    let c = w.config();
+    let mid = (c.min + c.max) * 0.5;
+    let mut p = mid;
+    p.set(0, x);
+    p.set(1, y);
+    p
+}
+
+fn pick<V: Vector>(w: &World<V>, x: f32, y: f32) -> Option<BoidId> {
+    let q = Vec2::new(x, y);
+    w.positions()
+        .iter()
+        .zip(w.ids())
+        .map(|(p, &id)| (Vec2::new(p.get(0), p.get(1)).distance_squared(q), id))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, id)| id)
+}
+
+fn xy<V: Vector>(v: V) -> [f32; 2] {
+    [v.get(0), v.get(1)]
+}
+
+fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
+    let Some(i) = w.inspect(id as BoidId) else {
+        return Value::Null;
+    };
+    let p = &w.species()[i.species];
+    json!({
+        "id": i.id,
+        "species": i.species,
+        "position": xy(i.position),
+        "velocity": xy(i.velocity),
+        "neighbours": i.neighbours,
+        "separation_radius": p.separation_radius,
+        "perception_radius": p.alignment_radius.max(p.cohesion_radius),
+        "forces": {
+            "separation": xy(i.separation),
+            "alignment": xy(i.alignment),
+            "cohesion": xy(i.cohesion),
+            "boundary": xy(i.boundary),
+            "cruise": xy(i.cruise),
+            "steering": xy(i.steering),
+        },
+        "max_force": p.max_force,
+    })
+}
+
+fn metrics<V: Vector>(m: &Metrics<V>) -> Value {
+    json!({
+        "count": m.count,
+        "polarization": m.polarization,
+        "milling": m.milling,
+        "mean_speed": m.mean_speed,
+        "median_nn_distance": m.median_nn_distance,
+        "groups": m.structure.groups,
+    })
+}
+
+fn entities<V: Vector>(w: &World<V>) -> Value {
+    json!({
+        "attractors": w.attractors().iter().map(|a| json!({"position": xy(a.position), "radius": a.radius})).collect::<Vec<_>>(),
+        "pulses": w.pulses().iter().map(|p| json!({"position": xy(p.position), "radius": p.radius, "fade": p.fade()})).collect::<Vec<_>>(),
+        "obstacles": w.obstacles().len(),
+    })
+}
+
+/// An error and its causes, one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}

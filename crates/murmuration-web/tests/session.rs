@@ -1,0 +1,168 @@
+//! The page's session, natively: the same requests the page sends, their
+//! answers, and every refusal the page shows (the browser test drives the
+//! compiled module; these cover each path quickly).
+
+use murmuration::scenario::{AnyWorld, Scenario};
+use murmuration_web::{INSTANCE_FLOATS, Session, answer, page_presets};
+use serde_json::Value;
+
+fn call(s: &mut Option<Session>, req: &str) -> Value {
+    serde_json::from_str(&answer(s, req)).unwrap()
+}
+
+fn ok(s: &mut Option<Session>, req: &str) -> Value {
+    let v = call(s, req);
+    assert!(v.get("error").is_none(), "{req}: {v}");
+    v["ok"].clone()
+}
+
+fn refused(s: &mut Option<Session>, req: &str) -> String {
+    let v = call(s, req);
+    v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{req} was accepted: {v}"))
+        .to_string()
+}
+
+fn opened(preset: &str) -> Option<Session> {
+    let mut s = None;
+    ok(&mut s, &format!(r#"{{"op":"open","preset":"{preset}"}}"#));
+    s
+}
+
+#[test]
+fn the_page_steps_to_the_digest_the_core_gives() {
+    let mut s = opened("default");
+    ok(&mut s, r#"{"op":"step","n":200}"#);
+    let page = ok(&mut s, r#"{"op":"digest"}"#);
+    let text = murmuration::scenario::preset("default").unwrap();
+    let AnyWorld::D2(mut w) = Scenario::parse(text, "default").unwrap().build().unwrap() else {
+        panic!("default is 2D")
+    };
+    w.step_n(200);
+    assert_eq!(page, format!("{:016x}", w.digest()));
+    let n = s.as_ref().unwrap().len();
+    assert_eq!(s.as_ref().unwrap().instances().len(), n * INSTANCE_FLOATS);
+}
+
+#[test]
+fn the_page_offers_the_boids_presets_and_refuses_research_models() {
+    let names = page_presets();
+    for want in ["default", "phaser-canvas", "fish-school", "starlings-3d"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    assert!(!names.contains(&"couzin-torus"), "{names:?}");
+    let mut s = None;
+    let listed = ok(&mut s, r#"{"op":"presets"}"#);
+    assert_eq!(listed.as_array().unwrap().len(), names.len());
+    let e = refused(&mut s, r#"{"op":"open","preset":"couzin-torus"}"#);
+    assert!(e.contains("research model"), "{e}");
+    let e = refused(&mut s, r#"{"op":"open","preset":"nope"}"#);
+    assert!(
+        e.contains("no preset named \"nope\"") && e.contains("phaser-canvas"),
+        "{e}"
+    );
+    let e = refused(&mut s, r#"{"op":"state"}"#);
+    assert_eq!(e, "no flock is open");
+}
+
+#[test]
+fn a_nan_or_out_of_range_parameter_is_refused_by_name_and_nothing_changes() {
+    let mut s = opened("phaser-canvas");
+    let before = ok(&mut s, r#"{"op":"state"}"#);
+    for (value, says) in [
+        ("NaN", "max_speed"),
+        ("abc", "is not a number"),
+        ("-3", "max_speed"),
+        ("1e30", "max_speed"),
+    ] {
+        let e = refused(
+            &mut s,
+            &format!(r#"{{"op":"set","species":0,"key":"max_speed","value":"{value}"}}"#),
+        );
+        assert!(e.contains(says), "{value}: {e}");
+    }
+    assert_eq!(ok(&mut s, r#"{"op":"state"}"#), before);
+    let e = refused(
+        &mut s,
+        r#"{"op":"set","species":7,"key":"max_speed","value":"3"}"#,
+    );
+    assert!(e.contains("no species 7"), "{e}");
+    let e = refused(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"speediness","value":"3"}"#,
+    );
+    assert!(e.contains("no species parameter"), "{e}");
+    let e = refused(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"steering","value":"fast"}"#,
+    );
+    assert!(e.contains("per_rule"), "{e}");
+}
+
+#[test]
+fn a_set_parameter_takes_effect() {
+    let mut s = opened("phaser-canvas");
+    let st = ok(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"max_speed","value":" 100 "}"#,
+    );
+    assert_eq!(st["species"][0]["values"]["max_speed"], 100.0);
+    let st = ok(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"steering","value":"raw"}"#,
+    );
+    assert_eq!(st["species"][0]["steering"], "raw");
+    let st = ok(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"topological_neighbours","value":"7"}"#,
+    );
+    assert_eq!(st["species"][0]["topological_neighbours"], 7);
+    ok(&mut s, r#"{"op":"step","n":120}"#);
+    let m = ok(&mut s, r#"{"op":"metrics"}"#);
+    assert!(m["mean_speed"].as_f64().unwrap() <= 100.0 + 1e-3, "{m}");
+}
+
+#[test]
+fn an_absurd_count_is_refused_before_anything_is_built() {
+    let mut s = opened("default");
+    for count in ["1000000000", "-5", "2.5", "NaN"] {
+        let e = refused(
+            &mut s,
+            &format!(r#"{{"op":"open","preset":"default","set":["species.boids.count={count}"]}}"#),
+        );
+        assert!(e.contains("count"), "{count}: {e}");
+    }
+    // The open flock is untouched by a refused open.
+    assert_eq!(s.as_ref().unwrap().len(), 2000);
+    let e = refused(&mut s, r#"{"op":"step","n":1000000}"#);
+    assert!(e.contains("at most"), "{e}");
+    let e = refused(&mut s, r#"{"op":"target","x":1}"#);
+    assert!(e.contains("bad request"), "{e}");
+    let e = refused(&mut s, "not json");
+    assert!(e.contains("bad request"), "{e}");
+}
+
+#[test]
+fn target_pulse_pick_and_inspect_answer_in_world_units() {
+    let mut s = opened("phaser-canvas");
+    ok(&mut s, r#"{"op":"target","x":400,"y":300}"#);
+    ok(&mut s, r#"{"op":"pulse","x":100,"y":100}"#);
+    let e = ok(&mut s, r#"{"op":"entities"}"#);
+    assert_eq!(
+        e["attractors"][0]["position"],
+        serde_json::json!([400.0, 300.0])
+    );
+    assert_eq!(e["pulses"].as_array().unwrap().len(), 1);
+    let id = ok(&mut s, r#"{"op":"pick","x":400,"y":300}"#);
+    let i = ok(&mut s, &format!(r#"{{"op":"inspect","id":{id}}}"#));
+    assert_eq!(i["id"], id);
+    assert_eq!(i["separation_radius"], 30.0);
+    assert_eq!(i["perception_radius"], 60.0);
+    for rule in ["separation", "alignment", "cohesion", "steering"] {
+        assert_eq!(i["forces"][rule].as_array().unwrap().len(), 2, "{i}");
+    }
+    assert_eq!(ok(&mut s, r#"{"op":"inspect","id":99999}"#), Value::Null);
+    let e = refused(&mut s, r#"{"op":"target","x":1e40,"y":0}"#);
+    assert!(e.contains("bad request") || e.contains("finite"), "{e}");
+}

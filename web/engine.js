@@ -1,0 +1,53 @@
+// The Murmuration engine in the page: loads the WebAssembly module built from
+// crates/murmuration-web and wraps its C ABI (mm_* exports, see its lib.rs).
+// Requests are JSON; an answer {"error": ...} becomes a thrown EngineError
+// whose message is the core's own (the page shows it).
+
+export class EngineError extends Error {}
+
+export const INSTANCE_FLOATS = 4; // x, y, heading (radians), species
+
+export async function loadEngine(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new EngineError(`cannot load ${url}: HTTP ${response.status}`);
+  const { instance } = await WebAssembly.instantiateStreaming(response, {});
+  return new Engine(instance.exports);
+}
+
+class Engine {
+  constructor(exports) {
+    this.ex = exports;
+    this.encoder = new TextEncoder();
+    this.decoder = new TextDecoder();
+  }
+
+  // Sends one request ({op: ...}); returns the answer or throws EngineError.
+  call(request) {
+    const ex = this.ex;
+    const bytes = this.encoder.encode(JSON.stringify(request));
+    const ptr = ex.mm_alloc(bytes.length);
+    new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
+    const len = ex.mm_call(ptr, bytes.length);
+    ex.mm_free(ptr, bytes.length);
+    const text = this.decoder.decode(new Uint8Array(ex.memory.buffer, ex.mm_out(), len));
+    const answer = JSON.parse(text);
+    if ('error' in answer) throw new EngineError(answer.error);
+    return answer.ok;
+  }
+
+  // Steps the open flock n times; returns its boid count.
+  step(n) {
+    return this.ex.mm_step(n);
+  }
+
+  // Boids in the open flock.
+  count() {
+    return this.ex.mm_count();
+  }
+
+  // A view of the instance array (valid until the next call into the module).
+  instances() {
+    const n = this.ex.mm_count();
+    return new Float32Array(this.ex.memory.buffer, this.ex.mm_instances(), n * INSTANCE_FLOATS);
+  }
+}

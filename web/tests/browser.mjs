@@ -1,0 +1,171 @@
+// The page in headless Chromium (puppeteer-core drives /usr/bin/chromium).
+//
+//   node web/tests/browser.mjs URL [--expect PRESET:STEPS:DIGEST]... [--screenshot FILE.png]
+//   node web/tests/browser.mjs URL --bench      (frame rates for BENCHMARKS.md)
+//
+// The test opens the served page, waits for frames, checks the canvas is not
+// blank and the boids moved, changes a parameter through the panel and sees it
+// take effect, types NaN and an absurd count and sees each refused with a
+// visible message while the page keeps running, and compares the page's
+// digests with the native ones given by --expect. Exit 1 on any failure.
+
+import puppeteer from 'puppeteer-core';
+
+const args = process.argv.slice(2);
+const url = args[0];
+const expects = [];
+let screenshot = null;
+let bench = false;
+for (let i = 1; i < args.length; i++) {
+  if (args[i] === '--expect') expects.push(args[++i].split(':'));
+  else if (args[i] === '--screenshot') screenshot = args[++i];
+  else if (args[i] === '--bench') bench = true;
+  else throw new Error(`unknown argument ${args[i]}`);
+}
+if (!url) throw new Error('usage: browser.mjs URL [--expect PRESET:STEPS:DIGEST]... [--screenshot F] [--bench]');
+
+const executablePath = process.env.MURMURATION_CHROMIUM || '/usr/bin/chromium';
+const browser = await puppeteer.launch({
+  executablePath,
+  headless: true,
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--window-size=1280,800'],
+  defaultViewport: { width: 1280, height: 800 },
+});
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures++;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+try {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.murmuration.stats.frames > 30, { timeout: 60000 });
+
+  const frames = () => page.evaluate(() => window.murmuration.stats.frames);
+  const message = () => page.$eval('#message', (e) => ({ text: e.textContent, cls: e.className }));
+  const waitFrames = async (n) => {
+    const f0 = await frames();
+    await page.waitForFunction((f) => window.murmuration.stats.frames >= f, { timeout: 30000 }, f0 + n);
+  };
+
+  if (bench) {
+    await runBench(page, waitFrames);
+  } else {
+    // The canvas is not blank: bright pixels where the boids are.
+    const lit = await page.evaluate(() => window.murmuration.litPixels());
+    check(lit > 1000, `the canvas shows the flock (${lit} bright pixels)`);
+
+    // The boids move.
+    const where = () => page.evaluate(() => window.murmuration.call({ op: 'pick', x: 50, y: 50 }));
+    const snap = () => page.evaluate(() => window.murmuration.call({ op: 'inspect', id: 0 }).position);
+    const p0 = await snap();
+    await waitFrames(20);
+    const p1 = await snap();
+    const moved = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
+    check(moved > 0.1, `boid 0 moved ${moved.toFixed(2)} units in 20 frames`);
+    check((await where()) !== null, 'pick finds a boid');
+
+    // A parameter changed through the panel takes effect: max speed 1.0.
+    const field = async (label) => {
+      const handles = await page.$$('.lil-gui .lil-controller');
+      for (const h of handles) {
+        const name = await h.$eval('.lil-name', (e) => e.textContent).catch(() => '');
+        if (name === label) return h;
+      }
+      throw new Error(`no panel field ${label}`);
+    };
+    const typeInto = async (label, text) => {
+      const input = await (await field(label)).$('input');
+      await input.click({ clickCount: 3 });
+      await input.type(text);
+      await input.press('Enter');
+    };
+    await typeInto('max speed', '1');
+    await waitFrames(90);
+    const st = await page.evaluate(() => window.murmuration.call({ op: 'state' }).species[0].values.max_speed);
+    check(st === 1, `the panel set max speed (now ${st})`);
+    const m = await page.evaluate(() => window.murmuration.call({ op: 'metrics' }));
+    check(m.mean_speed <= 1.0 + 1e-3, `the flock slowed to max speed 1 (mean speed ${m.mean_speed.toFixed(3)})`);
+
+    // NaN typed into a field: refused with a visible message; nothing changes; frames go on.
+    await typeInto('max speed', 'NaN');
+    let msg = await message();
+    check(msg.cls === 'error' && msg.text.includes('max_speed'), `NaN refused: "${msg.text}"`);
+    const still = await page.evaluate(() => window.murmuration.call({ op: 'state' }).species[0].values.max_speed);
+    check(still === 1, `max speed kept its value (${still})`);
+    const shown = await (await field('max speed')).$eval('input', (e) => e.value);
+    check(Number(shown) === 1, `the field shows the kept value (${shown})`);
+    await waitFrames(10);
+
+    // An absurd count: refused, the flock as it was.
+    const before = await page.evaluate(() => window.murmuration.stats.boids);
+    await typeInto('boids', '1000000000');
+    msg = await message();
+    check(msg.cls === 'error' && msg.text.includes('count'), `absurd count refused: "${msg.text}"`);
+    await waitFrames(10);
+    const after = await page.evaluate(() => window.murmuration.count());
+    check(after === before, `the flock kept its ${before} boids (${after})`);
+    const visible = await page.$eval('#message', (e) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
+    });
+    check(visible, 'the message is visible');
+
+    // Click sets a target; right click fires a pulse.
+    await page.mouse.click(300, 300);
+    await page.mouse.click(500, 400, { button: 'right' });
+    const ents = await page.evaluate(() => window.murmuration.call({ op: 'entities' }));
+    check(ents.attractors.length === 1 && ents.pulses.length === 1, `click and right click made a target and a pulse (${JSON.stringify(ents)})`);
+
+    if (screenshot) {
+      await page.evaluate(() => { window.murmuration.ui.selected = 0; });
+      await waitFrames(5);
+      await page.screenshot({ path: screenshot });
+      console.log(`saved ${screenshot}`);
+    }
+
+    // The page's digests equal the native ones.
+    for (const [preset, steps, digest] of expects) {
+      const got = await page.evaluate((preset, steps) => {
+        const m = window.murmuration;
+        m.ui.paused = true;
+        m.call({ op: 'open', preset });
+        m.call({ op: 'step', n: Number(steps) });
+        return m.call({ op: 'digest' });
+      }, preset, steps);
+      check(got === digest, `${preset} after ${steps} steps: wasm ${got}, native ${digest}`);
+    }
+    check(errors.length === 0, `no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
+  }
+} finally {
+  await browser.close();
+}
+if (failures) {
+  console.log(`${failures} check(s) failed`);
+  process.exit(1);
+}
+
+// Frames per second and step time at 1,000 and 10,000 boids (default preset).
+async function runBench(page, waitFrames) {
+  for (const n of [1000, 10000]) {
+    await page.evaluate((n) => {
+      const m = window.murmuration;
+      m.open('default', [`species.boids.count=${n}`]);
+      m.ui.paused = false;
+      m.ui.selected = -1;
+    }, n);
+    await waitFrames(120); // warm-up: the module's first frames, the old flock's memory
+    const f0 = await page.evaluate(() => ({ f: window.murmuration.stats.frames, t: performance.now() }));
+    await sleep(5000);
+    const f1 = await page.evaluate(() => ({ f: window.murmuration.stats.frames, t: performance.now(), s: window.murmuration.stats }));
+    const fps = ((f1.f - f0.f) * 1000) / (f1.t - f0.t);
+    console.log(JSON.stringify({ boids: n, fps: Number(fps.toFixed(1)), step_ms_median: Number(f1.s.stepMs.toFixed(3)), draw_ms: Number(f1.s.drawMs.toFixed(3)) }));
+  }
+}
