@@ -28,7 +28,7 @@ const executablePath = process.env.MURMURATION_CHROMIUM || '/usr/bin/chromium';
 const browser = await puppeteer.launch({
   executablePath,
   headless: true,
-  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--window-size=1280,800'],
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   defaultViewport: { width: 1280, height: 800 },
 });
 
