@@ -24,7 +24,7 @@
 
 mod session;
 
-pub use session::{INSTANCE_FLOATS, Session, page_presets};
+pub use session::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, page_presets};
 
 use std::cell::RefCell;
 

@@ -15,6 +15,10 @@ use serde_json::{Value, json};
 /// the xy plane) and species: one RGBA32F texel, as the page's shader reads it.
 pub const INSTANCE_FLOATS: usize = 4;
 
+/// The most boids the page steps: a step of 200,000 takes about 0.1 s in the
+/// module here, so the page still answers; more would freeze the tab.
+pub const PAGE_MAX_BOIDS: u64 = 200_000;
+
 /// The memory a page's flock may take: WebAssembly's 32-bit address space is
 /// 4 GiB, and a tab that asks for more than this is likely to be killed.
 const PAGE_MEMORY: (u64, &str) = (1 << 30, "what this page allows (1 GiB)");
@@ -92,6 +96,18 @@ impl Session {
             .collect::<Result<Vec<_>, _>>()?;
         let scenario = Scenario::parse_with(text, &format!("<preset {preset}>"), &overrides)
             .map_err(|e| error_chain(&e))?;
+        if scenario.total_boids() > PAGE_MAX_BOIDS {
+            return Err(format!(
+                "{} boids ({}) are more than the page steps ({PAGE_MAX_BOIDS} at most, about 0.1 s a step); `murmuration run {preset}` takes larger flocks",
+                scenario.total_boids(),
+                scenario
+                    .species()
+                    .iter()
+                    .map(|(n, c)| format!("species.{n}.count = {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         scenario
             .check_memory_within(Some(PAGE_MEMORY))
             .map_err(|e| error_chain(&e))?;

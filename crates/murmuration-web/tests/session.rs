@@ -3,7 +3,7 @@
 //! compiled module; these cover each path quickly).
 
 use murmuration::scenario::{AnyWorld, Scenario};
-use murmuration_web::{INSTANCE_FLOATS, Session, answer, page_presets};
+use murmuration_web::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, answer, page_presets};
 use serde_json::Value;
 
 fn call(s: &mut Option<Session>, req: &str) -> Value {
@@ -133,6 +133,18 @@ fn an_absurd_count_is_refused_before_anything_is_built() {
         );
         assert!(e.contains("count"), "{count}: {e}");
     }
+    // Within the core's limits but more than the page can step and stay responsive.
+    let e = refused(
+        &mut s,
+        &format!(
+            r#"{{"op":"open","preset":"default","set":["species.boids.count={}"]}}"#,
+            PAGE_MAX_BOIDS + 1
+        ),
+    );
+    assert!(
+        e.contains("more than the page steps") && e.contains("species.boids.count = 200001"),
+        "{e}"
+    );
     // The open flock is untouched by a refused open.
     assert_eq!(s.as_ref().unwrap().len(), 2000);
     let e = refused(&mut s, r#"{"op":"step","n":1000000}"#);
