@@ -56,6 +56,16 @@ pub fn web_tests(root: &Path, target: &Path) -> Result<(), String> {
             .map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
     }
     let bin = target.join("debug/murmuration");
+    // `cargo test --workspace` built it; `--web` alone on a fresh tree builds it
+    // here (only when missing: a plain build resolves other features than the
+    // test build and would rebuild much of the tree).
+    if !bin.exists() {
+        status(
+            Command::new(&cargo)
+                .current_dir(root)
+                .args(["build", "-p", "murmuration-app"]),
+        )?;
+    }
     let mut expects = Vec::new();
     for (preset, steps) in DIGESTS {
         let out = Command::new(&bin)
