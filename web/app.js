@@ -61,6 +61,8 @@ function open(preset, set = []) {
   ui.preset = preset;
   ui.selected = -1;
   state = engine.call({ op: 'state' });
+  renderer.zoom = 1;
+  renderer.centre = null;
   renderer.fit(state.min, state.max);
   buildPanel();
   say('', false);
@@ -341,9 +343,36 @@ function pointer(e) {
 }
 
 overlay.addEventListener('contextmenu', (e) => e.preventDefault());
+// The wheel zooms about the pointer (1x: the whole box, up to 50x); a middle-
+// button drag pans; `f` fits the box again.
+overlay.addEventListener('wheel', (e) => {
+  if (!state) return;
+  e.preventDefault();
+  const before = pointer(e);
+  renderer.zoom = Math.min(50, Math.max(1, renderer.zoom * Math.exp(-e.deltaY * 0.0015)));
+  const v = renderer.fit(state.min, state.max);
+  const after = pointer(e);
+  const c = renderer.centre ?? [(v.min[0] + v.max[0]) / 2, (v.min[1] + v.max[1]) / 2];
+  renderer.centre = renderer.zoom === 1 ? null : [c[0] + before[0] - after[0], c[1] + before[1] - after[1]];
+}, { passive: false });
+let panFrom = null;
+overlay.addEventListener('mousemove', (e) => {
+  if (!panFrom || !state) return;
+  const here = pointer(e);
+  const v = renderer.view;
+  const c = renderer.centre ?? [(v.min[0] + v.max[0]) / 2, (v.min[1] + v.max[1]) / 2];
+  renderer.centre = [c[0] + panFrom[0] - here[0], c[1] + panFrom[1] - here[1]];
+  renderer.fit(state.min, state.max);
+});
+window.addEventListener('mouseup', () => { panFrom = null; });
 overlay.addEventListener('mousedown', (e) => {
   if (!engine) return;
   const [x, y] = pointer(e);
+  if (e.button === 1) {
+    e.preventDefault();
+    panFrom = [x, y];
+    return;
+  }
   if (e.button === 2) {
     if (tryCall({ op: 'pulse', x, y }) !== undefined) say('pulse', false);
   } else if (e.shiftKey) {
@@ -358,6 +387,10 @@ window.addEventListener('keydown', (e) => {
   if (e.key === ' ') ui.paused = !ui.paused;
   if (e.key === '.') { ui.paused = true; stepOnce(1); }
   if (e.key === 'r') reset();
+  if (e.key === 'f') {
+    renderer.zoom = 1;
+    renderer.centre = null;
+  }
 });
 
 async function start() {

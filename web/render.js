@@ -93,6 +93,8 @@ export class FlockRenderer {
     this.rows = 0;
     this.glow = 1.0;
     this.view = null;
+    this.zoom = 1;
+    this.centre = null;
   }
 
   // Fits the world box [min, max] into the canvas, keeping its aspect; returns
@@ -105,8 +107,11 @@ export class FlockRenderer {
       canvas.height = h;
     }
     const sx = max[0] - min[0], sy = max[1] - min[1];
-    const scale = Math.min(w / sx, h / sy) * 0.98; // pixels per unit
-    const ox = (w - sx * scale) / 2, oy = (h - sy * scale) / 2;
+    // Pixels per unit: the whole box at zoom 1; `centre` (world units, null:
+    // the box's centre) sits in the middle of the canvas.
+    const scale = Math.min(w / sx, h / sy) * 0.98 * this.zoom;
+    const c = this.centre ?? [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2];
+    const ox = w / 2 - (c[0] - min[0]) * scale, oy = h / 2 - (c[1] - min[1]) * scale;
     this.view = { min, max, scale, ox, oy, w, h };
     return this.view;
   }
