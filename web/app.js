@@ -10,6 +10,8 @@ const $ = (id) => document.getElementById(id);
 const canvas = $('flock');
 const overlay = $('overlay');
 const ctx = overlay.getContext('2d');
+const scenery = $('scenery');
+const sceneryCtx = scenery.getContext('2d');
 
 const ui = {
   preset: new URLSearchParams(location.search).get('preset') || 'default',
@@ -61,6 +63,8 @@ function open(preset, set = []) {
   ui.preset = preset;
   ui.selected = -1;
   state = engine.call({ op: 'state' });
+  shapes = engine.call({ op: 'obstacles' });
+  sceneryKey = '';
   renderer.zoom = 1;
   renderer.centre = null;
   renderer.fit(state.min, state.max);
@@ -214,6 +218,48 @@ const FORCE_COLOURS = {
   boundary: '#bbbbbb', cruise: '#ffd25a', steering: '#ffffff',
 };
 
+// The obstacles, on their own layer: redrawn only when the view moves.
+let shapes = [];
+let sceneryKey = '';
+
+function drawScenery() {
+  const v = renderer.view;
+  const key = `${v.w} ${v.h} ${v.scale} ${v.ox} ${v.oy} ${shapes.length}`;
+  if (key === sceneryKey) return;
+  sceneryKey = key;
+  scenery.width = v.w;
+  scenery.height = v.h;
+  const g = sceneryCtx;
+  g.fillStyle = 'rgba(70, 90, 130, 0.55)';
+  g.strokeStyle = 'rgba(160, 190, 240, 0.8)';
+  g.lineWidth = 1.5;
+  for (const s of shapes) {
+    g.beginPath();
+    if (s.circle) {
+      const [x, y, r] = s.circle;
+      g.arc(...toPixel(x, y), r * v.scale, 0, 2 * Math.PI);
+    } else if (s.box) {
+      const [x, y, hx, hy] = s.box;
+      const [px, py] = toPixel(x - hx, y + hy);
+      g.rect(px, py, 2 * hx * v.scale, 2 * hy * v.scale);
+    } else if (s.capsule) {
+      const [ax, ay, bx, by, r] = s.capsule;
+      const [pa, pb] = [toPixel(ax, ay), toPixel(bx, by)];
+      const a = Math.atan2(pb[1] - pa[1], pb[0] - pa[0]);
+      g.arc(pa[0], pa[1], r * v.scale, a + Math.PI / 2, a + 1.5 * Math.PI);
+      g.arc(pb[0], pb[1], r * v.scale, a - Math.PI / 2, a + Math.PI / 2);
+      g.closePath();
+    } else if (s.polygon) {
+      s.polygon.forEach((p, i) => (i ? g.lineTo(...toPixel(...p)) : g.moveTo(...toPixel(...p))));
+      g.closePath();
+    } else {
+      continue; // a baked field: the boids show its shape
+    }
+    g.fill();
+    g.stroke();
+  }
+}
+
 // The overlay is redrawn only while it shows something: an untouched 2D canvas
 // costs the compositor nothing, a cleared one a full upload per frame.
 let overlayDrawn = false;
@@ -319,6 +365,7 @@ function frame() {
     const lit = renderer.litPixels();
     litRequests.splice(0).forEach((resolve) => resolve(lit));
   }
+  drawScenery();
   drawOverlay();
   stats.drawMs = performance.now() - t0;
   stats.frames++;

@@ -7,7 +7,7 @@ use glam::Vec2;
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS, species_field};
 use murmuration::metrics::Metrics;
 use murmuration::scenario::{AnyWorld, Override, PRESETS, Scenario};
-use murmuration::{BoidId, CombineMode, ModelKind, SpeciesId, Steering, Vector, World};
+use murmuration::{BoidId, CombineMode, ModelKind, Obstacle, SpeciesId, Steering, Vector, World};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -70,6 +70,8 @@ enum Request {
     Step { n: u32 },
     /// Attractors and pulses, for drawing.
     Entities,
+    /// The obstacles' shapes in the xy plane, for drawing.
+    Obstacles,
 }
 
 /// The page's flock.
@@ -215,6 +217,7 @@ impl Session {
                 Ok(json!(with_world!(&s.world, w => w.step_index())))
             }
             Request::Entities => Ok(with_world!(&s.world, w => entities(w))),
+            Request::Obstacles => Ok(with_world!(&s.world, w => obstacles(w))),
         }
     }
 
@@ -449,6 +452,31 @@ fn entities<V: Vector>(w: &World<V>) -> Value {
         "pulses": w.pulses().iter().map(|p| json!({"position": xy(p.position), "radius": p.radius, "fade": p.fade()})).collect::<Vec<_>>(),
         "obstacles": w.obstacles().len(),
     })
+}
+
+/// Each obstacle as the page draws it: `{"circle": [x, y, r]}`, `{"box": [x,
+/// y, half x, half y]}`, `{"capsule": [ax, ay, bx, by, r]}`, `{"polygon": [[x,
+/// y], …]}`; a baked field as `{"field": null}` (not drawn).
+fn obstacles<V: Vector>(w: &World<V>) -> Value {
+    w.obstacles()
+        .iter()
+        .map(|o| match o {
+            Obstacle::Sphere { center, radius } => {
+                json!({"circle": [center.get(0), center.get(1), radius]})
+            }
+            Obstacle::Box {
+                center,
+                half_extents,
+            } => json!({"box": [center.get(0), center.get(1), half_extents.get(0), half_extents.get(1)]}),
+            Obstacle::Capsule { a, b, radius } => {
+                json!({"capsule": [a.get(0), a.get(1), b.get(0), b.get(1), radius]})
+            }
+            Obstacle::Polygon { points } => {
+                json!({"polygon": points.iter().map(|&p| xy(p)).collect::<Vec<_>>()})
+            }
+            Obstacle::Field(_) => json!({"field": null}),
+        })
+        .collect()
 }
 
 /// An error and its causes, one line.

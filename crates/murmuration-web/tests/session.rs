@@ -124,6 +124,29 @@ fn a_set_parameter_takes_effect() {
 }
 
 #[test]
+fn the_fountain_of_idle_crowd_is_drawn_where_the_core_has_it() {
+    let mut s = opened("idle-crowd");
+    let o = ok(&mut s, r#"{"op":"obstacles"}"#);
+    let text = murmuration::scenario::preset("idle-crowd").unwrap();
+    let AnyWorld::D2(w) = Scenario::parse(text, "idle-crowd")
+        .unwrap()
+        .build()
+        .unwrap()
+    else {
+        panic!("idle-crowd is 2D")
+    };
+    assert_eq!(o.as_array().unwrap().len(), w.obstacles().len());
+    assert!(!w.obstacles().is_empty());
+    let shape = o[0].as_object().unwrap();
+    assert!(
+        ["circle", "box", "capsule", "polygon"]
+            .iter()
+            .any(|k| shape.contains_key(*k)),
+        "{o}"
+    );
+}
+
+#[test]
 fn an_absurd_count_is_refused_before_anything_is_built() {
     let mut s = opened("default");
     for count in ["1000000000", "-5", "2.5", "NaN"] {
