@@ -20,7 +20,6 @@ const ui = {
   glow: true,
   debug: true,
   selected: -1,
-  message: '',
 };
 const stats = { frames: 0, fps: 0, stepMs: 0, drawMs: 0, boids: 0, polarization: 0, groups: 0, step: 0 };
 let engine = null;
@@ -36,7 +35,6 @@ function say(text, isError = true) {
   const bar = $('message');
   bar.textContent = text;
   bar.className = text ? (isError ? 'error' : 'info') : '';
-  ui.message = text;
 }
 
 // Calls the engine; shows a refusal instead of throwing. Returns undefined on error.

@@ -1,9 +1,9 @@
-//! The browser half of `cargo xtask test`: builds the page's WebAssembly
-//! (`crates/murmuration-web`, profile `web`), installs the test's pinned
+//! The browser half of `cargo xtask test`: installs the test's pinned
 //! puppeteer-core (`web/tests/package-lock.json`, `npm ci`, once and again when
 //! the lock changes), serves the page with the binary the Rust tests built
-//! (`murmuration web --port 0`), asks that binary for the native digests, and
-//! runs `web/tests/browser.mjs` in headless Chromium against them. The
+//! (`murmuration web --port 0`, which builds the page's WebAssembly from this
+//! tree as a user's first `web` does), asks that binary for the native digests,
+//! and runs `web/tests/browser.mjs` in headless Chromium against them. The
 //! screenshot lands in `target/web-test/page.png`.
 
 use std::io::{BufRead, BufReader};
@@ -31,16 +31,6 @@ impl Drop for Server {
 
 pub fn web_tests(root: &Path, target: &Path) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    status(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "-p",
-        "murmuration-web",
-        "--profile",
-        "web",
-        "--target",
-        "wasm32-unknown-unknown",
-    ]))?;
-    let wasm = target.join("wasm32-unknown-unknown/web/murmuration_web.wasm");
     let tests = root.join("web/tests");
     let lock = std::fs::read(tests.join("package-lock.json"))
         .map_err(|e| format!("cannot read web/tests/package-lock.json: {e}"))?;
@@ -80,8 +70,7 @@ pub fn web_tests(root: &Path, target: &Path) -> Result<(), String> {
         expects.push(format!("{preset}:{steps}:{}", digest.trim()));
     }
     let mut child = Command::new(&bin)
-        .args(["web", "--port", "0", "--wasm"])
-        .arg(&wasm)
+        .args(["web", "--port", "0"])
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {} web: {e}", bin.display()))?;

@@ -1,6 +1,7 @@
 //! Python values to the command line's override text, and the engine's errors
 //! to Python exceptions.
 
+use murmuration::error_chain;
 use murmuration::scenario::Override;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -111,18 +112,6 @@ pub fn scenario_error(e: murmuration::ScenarioError) -> PyErr {
         }
         _ => PyValueError::new_err(error_chain(&e)),
     }
-}
-
-/// The error and its causes, as the command line prints them.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cause = c.source();
-    }
-    s
 }
 
 /// Any other engine error as `ValueError`.

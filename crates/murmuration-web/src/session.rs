@@ -7,7 +7,10 @@ use glam::Vec2;
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS, species_field};
 use murmuration::metrics::Metrics;
 use murmuration::scenario::{AnyWorld, Override, PRESETS, Scenario};
-use murmuration::{BoidId, CombineMode, ModelKind, Obstacle, SpeciesId, Steering, Vector, World};
+use murmuration::{
+    BoidId, CombineMode, ModelKind, Obstacle, SpeciesId, SpeciesParams, Steering, Vector, World,
+    error_chain,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -16,12 +19,9 @@ use serde_json::{Value, json};
 pub const INSTANCE_FLOATS: usize = 4;
 
 /// The most boids the page steps: a step of 200,000 takes about 0.1 s in the
-/// module here, so the page still answers; more would freeze the tab.
+/// module here, so the page still answers; more would freeze the tab. (Their
+/// memory, tens of MB, is far inside WebAssembly's 4 GiB.)
 pub const PAGE_MAX_BOIDS: u64 = 200_000;
-
-/// The memory a page's flock may take: WebAssembly's 32-bit address space is
-/// 4 GiB, and a tab that asks for more than this is likely to be killed.
-const PAGE_MEMORY: (u64, &str) = (1 << 30, "what this page allows (1 GiB)");
 
 /// Runs `$body` with `$w` bound to the world, whatever its dimension.
 macro_rules! with_world {
@@ -68,7 +68,7 @@ enum Request {
     Digest,
     /// Steps `n` times (the page's frames use `mm_step`).
     Step { n: u32 },
-    /// Attractors and pulses, for drawing.
+    /// Attractors and pulses, for drawing (they move; obstacles do not).
     Entities,
     /// The obstacles' shapes in the xy plane, for drawing.
     Obstacles,
@@ -110,9 +110,11 @@ impl Session {
                     .join(", ")
             ));
         }
-        scenario
-            .check_memory_within(Some(PAGE_MEMORY))
-            .map_err(|e| error_chain(&e))?;
+        if let Some(k) = research_model(&scenario.species_params()) {
+            return Err(format!(
+                "preset {preset:?} moves by the {k:?} research model, which the page does not draw; run it with `murmuration run {preset}`"
+            ));
+        }
         let world = scenario.build().map_err(|e| error_chain(&e))?;
         let mut s = Self {
             world,
@@ -120,11 +122,6 @@ impl Session {
             names: scenario.species().iter().map(|(n, _)| n.clone()).collect(),
             instances: Vec::new(),
         };
-        if let Some(k) = with_world!(&s.world, w => research_model(w)) {
-            return Err(format!(
-                "preset {preset:?} moves by the {k:?} research model, which the page does not draw; run it with `murmuration run {preset}`"
-            ));
-        }
         s.fill_instances();
         Ok(s)
     }
@@ -229,22 +226,8 @@ impl Session {
             .ok_or_else(|| format!("no species {species}; the flock has {}", self.names.len()))?;
         let text = text.trim();
         match key {
-            "steering" => {
-                p.steering = Steering::ALL
-                    .into_iter()
-                    .find(|m| m.key() == text)
-                    .ok_or_else(|| {
-                        format!("steering {text:?} is not one of per_rule, directions, raw")
-                    })?;
-            }
-            "combine" => {
-                p.combine = CombineMode::ALL
-                    .into_iter()
-                    .find(|m| m.key() == text)
-                    .ok_or_else(|| {
-                        format!("combine {text:?} is not one of weighted_sum, prioritized")
-                    })?;
-            }
+            "steering" => p.steering = mode(&Steering::ALL, Steering::key, key, text)?,
+            "combine" => p.combine = mode(&CombineMode::ALL, CombineMode::key, key, text)?,
             "topological_neighbours" => {
                 p.topological_neighbours = text.parse().map_err(|_| {
                     format!("topological_neighbours {text:?} is not a whole number")
@@ -310,6 +293,22 @@ impl Session {
     }
 }
 
+/// The mode of `all` whose scenario-file name is `text`, or a message listing them.
+fn mode<M: Copy>(
+    all: &[M],
+    name: fn(M) -> &'static str,
+    key: &str,
+    text: &str,
+) -> Result<M, String> {
+    all.iter()
+        .copied()
+        .find(|&m| name(m) == text)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|&m| name(m)).collect();
+            format!("{key} {text:?} is not one of {}", names.join(", "))
+        })
+}
+
 /// The dimension of a world, for the page.
 fn dimension<V: Vector>(_: &World<V>) -> usize {
     V::DIM
@@ -321,12 +320,7 @@ pub fn page_presets() -> Vec<&'static str> {
         .iter()
         .filter(|(_, text)| {
             Scenario::parse(text, "preset")
-                .map(|s| {
-                    s.species_params()
-                        .iter()
-                        .all(|p| p.model.kind() == ModelKind::Reynolds)
-                })
-                .unwrap_or(false)
+                .is_ok_and(|s| research_model(&s.species_params()).is_none())
         })
         .map(|(n, _)| *n)
         .collect()
@@ -365,8 +359,9 @@ fn fields_json() -> Vec<Value> {
         .collect()
 }
 
-fn research_model<V: Vector>(w: &World<V>) -> Option<ModelKind> {
-    w.species()
+/// The first research model among the species (the page draws boids only).
+fn research_model(species: &[SpeciesParams]) -> Option<ModelKind> {
+    species
         .iter()
         .map(|p| p.model.kind())
         .find(|&k| k != ModelKind::Reynolds)
@@ -450,7 +445,6 @@ fn entities<V: Vector>(w: &World<V>) -> Value {
     json!({
         "attractors": w.attractors().iter().map(|a| json!({"position": xy(a.position), "radius": a.radius})).collect::<Vec<_>>(),
         "pulses": w.pulses().iter().map(|p| json!({"position": xy(p.position), "radius": p.radius, "fade": p.fade()})).collect::<Vec<_>>(),
-        "obstacles": w.obstacles().len(),
     })
 }
 
@@ -477,16 +471,4 @@ fn obstacles<V: Vector>(w: &World<V>) -> Value {
             Obstacle::Field(_) => json!({"field": null}),
         })
         .collect()
-}
-
-/// An error and its causes, one line.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
 }

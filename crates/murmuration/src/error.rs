@@ -2,6 +2,19 @@
 
 use thiserror::Error;
 
+/// An error and its causes on one line, `: `-separated, as the command line
+/// prints them (for front ends without anyhow: the Python package, the page).
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
+}
+
 /// An invalid parameter: the field path (e.g. `species[0].separation_radius`) and value.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]

@@ -87,7 +87,7 @@ pub use boids::{BoidId, Boids};
 pub use clearance::ClearanceGrid;
 pub use context::StepContext;
 pub use digest::{digest, hash_bytes};
-pub use error::{ParamError, ScenarioError, SnapshotError, WorldError};
+pub use error::{ParamError, ScenarioError, SnapshotError, WorldError, error_chain};
 pub use glam;
 pub use grid::{Extent, Grid};
 pub use inspect::Inspection;
