@@ -11,7 +11,7 @@
 //! lane each candidate lands in, and so every sum, is too.
 
 use crate::grid::Run;
-use crate::kernel::{LANES, SortedSoa};
+use crate::kernel::{LANES, PAD, SortedSoa};
 use crate::vector::Vector;
 
 /// Most runs of one cell (see [`crate::grid::Runs`]).
@@ -21,7 +21,7 @@ const MAX_RUNS: usize = 18;
 /// steady state allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Candidates {
-    /// Positions (shift applied), velocities and species, padded by [`LANES`] like
+    /// Positions (shift applied), velocities and species, padded by [`PAD`] like
     /// [`SortedSoa`].
     pub data: SortedSoa,
     /// Candidates in the block (without padding).
@@ -41,7 +41,7 @@ impl Candidates {
     /// [`LANES`] past every run.
     pub fn fill<V: Vector>(&mut self, src: &SortedSoa, runs: &[Run<V>], multi: bool) {
         let total: usize = runs.iter().map(|r| (r.end - r.start) as usize).sum();
-        let need = total + LANES;
+        let need = total + PAD;
         let d = &mut self.data;
         // Grow only: lengths stay at the largest block seen, so no allocation in
         // steady state.

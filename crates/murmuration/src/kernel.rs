@@ -16,6 +16,10 @@ use wide::f32x8;
 /// Candidates processed together.
 pub(crate) const LANES: usize = 8;
 
+/// Padding after neighbour data: the widest load (16 lanes, [`crate::kernel512`])
+/// from the last entry stays in bounds.
+pub(crate) const PAD: usize = 16;
+
 pub(crate) type F = f32x8;
 
 const ON: f32 = f32::from_bits(u32::MAX);
@@ -53,7 +57,7 @@ pub(crate) const ALL_BUT: [F; LANES] = {
     t
 };
 
-/// Neighbour data in sorted (cell) order, structure-of-arrays, padded by `LANES`.
+/// Neighbour data in sorted (cell) order, structure-of-arrays, padded by [`PAD`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SortedSoa {
     /// Position components; padding is +∞ so padded lanes are never within a radius.
@@ -72,28 +76,28 @@ impl SortedSoa {
     /// Only the padding is written: the gather fills the first `n` entries.
     pub fn resize(&mut self, n: usize, dim: usize) {
         for a in 0..3 {
-            let len = if a < dim { n + LANES } else { 0 };
+            let len = if a < dim { n + PAD } else { 0 };
             self.pos[a].resize(len, 0.0);
             self.vel[a].resize(len, 0.0);
         }
-        self.species.resize(n + LANES, 0);
+        self.species.resize(n + PAD, 0);
         let with_f = !self.species_f.is_empty();
         if with_f {
-            self.species_f.resize(n + LANES, -1.0);
+            self.species_f.resize(n + PAD, -1.0);
         }
         self.pad(n, dim, with_f);
     }
 
-    /// Writes the padding `n..n + LANES` (the arrays must hold that many):
+    /// Writes the padding `n..n + PAD` (the arrays must hold that many):
     /// positions +∞, velocities 0, species 0, and `f32` species -1 when `with_f`.
     pub fn pad(&mut self, n: usize, dim: usize, with_f: bool) {
         for a in 0..dim {
-            self.pos[a][n..n + LANES].fill(f32::INFINITY);
-            self.vel[a][n..n + LANES].fill(0.0);
+            self.pos[a][n..n + PAD].fill(f32::INFINITY);
+            self.vel[a][n..n + PAD].fill(0.0);
         }
-        self.species[n..n + LANES].fill(0);
+        self.species[n..n + PAD].fill(0);
         if with_f {
-            self.species_f[n..n + LANES].fill(-1.0);
+            self.species_f[n..n + PAD].fill(-1.0);
         }
     }
 
@@ -254,6 +258,24 @@ pub(crate) const MIN_IMAGE: u8 = 4;
 /// Kernel variant flag: alignment and cohesion radii both equal the perception
 /// radius (the common case), so their masks and counts are the neighbour mask.
 pub(crate) const SAME_RADII: u8 = 8;
+/// Kernel variant flag: scan 16 candidates at a time ([`crate::kernel512`]); set
+/// only where the CPU has AVX-512 and the cell's candidates are one block (never
+/// with [`MIN_IMAGE`]).
+pub(crate) const WIDE: u8 = 16;
+
+/// What a kernel's loop leaves behind: the 8-lane accumulators, each lane `l`
+/// holding the candidates `l, l + 8, l + 16, …` of every run summed in that order.
+/// Both kernels fill them so, which is why their sums agree to the bit.
+pub(crate) struct Accumulated {
+    pub sep: [F; 3],
+    pub ali: [F; 3],
+    pub coh: [F; 3],
+    pub n_ali: F,
+    pub n_coh: F,
+    pub n_nb: F,
+    /// Some candidate lies within `eps` of the focal boid (see [`finish`]).
+    pub coincident: bool,
+}
 
 /// Sums the rules over `runs`; `FLAGS` selects the variant (see the flag constants).
 /// `coincident(j)` is the push direction away from a neighbour at the same position.
@@ -434,7 +456,47 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
         }
     }
 
+    let acc = Accumulated {
+        sep,
+        ali,
+        coh,
+        n_ali,
+        n_coh,
+        n_nb,
+        coincident: nearest2.simd_le(eps2).any(),
+    };
+    finish::<V, FLAGS>(acc, me, k, runs, data, period, coincident)
+}
+
+/// Reduces a kernel's accumulators to the sums (every lane in the fixed order of
+/// [`lane_sums`]) and, when some neighbour coincides with the focal boid, swaps
+/// its offset push for the keyed one.
+#[inline(always)]
+pub(crate) fn finish<V: Vector, const FLAGS: u8>(
+    acc: Accumulated,
+    me: &Focal<'_, V>,
+    k: &RuleConsts,
+    runs: &[Run<V>],
+    data: &SortedSoa,
+    period: V,
+    coincident: impl Fn(usize) -> V,
+) -> Sums<V> {
+    let multi = FLAGS & MULTI != 0;
+    let min_image = FLAGS & MIN_IMAGE != 0;
+    let same = FLAGS & SAME_RADII != 0;
+    let d_n = V::DIM;
+    let rel_row = me.relations;
+    let Accumulated {
+        sep,
+        ali,
+        coh,
+        n_ali,
+        n_coh,
+        n_nb,
+        coincident: near,
+    } = acc;
     // Every accumulator reduced at once: sums by axis, then the counts.
+    let zero = F::splat(0.0);
     let mut acc = [zero; 2 * LANES];
     for a in 0..d_n {
         acc[3 * a] = sep[a];
@@ -464,7 +526,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
     } else {
         s.ali_n
     };
-    if nearest2.simd_le(eps2).any() {
+    if near {
         // Rare: neighbours at (almost) the same position push along a keyed
         // direction, not along their offset (rounding noise at that distance).
         let inv_eps2 = 1.0 / k.eps2;

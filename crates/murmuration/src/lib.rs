@@ -51,6 +51,7 @@ mod grid;
 mod inspect;
 mod interactions;
 mod kernel;
+mod kernel512;
 pub mod memory;
 pub mod metrics;
 pub mod model;
@@ -92,6 +93,7 @@ pub use glam;
 pub use grid::{Extent, Grid};
 pub use inspect::Inspection;
 pub use interactions::Event;
+pub use kernel512::{KERNEL_LANES_ENV, kernel_lanes, limit_kernel_to_8_lanes};
 pub use model::{Model, ModelKind};
 pub use obstacles::{Obstacle, ObstacleSet};
 pub use params::{

@@ -80,7 +80,8 @@ impl<V: Vector> Pipeline<V> {
                 }
             };
         }
-        let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        // WIDE (16) never comes with MIN_IMAGE (4).
+        let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27);
         stats.grid_seconds = grid_seconds;
         stats.gather_seconds = t0.until(&t2) - grid_seconds;
         stats.steer_seconds = t2.seconds();
@@ -169,6 +170,8 @@ impl<V: Vector> Pipeline<V> {
         }
         if self.grid.needs_min_image() {
             flags |= kernel::MIN_IMAGE;
+        } else if crate::kernel512::wide() {
+            flags |= kernel::WIDE;
         }
         if ctx.species.iter().all(|p| {
             p.alignment_radius == p.perception_radius()
@@ -207,11 +210,11 @@ impl<V: Vector> Pipeline<V> {
             ($($f:literal)*) => {
                 match flags {
                     $($f => Focuser::<V, $f, { $f & !kernel::MULTI }>::new(&env).focus(si).sums,)*
-                    _ => unreachable!("kernel flags are four bits"),
+                    _ => unreachable!("kernel flags never join WIDE and MIN_IMAGE"),
                 }
             };
         }
-        dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+        dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27)
     }
 
     /// What every chunk of the steering pass reads.
@@ -272,6 +275,16 @@ impl<V: Vector> Pipeline<V> {
             .zip(boids.steering.par_chunks_mut(CHUNK))
             .enumerate()
             .map(|(chunk, ((out_p, out_v), out_a))| {
+                #[cfg(target_arch = "x86_64")]
+                if FLAGS & kernel::WIDE != 0 {
+                    // SAFETY: WIDE is set only where the CPU has AVX-512 F, DQ
+                    // and VL (`prepare`).
+                    return unsafe {
+                        crate::steer::steer_chunk_wide::<V, FLAGS, SINGLE>(
+                            &env, chunk, out_p, out_v, out_a,
+                        )
+                    };
+                }
                 steer_chunk::<V, FLAGS, SINGLE>(&env, chunk, out_p, out_v, out_a)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));

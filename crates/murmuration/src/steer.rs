@@ -180,6 +180,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             && me.pattern != RelationPattern::General;
         let sums = if TOPO && sp.topological_neighbours > 0 {
             self.topological_sums(&me, rc, sp.topological_neighbours, id)
+        } else if FLAGS & kernel::WIDE != 0 {
+            wide_sums::<V, FLAGS, SINGLE>(single, &me, rc, runs, data, env.period, &coincident)
         } else if single {
             kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, env.period, &coincident)
         } else {
@@ -272,6 +274,54 @@ impl<V: Vector, const FLAGS: u8, const SINGLE: u8> Drop for Focuser<'_, V, FLAGS
             NEAREST.with(|n| n.replace(Some(list)));
         }
     }
+}
+
+/// The 16-lane kernel's sums ([`crate::kernel512`]): `FLAGS` holds
+/// [`kernel::WIDE`], set only where the CPU has AVX-512.
+#[inline(always)]
+fn wide_sums<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    single: bool,
+    me: &Focal<'_, V>,
+    rc: &RuleConsts,
+    runs: &[crate::grid::Run<V>],
+    data: &SortedSoa,
+    period: V,
+    coincident: impl Fn(usize) -> V,
+) -> Sums<V> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernel512::accumulate;
+        // SAFETY: `kernel::WIDE` is set only when `kernel512::wide()` found
+        // AVX-512 F, DQ and VL on this CPU (`Pipeline::prepare`).
+        unsafe {
+            if single {
+                accumulate::<V, SINGLE>(me, rc, runs, data, period, coincident)
+            } else {
+                accumulate::<V, FLAGS>(me, rc, runs, data, period, coincident)
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (single, me, rc, runs, data, period, coincident);
+        unreachable!("the wide kernel exists on x86-64 only")
+    }
+}
+
+/// [`steer_chunk`] compiled with AVX-512, so the 16-lane kernel inlines into the
+/// walk instead of being called per boid.
+///
+/// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(crate) unsafe fn steer_chunk_wide<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    env: &PassEnv<'_, V>,
+    chunk: usize,
+    out_p: &mut [V],
+    out_v: &mut [V],
+    out_a: &mut [V],
+) -> (u64, u64) {
+    steer_chunk::<V, FLAGS, SINGLE>(env, chunk, out_p, out_v, out_a)
 }
 
 /// Steers and integrates the boids of one chunk of [`CHUNK`] sorted indices,

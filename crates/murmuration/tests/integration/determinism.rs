@@ -128,10 +128,7 @@ fn different_seeds_give_different_runs() {
     );
 }
 
-/// Golden digests of fixed scenarios. A change here means every recorded run
-/// changes: only update with a note saying why the model changed.
-#[test]
-fn golden_digests() {
+fn golden() -> String {
     let (d2, _) = run_on(2, common::busy2(42), 200);
     let (d3, _) = run_on(2, common::busy3(42), 100);
     let (db, _) = run_on(
@@ -139,8 +136,72 @@ fn golden_digests() {
         common::flock::<Vec2>(2_000, 17.0, Boundary::Wrap, 1),
         300,
     );
-    let got = format!("{d2:016x} {d3:016x} {db:016x}");
-    assert_eq!(got, GOLDEN);
+    format!("{d2:016x} {d3:016x} {db:016x}")
+}
+
+/// Three species whose relation rows take the kernel's per-lane lookup (the
+/// first flocks with the second too), with a vision cone and two coincident
+/// pairs (the keyed push), in a wrapped box.
+fn general_relations<V: Vector>() -> World<V> {
+    let mut cfg = WorldConfig::new(V::splat(14.0), Boundary::Wrap);
+    cfg.seed = 11;
+    let a = SpeciesParams {
+        fov_degrees: 300.0,
+        ..SpeciesParams::benchmark()
+    };
+    let b = SpeciesParams {
+        alignment_radius: 0.8,
+        ..SpeciesParams::benchmark()
+    };
+    let mut w = World::new(cfg, vec![a, b, SpeciesParams::benchmark()]).unwrap();
+    let (s0, s1, s2) = (SpeciesId::FIRST, SpeciesId::new(1), SpeciesId::new(2));
+    w.set_relation(s0, s1, murmuration::Relation::Flock)
+        .unwrap();
+    w.set_relation(s0, s2, murmuration::Relation::Separate)
+        .unwrap();
+    w.set_relation(s1, s2, murmuration::Relation::Ignore)
+        .unwrap();
+    for (s, n) in [(s0, 500), (s1, 300), (s2, 200)] {
+        w.spawn(Spawn::new(s, n).speed(1.0)).unwrap();
+    }
+    for k in 0..2 {
+        let p = V::splat(3.0 + 4.0 * k as f32);
+        w.add_boid(s0, p, V::ZERO).unwrap();
+        w.add_boid(s1, p, V::ZERO).unwrap();
+    }
+    w
+}
+
+/// Golden digests of fixed scenarios. A change here means every recorded run
+/// changes: only update with a note saying why the model changed.
+///
+/// Both kernel widths must give them: the 8-lane kernel everywhere, the 16-lane
+/// one where the CPU has AVX-512 (`murmuration::kernel_lanes`). One test flips
+/// the process-wide width, so no other test runs with it changed.
+#[test]
+fn golden_digests_on_both_kernel_widths() {
+    murmuration::limit_kernel_to_8_lanes(true);
+    assert_eq!(murmuration::kernel_lanes(), 8);
+    let narrow = golden();
+    let general8 = (
+        run_on(2, general_relations::<Vec2>(), 150).0,
+        run_on(2, general_relations::<Vec3>(), 60).0,
+    );
+    murmuration::limit_kernel_to_8_lanes(false);
+    assert_eq!(narrow, GOLDEN, "the 8-lane kernel");
+    if murmuration::kernel_lanes() == 16 {
+        assert_eq!(golden(), GOLDEN, "the 16-lane kernel");
+        let general16 = (
+            run_on(2, general_relations::<Vec2>(), 150).0,
+            run_on(2, general_relations::<Vec3>(), 60).0,
+        );
+        assert_eq!(
+            general16, general8,
+            "per-lane relations, cone, coincident pairs"
+        );
+    } else {
+        eprintln!("no AVX-512 on this CPU: only the 8-lane kernel was checked");
+    }
 }
 // Updated when storage moved to cell order, and again when each cell's neighbour
 // runs were copied into one block (both changed the neighbour summation order).
