@@ -40,6 +40,29 @@ impl Candidates {
     /// padding overwrites. Reading that far is in bounds: `src` is padded by
     /// [`LANES`] past every run.
     pub fn fill<V: Vector>(&mut self, src: &SortedSoa, runs: &[Run<V>], multi: bool) {
+        self.fill_groups::<V, LANES>(src, runs, multi);
+    }
+
+    /// [`Self::fill`] sixteen entries at a time, compiled with AVX-512 (one
+    /// 64-byte load and store per group); the same block.
+    ///
+    /// SAFETY: the CPU has AVX-512 F ([`crate::kernel512`] checks before a step
+    /// takes this path).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn fill_wide<V: Vector>(&mut self, src: &SortedSoa, runs: &[Run<V>], multi: bool) {
+        self.fill_groups::<V, 16>(src, runs, multi);
+    }
+
+    /// [`Self::fill`] in groups of `G` entries (at most [`PAD`]).
+    #[inline(always)]
+    fn fill_groups<V: Vector, const G: usize>(
+        &mut self,
+        src: &SortedSoa,
+        runs: &[Run<V>],
+        multi: bool,
+    ) {
+        const { assert!(G <= PAD) };
         let total: usize = runs.iter().map(|r| (r.end - r.start) as usize).sum();
         let need = total + PAD;
         let d = &mut self.data;
@@ -57,9 +80,9 @@ impl Candidates {
         if multi && d.species_f.len() < need {
             d.species_f.resize(need, 0.0);
         }
-        // Every group below reads `src[i..i + 8]` with `i < run end` and writes
-        // `d[o..o + 8]` with `o < total`: these checks cover them all.
-        let src_need = runs.iter().map(|r| r.end as usize).max().unwrap_or(0) + LANES;
+        // Every group below reads `src[i..i + G]` with `i < run end` and writes
+        // `d[o..o + G]` with `o < total`: these checks cover them all.
+        let src_need = runs.iter().map(|r| r.end as usize).max().unwrap_or(0) + G;
         for a in 0..V::DIM {
             assert!(src.pos[a].len() >= src_need && src.vel[a].len() >= src_need);
             assert!(d.pos[a].len() >= need && d.vel[a].len() >= need);
@@ -105,17 +128,17 @@ impl Candidates {
                 // pointers come from those arrays, unchanged since.
                 unsafe {
                     for a in 0..V::DIM {
-                        let g = group(sp[a], i);
+                        let g = group::<f32, G>(sp[a], i);
                         let g = if shifted { g.map(|x| x + shift[a]) } else { g };
                         put(dp[a], o, g);
-                        put(dv[a], o, group(sv[a], i));
+                        put(dv[a], o, group::<f32, G>(sv[a], i));
                     }
-                    put(ds, o, group(ss, i));
+                    put(ds, o, group::<u16, G>(ss, i));
                     if multi {
-                        put(df, o, group(sf, i));
+                        put(df, o, group::<f32, G>(sf, i));
                     }
                 }
-                k += LANES;
+                k += G;
             }
             self.runs[self.run_count] = (r.start, offset as u32, len as u32);
             self.run_count += 1;
@@ -155,22 +178,22 @@ impl Candidates {
     }
 }
 
-/// The eight values at `src + i`.
+/// The `G` values at `src + i`.
 ///
-/// SAFETY: `src + i .. src + i + 8` lies in one live allocation.
+/// SAFETY: `src + i .. src + i + G` lies in one live allocation.
 #[inline(always)]
-unsafe fn group<T: Copy>(src: *const T, i: usize) -> [T; LANES] {
+unsafe fn group<T: Copy, const G: usize>(src: *const T, i: usize) -> [T; G] {
     // SAFETY: by the caller's guarantee; unaligned read of plain data.
-    unsafe { std::ptr::read_unaligned(src.add(i) as *const [T; LANES]) }
+    unsafe { std::ptr::read_unaligned(src.add(i) as *const [T; G]) }
 }
 
-/// Writes eight values at `dst + o`.
+/// Writes `G` values at `dst + o`.
 ///
-/// SAFETY: `dst + o .. dst + o + 8` lies in one live allocation, borrowed mutably.
+/// SAFETY: `dst + o .. dst + o + G` lies in one live allocation, borrowed mutably.
 #[inline(always)]
-unsafe fn put<T: Copy>(dst: *mut T, o: usize, g: [T; LANES]) {
+unsafe fn put<T: Copy, const G: usize>(dst: *mut T, o: usize, g: [T; G]) {
     // SAFETY: by the caller's guarantee.
-    unsafe { std::ptr::write_unaligned(dst.add(o) as *mut [T; LANES], g) }
+    unsafe { std::ptr::write_unaligned(dst.add(o) as *mut [T; G], g) }
 }
 
 #[cfg(test)]

@@ -245,14 +245,10 @@ mod x86 {
                 }
                 let push = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(take, d2, sep2);
                 nearest2 = _mm512_mask_min_ps(nearest2, valid, nearest2, d2);
-                // As in the 8-lane kernel: in 3D few chunks separate, so the
-                // division is skipped when none does.
-                let separate = d_n != 3 || push != 0;
-                let inv = if separate {
-                    _mm512_div_ps(one, _mm512_max_ps(d2, eps2))
-                } else {
-                    zero
-                };
+                // Always divided, even in 3D where about one chunk in six has a
+                // boid to separate from: skipping the others mispredicted often
+                // enough to cost 17 % of the 3D step (BENCHMARKS.md).
+                let inv = _mm512_div_ps(one, _mm512_max_ps(d2, eps2));
                 let (ma, mc) = if same {
                     (flock, flock)
                 } else {
@@ -269,9 +265,7 @@ mod x86 {
                     n_nb = add2!(n_nb, take, one);
                 }
                 for a in 0..d_n {
-                    if separate {
-                        sep[a] = sub2!(sep[a], push, _mm512_mul_ps(d[a], inv));
-                    }
+                    sep[a] = sub2!(sep[a], push, _mm512_mul_ps(d[a], inv));
                     ali[a] = add2!(ali[a], ma, load(&data.vel[a], j));
                     coh[a] = add2!(coh[a], mc, d[a]);
                 }

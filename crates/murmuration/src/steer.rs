@@ -70,7 +70,9 @@ pub(crate) struct PassEnv<'a, V: Vector> {
 /// its obstacle clearance are built once when the walk enters a cell.
 pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     env: &'a PassEnv<'a, V>,
-    cell: u32,
+    /// The sorted indices of the cell the walk is in: a boid inside them needs
+    /// no cell lookup (two dependent loads per boid otherwise).
+    cell_span: std::ops::Range<usize>,
     runs: Runs<V>,
     scanned: u64,
     cell_clear: f32,
@@ -97,7 +99,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     pub fn new(env: &'a PassEnv<'a, V>) -> Self {
         Self {
             env,
-            cell: u32::MAX,
+            cell_span: 0..0,
             runs: env.grid.runs::<V>([0; 3]),
             scanned: 0,
             cell_clear: f32::INFINITY,
@@ -129,8 +131,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let ctx = env.ctx;
         let grid = env.grid;
         let data = env.sorted;
-        let c = grid.keys()[grid.order()[si] as usize];
-        if c != self.cell {
+        if !self.cell_span.contains(&si) {
+            let c = grid.keys()[grid.order()[si] as usize];
             self.enter(c, si);
         }
         self.candidates += self.scanned - 1;
@@ -230,7 +232,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let env = self.env;
         let grid = &env.grid;
         let data = &env.sorted;
-        self.cell = c;
+        self.cell_span = grid.cell_range(c as usize);
         let coords = grid.cell_coords(c as usize);
         grid.runs_into::<V>(coords, &mut self.runs);
         if FLAGS & kernel::MULTI != 0 {
@@ -254,8 +256,16 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             .map(|r| (r.end - r.start) as u64)
             .sum();
         if Self::USE_BLOCK {
-            self.block
-                .fill(data, self.runs.as_slice(), FLAGS & kernel::MULTI != 0);
+            let multi = FLAGS & kernel::MULTI != 0;
+            #[cfg(target_arch = "x86_64")]
+            if FLAGS & kernel::WIDE != 0 {
+                // SAFETY: WIDE is set only where the CPU has AVX-512.
+                unsafe { self.block.fill_wide(data, self.runs.as_slice(), multi) };
+            } else {
+                self.block.fill(data, self.runs.as_slice(), multi);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            self.block.fill(data, self.runs.as_slice(), multi);
             let own = self
                 .block
                 .index_of(si)
