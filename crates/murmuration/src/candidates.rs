@@ -35,10 +35,10 @@ impl Candidates {
     /// Copies `runs` of `src` into the block. `multi`: also copy the `f32` species
     /// the multi-species kernel compares.
     ///
-    /// Copies go eight entries at a time (one vector load and store each): a run's
-    /// last copy spills up to seven entries past it, which the next run or the
-    /// padding overwrites. Reading that far is in bounds: `src` is padded by
-    /// [`LANES`] past every run.
+    /// Copies go eight entries at a time here, sixteen in [`Self::fill_wide`]
+    /// (one vector load and store each): a run's last copy spills up to a group
+    /// less one past it, which the next run or the padding overwrites. Reading
+    /// that far is in bounds: `src` is padded by [`PAD`] past every run.
     pub fn fill<V: Vector>(&mut self, src: &SortedSoa, runs: &[Run<V>], multi: bool) {
         self.fill_groups::<V, LANES>(src, runs, multi);
     }

@@ -186,7 +186,7 @@ impl RelationPattern {
 /// Loads lanes `j..j + LANES`.
 ///
 /// SAFETY: the caller guarantees `j + LANES <= s.len()` (checked once per call of
-/// [`accumulate`]: every run ends at or before `n`, and arrays hold `n + LANES`).
+/// [`accumulate`]: every run ends at or before `n`, and arrays hold `n + PAD`).
 #[inline(always)]
 pub(crate) unsafe fn load(s: &[f32], j: usize) -> F {
     debug_assert!(j + LANES <= s.len());
@@ -370,7 +370,7 @@ pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
                 if multi {
                     match me.pattern {
                         RelationPattern::SelfFlockOthersSeparate => {
-                            // SAFETY: as above (species_f holds n + LANES entries).
+                            // SAFETY: as above (species_f holds n + PAD entries).
                             let same = unsafe { load(&data.species_f, j) }.simd_eq(my_species);
                             flock = take & same;
                         }
