@@ -195,11 +195,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let threads = thread_counts(args.threads);
     if !args.json {
         if gpu.is_none() {
-            outln!(
+            // On stderr: stdout stays exactly the header and one row per
+            // configuration, for scripts that read the table.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
                 "CPU neighbour kernel: {} lanes ({}=8 selects 8; both give the same bits)",
                 murmuration::kernel_lanes(),
                 murmuration::KERNEL_LANES_ENV,
-            )?;
+            );
         }
         outln!(
             "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",

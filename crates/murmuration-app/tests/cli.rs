@@ -106,18 +106,30 @@ fn bench_level_times_the_recorded_solution_to_its_end() {
 
 #[test]
 fn bench_table_3d_runs() {
-    let out = stdout(bin().args([
-        "bench",
-        "--dim",
-        "3",
-        "--n",
-        "1000",
-        "--phase",
-        "uniform",
-        "--threads",
-        "2",
-    ]));
-    assert!(out.lines().count() == 2, "{out}");
+    let out = bin()
+        .args([
+            "bench",
+            "--dim",
+            "3",
+            "--n",
+            "1000",
+            "--phase",
+            "uniform",
+            "--threads",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    let note = String::from_utf8(out.stderr).unwrap();
+    // stdout is exactly the header and one row, for scripts that read it; the
+    // kernel width goes to stderr.
+    assert_eq!(table.lines().count(), 2, "{table}");
+    assert!(table.lines().next().unwrap().starts_with("dim"), "{table}");
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(&row[..5], ["3", "1000", "uniform", "cpu", "2"], "{table}");
+    assert!(note.contains("CPU neighbour kernel: "), "{note}");
 }
 
 #[test]
