@@ -53,6 +53,8 @@ pub(crate) struct Batch {
     w_ali: Lanes,
     w_coh: Lanes,
     smoothing: Lanes,
+    /// One more than the species whose parameters each lane holds (0: none yet).
+    species: [u32; LANES],
 }
 
 /// What [`Batch::steer`] gives back for each lane.
@@ -106,10 +108,18 @@ pub struct Lane<'a, V> {
 }
 
 impl Batch {
-    /// Fills lane `l` with one boid's sums and state and its species' parameters.
+    /// Fills lane `l` with one boid's sums and state and the parameters `sp` of
+    /// its species `species` (copied only when the lane held another species:
+    /// within one batch's lifetime the parameters do not change).
     /// Inlined: out of line it cost 89 instructions per boid-step in 3D.
     #[inline(always)]
-    pub fn load<V: Vector>(&mut self, l: usize, boid: Lane<'_, V>, sp: &SpeciesParams) {
+    pub fn load<V: Vector>(
+        &mut self,
+        l: usize,
+        boid: Lane<'_, V>,
+        species: usize,
+        sp: &SpeciesParams,
+    ) {
         let Lane {
             sums,
             pos,
@@ -130,6 +140,11 @@ impl Batch {
         // Every field is written, so a batch can be reused without clearing.
         set(&mut self.jitter, l, jitter.unwrap_or(V::ZERO));
         self.has_jitter[l] = if jitter.is_some() { 1.0 } else { 0.0 };
+        let tag = species as u32 + 1;
+        if self.species[l] == tag {
+            return;
+        }
+        self.species[l] = tag;
         self.max_speed[l] = sp.max_speed;
         self.max_force[l] = sp.max_force;
         self.min_speed[l] = sp.min_speed;

@@ -333,6 +333,24 @@ impl Grid {
         self.cell_start[c] as usize..self.cell_start[c + 1] as usize
     }
 
+    /// The cell holding sorted index `si`, given that `si` lies past cell
+    /// `after` (the walk's previous cell): the next non-empty cell, found in
+    /// `cell_start` (read in order) instead of through `keys[order[si]]`, a
+    /// cache miss per cell. Far past `after`, the keys answer.
+    #[inline]
+    pub fn cell_after(&self, after: usize, si: usize) -> usize {
+        let si = si as u32;
+        let last = self.cell_count().min(after + 9);
+        let mut c = after + 1;
+        while c < last {
+            if self.cell_start[c] <= si && si < self.cell_start[c + 1] {
+                return c;
+            }
+            c += 1;
+        }
+        self.keys[self.order[si as usize] as usize] as usize
+    }
+
     /// Coordinates of cell index `c`.
     #[inline]
     pub fn cell_coords(&self, c: usize) -> [u32; 3] {
@@ -619,6 +637,31 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    /// The walk's cheap lookup of the next cell agrees with the keys, across
+    /// runs of empty cells short and long (the long ones fall back to the keys).
+    #[test]
+    fn cell_after_finds_the_cell_of_the_next_sorted_index() {
+        // Points in a few clumps along a line: most cells empty, gaps of every length.
+        let pts: Vec<Vec2> = (0..400)
+            .map(|i| {
+                let clump = (i % 9) as f32 * (1.0 + (i % 9) as f32);
+                Vec2::new(clump + (i % 5) as f32 * 0.1, ((i / 9) % 3) as f32 * 1.1)
+            })
+            .collect();
+        let mut g = Grid::new();
+        g.build(&pts, 1.0, Extent::Open);
+        let cell_of = |si: usize| g.keys()[g.order()[si] as usize] as usize;
+        let mut checked = 0;
+        for si in 1..pts.len() {
+            let prev = cell_of(si - 1);
+            if g.cell_range(prev).end == si {
+                assert_eq!(g.cell_after(prev, si), cell_of(si), "sorted index {si}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} cell boundaries");
     }
 
     /// Large grids count and scatter in parallel blocks; the sort must be the

@@ -73,6 +73,8 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     /// The sorted indices of the cell the walk is in: a boid inside them needs
     /// no cell lookup (two dependent loads per boid otherwise).
     cell_span: std::ops::Range<usize>,
+    /// The cell the walk is in (`usize::MAX` before the first).
+    cell: usize,
     runs: Runs<V>,
     scanned: u64,
     cell_clear: f32,
@@ -100,6 +102,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         Self {
             env,
             cell_span: 0..0,
+            cell: usize::MAX,
             runs: env.grid.runs::<V>([0; 3]),
             scanned: 0,
             cell_clear: f32::INFINITY,
@@ -132,7 +135,11 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let grid = env.grid;
         let data = env.sorted;
         if !self.cell_span.contains(&si) {
-            let c = grid.keys()[grid.order()[si] as usize];
+            let c = if self.cell != usize::MAX && si >= self.cell_span.end {
+                grid.cell_after(self.cell, si)
+            } else {
+                grid.keys()[grid.order()[si] as usize] as usize
+            };
             self.enter(c, si);
         }
         self.candidates += self.scanned - 1;
@@ -228,12 +235,17 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     }
 
     /// The walk enters cell `c` at sorted index `si`.
-    fn enter(&mut self, c: u32, si: usize) {
+    fn enter(&mut self, c: usize, si: usize) {
         let env = self.env;
         let grid = &env.grid;
         let data = &env.sorted;
-        self.cell_span = grid.cell_range(c as usize);
-        let coords = grid.cell_coords(c as usize);
+        self.cell = c;
+        self.cell_span = grid.cell_range(c);
+        debug_assert!(
+            self.cell_span.contains(&si),
+            "cell {c} holds sorted index {si}"
+        );
+        let coords = grid.cell_coords(c);
         grid.runs_into::<V>(coords, &mut self.runs);
         if FLAGS & kernel::MULTI != 0 {
             let first = data.species[si];
@@ -397,7 +409,7 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
                 soft: soft_force(f.pos, cfg),
                 jitter: jitter(sp, cfg.seed, f.id, ctx.step),
             };
-            batch.load(l, boid, sp);
+            batch.load(l, boid, f.species, sp);
             *info = (f.vel, f.species, f.id);
         }
         let s = batch.steer::<V>(dt, bounds);
