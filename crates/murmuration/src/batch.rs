@@ -137,7 +137,8 @@ impl Batch {
         set(&mut self.vel, l, vel);
         set(&mut self.soft, l, soft);
         set(&mut self.prev, l, prev);
-        // Every field is written, so a batch can be reused without clearing.
+        // Every per-boid field is written (and the species' fields whenever the
+        // lane's species changes), so a batch can be reused without clearing.
         set(&mut self.jitter, l, jitter.unwrap_or(V::ZERO));
         self.has_jitter[l] = if jitter.is_some() { 1.0 } else { 0.0 };
         let tag = species as u32 + 1;

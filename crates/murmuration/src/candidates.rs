@@ -43,6 +43,26 @@ impl Candidates {
         self.fill_groups::<V, LANES>(src, runs, multi);
     }
 
+    /// [`Self::fill`], sixteen entries at a time when `wide` (the step runs the
+    /// 16-lane kernel, [`crate::kernel::WIDE`]): the same block.
+    #[inline(always)]
+    pub fn fill_for<V: Vector>(
+        &mut self,
+        src: &SortedSoa,
+        runs: &[Run<V>],
+        multi: bool,
+        wide: bool,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if wide {
+            // SAFETY: WIDE is set only where the CPU has AVX-512
+            // (`kernel512::wide`).
+            return unsafe { self.fill_wide(src, runs, multi) };
+        }
+        let _ = wide;
+        self.fill(src, runs, multi);
+    }
+
     /// [`Self::fill`] sixteen entries at a time, compiled with AVX-512 (one
     /// 64-byte load and store per group); the same block.
     ///
@@ -50,7 +70,7 @@ impl Candidates {
     /// takes this path).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn fill_wide<V: Vector>(&mut self, src: &SortedSoa, runs: &[Run<V>], multi: bool) {
+    unsafe fn fill_wide<V: Vector>(&mut self, src: &SortedSoa, runs: &[Run<V>], multi: bool) {
         self.fill_groups::<V, 16>(src, runs, multi);
     }
 

@@ -340,13 +340,15 @@ impl Grid {
     #[inline]
     pub fn cell_after(&self, after: usize, si: usize) -> usize {
         let si = si as u32;
+        debug_assert!(
+            self.cell_start[after + 1] <= si,
+            "{si} lies past cell {after}"
+        );
+        // Every cell from `after + 1` on starts at or before `si`, so the first
+        // that ends past it holds it.
         let last = self.cell_count().min(after + 9);
-        let mut c = after + 1;
-        while c < last {
-            if self.cell_start[c] <= si && si < self.cell_start[c + 1] {
-                return c;
-            }
-            c += 1;
+        if let Some(c) = (after + 1..last).find(|&c| si < self.cell_start[c + 1]) {
+            return c;
         }
         self.keys[self.order[si as usize] as usize] as usize
     }

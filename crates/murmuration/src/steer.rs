@@ -268,16 +268,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             .map(|r| (r.end - r.start) as u64)
             .sum();
         if Self::USE_BLOCK {
-            let multi = FLAGS & kernel::MULTI != 0;
-            #[cfg(target_arch = "x86_64")]
-            if FLAGS & kernel::WIDE != 0 {
-                // SAFETY: WIDE is set only where the CPU has AVX-512.
-                unsafe { self.block.fill_wide(data, self.runs.as_slice(), multi) };
-            } else {
-                self.block.fill(data, self.runs.as_slice(), multi);
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            self.block.fill(data, self.runs.as_slice(), multi);
+            let (multi, wide) = (FLAGS & kernel::MULTI != 0, FLAGS & kernel::WIDE != 0);
+            self.block.fill_for(data, self.runs.as_slice(), multi, wide);
             let own = self
                 .block
                 .index_of(si)

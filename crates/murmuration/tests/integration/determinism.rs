@@ -176,8 +176,9 @@ fn general_relations<V: Vector>() -> World<V> {
 /// changes: only update with a note saying why the model changed.
 ///
 /// Both kernel widths must give them: the 8-lane kernel everywhere, the 16-lane
-/// one where the CPU has AVX-512 (`murmuration::kernel_lanes`). One test flips
-/// the process-wide width, so no other test runs with it changed.
+/// one where the CPU has AVX-512 (`murmuration::kernel_lanes`). Only this test
+/// flips the process-wide width; tests running meanwhile on the 8-lane kernel
+/// get the same bits, which is the claim under test.
 #[test]
 fn golden_digests_on_both_kernel_widths() {
     murmuration::limit_kernel_to_8_lanes(true);
