@@ -16,7 +16,8 @@
     reason = "axis loops index several per-axis arrays in step"
 )]
 
-use crate::kernel::LANES;
+use crate::focus::GroupLanes;
+use crate::kernel::{LANES, SortedSoa};
 use crate::params::SpeciesParams;
 use crate::rules::Sums;
 use crate::vector::Vector;
@@ -141,6 +142,69 @@ impl Batch {
         // lane's species changes), so a batch can be reused without clearing.
         set(&mut self.jitter, l, jitter.unwrap_or(V::ZERO));
         self.has_jitter[l] = if jitter.is_some() { 1.0 } else { 0.0 };
+        self.load_species(l, species, sp);
+    }
+
+    /// Fills lanes `0..8` with the sums of lanes `off..off + 8` of a group
+    /// (`same`: its cohesion count is its alignment count) and the positions
+    /// and velocities of the boids `si..si + 8` of `data`: eight values at a
+    /// time. Lanes past the group's boids get values whose results are ignored.
+    #[inline(always)]
+    pub fn load_sums<V: Vector>(
+        &mut self,
+        sums: &GroupLanes,
+        off: usize,
+        same: bool,
+        data: &SortedSoa,
+        si: usize,
+    ) {
+        let eight = |row: &[f32], at: usize| -> Lanes {
+            row[at..at + LANES].try_into().expect("eight lanes")
+        };
+        for a in 0..V::DIM {
+            self.sep[a] = eight(&sums[a], off);
+            self.ali[a] = eight(&sums[3 + a], off);
+            self.coh[a] = eight(&sums[6 + a], off);
+            // Padded by PAD past the last boid: in bounds from any boid.
+            self.pos[a] = eight(&data.pos[a], si);
+            self.vel[a] = eight(&data.vel[a], si);
+        }
+        // Counts: above zero exactly where `load` sets 1.0 (`steer` asks > 0).
+        self.has_ali = eight(&sums[9], off);
+        self.has_coh = eight(&sums[if same { 9 } else { 10 }], off);
+    }
+
+    /// The rest of lane `l` after [`Batch::load_sums`]: last step's steering,
+    /// the soft boundary's push (when the boundary is soft), the jitter kick
+    /// (when some species jitters: `jitters`), and its species' parameters.
+    #[inline(always)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one lane's inputs, each distinct"
+    )]
+    pub fn load_rest<V: Vector>(
+        &mut self,
+        l: usize,
+        prev: V,
+        soft: Option<V>,
+        jitter: (bool, Option<V>),
+        species: usize,
+        sp: &SpeciesParams,
+    ) {
+        set(&mut self.prev, l, prev);
+        if let Some(soft) = soft {
+            set(&mut self.soft, l, soft);
+        }
+        if jitter.0 {
+            set(&mut self.jitter, l, jitter.1.unwrap_or(V::ZERO));
+            self.has_jitter[l] = if jitter.1.is_some() { 1.0 } else { 0.0 };
+        }
+        self.load_species(l, species, sp);
+    }
+
+    /// Lane `l`'s species parameters, copied only when it held another species.
+    #[inline(always)]
+    fn load_species(&mut self, l: usize, species: usize, sp: &SpeciesParams) {
         let tag = species as u32 + 1;
         if self.species[l] == tag {
             return;

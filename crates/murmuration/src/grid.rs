@@ -8,6 +8,10 @@
 //! The sort is stable over slot (storage) order, which makes the sorted order, and
 //! so every floating-point sum, a pure function of the stored state.
 
+mod span;
+
+pub(crate) use span::Span;
+
 use crate::params::{Boundary, WorldConfig};
 use crate::vector::Vector;
 use rayon::prelude::*;
@@ -537,7 +541,7 @@ impl Grid {
     /// Neighbouring coordinates along axis `a` with their periodic shift (at most 3:
     /// a periodic axis of 1 or 2 cells lists each cell once).
     #[inline]
-    fn axis_options(&self, a: usize, x: u32) -> ([(u32, f32); 3], usize) {
+    pub(crate) fn axis_options(&self, a: usize, x: u32) -> ([(u32, f32); 3], usize) {
         let n = self.dims[a];
         let mut o = [(x, 0.0f32); 3];
         match self.period {

@@ -1,13 +1,20 @@
-//! The neighbour kernel: sums the three rules over grid runs, eight candidates at a time.
+//! The neighbour kernel: sums the three rules for a group of boids, one boid per
+//! lane ([`accumulate`]), eight lanes anywhere and sixteen with AVX-512.
 //!
 //! Which candidates fall inside a radius is unpredictable, so a branchy loop spends
-//! most of its time in mispredictions. Here every test is a lane mask and the sums
-//! are 8-lane accumulators ([`wide::f32x8`], SSE2 or AVX as compiled), reduced in a
-//! fixed lane order at the end, so results stay a pure function of the state.
-//! Neighbour data is structure-of-arrays in cell order, padded by [`LANES`] entries
-//! so the last load of a run never reads past the end.
+//! most of its time in mispredictions. Here every test is a lane mask. Each lane
+//! adds its neighbours one at a time, in a fixed order (rows of cells, cells
+//! along x, sorted index), so a boid's sums are a pure function of the state:
+//! the same at either width, in any group, on any thread. The boids of a group
+//! share every candidate load, and nothing is reduced across lanes at the end.
+//! Neighbour data is structure-of-arrays in cell order, padded by [`PAD`]
+//! entries so a group's lanes load in one vector from any sorted index.
+//!
+//! The candidates-in-lanes form ([`load`], [`TAIL`], [`ALL_BUT`]) remains for
+//! the topological kernel ([`crate::topological`]).
 
-use crate::grid::Run;
+use crate::grid::Span;
+use crate::lanes::Lanes;
 use crate::params::Relation;
 use crate::rules::{RuleConsts, Sums};
 use crate::vector::Vector;
@@ -142,10 +149,6 @@ pub(crate) struct Focal<'a, V> {
     pub heading: V,
     /// How this boid's species reacts to each species (row of the relation table).
     pub relations: &'a [Relation],
-    /// The pattern of that row ([`RelationPattern`]), for lane compares.
-    pub pattern: RelationPattern,
-    /// This boid's species as `f32`.
-    pub species: f32,
 }
 
 /// The shape of one species' relation row, when it allows a vector compare
@@ -194,60 +197,6 @@ pub(crate) unsafe fn load(s: &[f32], j: usize) -> F {
     F::new(unsafe { std::ptr::read_unaligned(s.as_ptr().add(j) as *const [f32; LANES]) })
 }
 
-/// The sum of the lanes in a fixed order (pairs, quads, halves).
-#[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "avx"),
-    allow(
-        dead_code,
-        reason = "the AVX path is lane_sums; tests compare with this"
-    )
-)]
-#[inline(always)]
-fn lane_sum(x: F) -> f32 {
-    let a = x.to_array();
-    ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
-}
-
-/// [`lane_sum`] of eight vectors at once. With AVX a transposing tree of
-/// horizontal adds forms every sum in exactly `lane_sum`'s order (pairs, then
-/// quads, then the two halves), so the results are bit-identical, in about ten
-/// instructions instead of ~15 per vector.
-#[inline(always)]
-fn lane_sums(x: [F; LANES]) -> [f32; LANES] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-    {
-        use core::arch::x86_64::{
-            __m256, _mm256_add_ps, _mm256_hadd_ps, _mm256_loadu_ps, _mm256_permute2f128_ps,
-            _mm256_storeu_ps,
-        };
-        let m = |v: F| -> __m256 {
-            let a = v.to_array();
-            // SAFETY: `a` holds eight f32; AVX is enabled at compile time.
-            unsafe { _mm256_loadu_ps(a.as_ptr()) }
-        };
-        // SAFETY: AVX is enabled at compile time (the cfg above).
-        unsafe {
-            // Lanes (low half | high half): pair sums of two vectors each.
-            let h01 = _mm256_hadd_ps(m(x[0]), m(x[1]));
-            let h23 = _mm256_hadd_ps(m(x[2]), m(x[3]));
-            let h45 = _mm256_hadd_ps(m(x[4]), m(x[5]));
-            let h67 = _mm256_hadd_ps(m(x[6]), m(x[7]));
-            // Quad sums: vectors 0-3 in q0, 4-7 in q1 (low quads | high quads).
-            let q0 = _mm256_hadd_ps(h01, h23);
-            let q1 = _mm256_hadd_ps(h45, h67);
-            let lo = _mm256_permute2f128_ps(q0, q1, 0x20);
-            let hi = _mm256_permute2f128_ps(q0, q1, 0x31);
-            let mut out = [0.0f32; LANES];
-            _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(lo, hi));
-            out
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-    {
-        x.map(lane_sum)
-    }
-}
-
 /// Kernel variant flag: apply the vision cone.
 pub(crate) const FOV: u8 = 1;
 /// Kernel variant flag: consult the species relations.
@@ -263,327 +212,292 @@ pub(crate) const SAME_RADII: u8 = 8;
 /// with [`MIN_IMAGE`]).
 pub(crate) const WIDE: u8 = 16;
 
-/// What a kernel's loop leaves behind: the 8-lane accumulators, each lane `l`
-/// holding the candidates `l, l + 8, l + 16, …` of every run summed in that order.
-/// Both kernels fill them so, which is why their sums agree to the bit.
-pub(crate) struct Accumulated {
-    pub sep: [F; 3],
-    pub ali: [F; 3],
-    pub coh: [F; 3],
-    pub n_ali: F,
-    pub n_coh: F,
-    pub n_nb: F,
-    /// Some candidate lies within `eps` of the focal boid (see [`finish`]).
-    pub coincident: bool,
+/// The focal boids of one group: consecutive sorted indices `first..first +
+/// count` of one row of cells ([`Span`]), one per lane, with their species'
+/// constants lane by lane.
+pub(crate) struct Group<'a, S: Lanes> {
+    /// Sorted index of lane 0.
+    pub first: usize,
+    /// Lanes in use.
+    pub count: usize,
+    /// Positions; lanes past `count` hold +∞ (never within a radius).
+    pub pos: [S; 3],
+    /// Unit headings where the vision cone applies, else zero.
+    pub heading: [S; 3],
+    /// Lanes without a vision cone (or at rest: no heading to see by).
+    pub no_cone: S::Mask,
+    /// The [`RuleConsts`] of each lane's species.
+    pub max2: S,
+    /// See [`RuleConsts::sep2`].
+    pub sep2: S,
+    /// See [`RuleConsts::ali2`].
+    pub ali2: S,
+    /// See [`RuleConsts::coh2`].
+    pub coh2: S,
+    /// See [`RuleConsts::eps2`].
+    pub eps2: S,
+    /// See [`RuleConsts::cos_half_fov`].
+    pub cos_half: S,
+    /// Species as `f32` (with [`MULTI`]).
+    pub species: S,
+    /// Lanes that take every species into their rules (flocking with their
+    /// own, separating from the others: [`RelationPattern::SelfFlockOthersSeparate`]).
+    pub takes_others: S::Mask,
+    /// Each lane's relation row, when some lane's pattern is
+    /// [`RelationPattern::General`] (looked up per candidate).
+    pub rows: Option<[&'a [Relation]; 16]>,
 }
 
-/// Sums the rules over `runs`; `FLAGS` selects the variant (see the flag constants).
-/// `coincident(j)` is the push direction away from a neighbour at the same position.
+/// A group's sums, lane by lane.
+pub(crate) struct GroupSums<S> {
+    pub sep: [S; 3],
+    pub ali: [S; 3],
+    pub coh: [S; 3],
+    pub n_ali: S,
+    pub n_coh: S,
+    pub n_nb: S,
+    /// Smallest squared distance to any candidate (other than itself): a lane
+    /// at or under its `eps2` has a coincident neighbour ([`coincident_fix`]).
+    pub nearest2: S,
+    /// Candidates measured, over the lanes (itself not counted).
+    pub candidates: u64,
+}
+
+/// Sums the rules over the cells of `span` for every lane of `g`; `FLAGS`
+/// selects the variant (see the flag constants).
+///
+/// Each lane adds its neighbours one at a time in the span's fixed order (rows,
+/// then cells along x, then sorted index), so a boid's sums are a pure function
+/// of the state, the same at any lane width and however the boids are grouped:
+/// a lane only sees the cells within one of its own, and a masked-off term
+/// leaves its accumulator as it is (see [`crate::lanes`]).
 #[inline(always)]
-pub(crate) fn accumulate<V: Vector, const FLAGS: u8>(
-    me: &Focal<'_, V>,
-    k: &RuleConsts,
-    runs: &[Run<V>],
+pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
+    g: &Group<'_, S>,
+    span: &Span<V>,
+    cell_start: &[u32],
     data: &SortedSoa,
     period: V,
-    coincident: impl Fn(usize) -> V,
-) -> Sums<V> {
+) -> GroupSums<S> {
     let fov = FLAGS & FOV != 0;
     let multi = FLAGS & MULTI != 0;
     let min_image = FLAGS & MIN_IMAGE != 0;
     let same = FLAGS & SAME_RADII != 0;
     let d_n = V::DIM;
-    let zero = F::splat(0.0);
-    let one = F::splat(1.0);
-    let (max2, sep2, ali2, coh2, eps2) = (
-        F::splat(k.max2),
-        F::splat(k.sep2),
-        F::splat(k.ali2),
-        F::splat(k.coh2),
-        F::splat(k.eps2),
-    );
-    let use_cone = fov && me.heading != V::ZERO;
-    let cos_half = F::splat(k.cos_half_fov);
-    let rel_row = me.relations;
-    // Every load below reads `j..j + LANES` with `j < run.end`: one check covers them.
-    let limit = runs.iter().map(|r| r.end as usize).max().unwrap_or(0) + LANES;
+    let zero = S::splat(0.0);
+    let one = S::splat(1.0);
+    // Every candidate index is below the last cell start, the boid count.
+    let n = cell_start.last().copied().unwrap_or(0) as usize;
     for a in 0..d_n {
-        assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
+        assert!(data.pos[a].len() >= n && data.vel[a].len() >= n);
     }
     if multi {
-        assert!(data.species.len() >= limit && data.species_f.len() >= limit);
+        assert!(data.species.len() >= n && data.species_f.len() >= n);
     }
-    let my_species = F::splat(me.species);
-    let mut heading = [zero; 3];
     let mut per = [one; 3];
-    for a in 0..d_n {
-        heading[a] = F::splat(me.heading.get(a));
-        per[a] = F::splat(period.get(a));
+    for (a, p) in per.iter_mut().enumerate().take(d_n) {
+        *p = S::splat(period.get(a));
     }
     let (mut sep, mut ali, mut coh) = ([zero; 3], [zero; 3], [zero; 3]);
     let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
-    // Smallest squared distance to a neighbour, per lane: coincident neighbours are
-    // rare, so they are found from this after the loop instead of per chunk.
-    let mut nearest2 = F::splat(f32::INFINITY);
-
-    for run in runs {
-        let mut origin = [zero; 3];
-        for (a, o) in origin.iter_mut().enumerate().take(d_n) {
-            *o = F::splat(me.pos.get(a) - run.shift.get(a));
-        }
-        let (start, end) = (run.start as usize, run.end as usize);
-        // One chunk of lanes `j..j + LANES`, `valid` marking the lanes of the run.
-        macro_rules! chunk {
-            ($j:expr, $valid:expr, $whole:expr) => {{
-                let j: usize = $j;
-                let mut valid: F = $valid;
-                // Whole chunks without the focal boid have every lane valid, and
-                // the minimum needs no blend. (3D only: in 2D the extra branch cost
-                // more than the blend, 1,001 → 1,015 instructions per boid-step.)
-                let mut all_valid: bool = $whole && d_n == 3;
-                let self_lane = me.sorted_index.wrapping_sub(j);
-                if self_lane < LANES {
-                    valid &= ALL_BUT[self_lane];
-                    all_valid = false;
-                }
-                let mut d = [zero; 3];
-                let mut d2 = zero;
-                for a in 0..d_n {
-                    // SAFETY: j < end, so j + LANES <= limit (asserted above).
-                    let mut x = unsafe { load(&data.pos[a], j) } - origin[a];
-                    if min_image {
-                        x -= per[a] * (x / per[a]).round();
-                    }
-                    d[a] = x;
-                    d2 += x * x;
-                }
-                let mut take = d2.simd_lt(max2) & valid;
-                if use_cone {
-                    let mut dot = zero;
-                    for a in 0..d_n {
-                        dot += d[a] * heading[a];
-                    }
-                    // A coincident neighbour has no direction to see it by: always seen.
-                    take &= dot.simd_ge(cos_half * d2.sqrt()) | d2.simd_le(eps2);
-                }
-                let mut flock = take;
-                if multi {
-                    match me.pattern {
-                        RelationPattern::SelfFlockOthersSeparate => {
-                            // SAFETY: as above (species_f holds n + PAD entries).
-                            let same = unsafe { load(&data.species_f, j) }.simd_eq(my_species);
-                            flock = take & same;
-                        }
-                        RelationPattern::SelfFlockOnly => {
-                            // SAFETY: as above.
-                            let same = unsafe { load(&data.species_f, j) }.simd_eq(my_species);
-                            take &= same;
-                            flock = take;
-                        }
-                        RelationPattern::General => {
-                            let (mut t, mut f) = ([0.0f32; LANES], [0.0f32; LANES]);
-                            for l in 0..LANES {
-                                let r = rel_row[data.species[j + l] as usize % rel_row.len()];
-                                t[l] = if r.in_rules() { ON } else { 0.0 };
-                                f[l] = if matches!(r, Relation::Flock | Relation::Follow) {
-                                    ON
-                                } else {
-                                    0.0
-                                };
+    let mut nearest2 = S::splat(f32::INFINITY);
+    let mut candidates = 0u64;
+    for &(row, row_shift) in &span.rows[..span.row_count] {
+        for &(x_a, x_b, x_shift, see0) in &span.pieces[..span.piece_count] {
+            let mut origin = [zero; 3];
+            for (a, o) in origin.iter_mut().enumerate().take(d_n) {
+                let shift = if a == 0 { x_shift } else { row_shift.get(a) };
+                *o = g.pos[a] - S::splat(shift);
+            }
+            for x in x_a..=x_b {
+                let (lo, hi) = span.see[(see0 + x - x_a) as usize];
+                let see = S::lanes(lo as usize, hi as usize);
+                let c = row + x as usize;
+                let (start, end) = (cell_start[c] as usize, cell_start[c + 1] as usize);
+                candidates += (hi - lo) as u64 * (end - start) as u64;
+                // One candidate `j`, in the lanes of `valid`.
+                macro_rules! candidate {
+                    ($j:expr, $valid:expr) => {{
+                        let j: usize = $j;
+                        let valid: S::Mask = $valid;
+                        let mut d = [zero; 3];
+                        let mut d2 = zero;
+                        for a in 0..d_n {
+                            // SAFETY: j < n <= the array's length (asserted above).
+                            let p = unsafe { *data.pos[a].get_unchecked(j) };
+                            let mut x = S::splat(p) - origin[a];
+                            if min_image {
+                                x = x - per[a] * (x / per[a]).round();
                             }
-                            take &= F::new(t);
-                            flock = take & F::new(f);
+                            d[a] = x;
+                            d2 = d2 + x * x;
                         }
+                        let mut take = S::and(d2.lt(g.max2), valid);
+                        if fov {
+                            let mut dot = zero;
+                            for a in 0..d_n {
+                                dot = dot + d[a] * g.heading[a];
+                            }
+                            // A coincident neighbour has no direction to see it by:
+                            // always seen.
+                            let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
+                            take = S::and(take, S::or(seen, g.no_cone));
+                        }
+                        let mut flock = take;
+                        if multi {
+                            if let Some(rows) = &g.rows {
+                                // SAFETY: as above.
+                                let s = unsafe { *data.species.get_unchecked(j) } as usize;
+                                let rel = |l: usize| rows[l][s % rows[l].len()];
+                                take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
+                                let flocks = S::mask_from(|l| {
+                                    matches!(rel(l), Relation::Flock | Relation::Follow)
+                                });
+                                flock = S::and(take, flocks);
+                            } else {
+                                // SAFETY: as above.
+                                let s = unsafe { *data.species_f.get_unchecked(j) };
+                                let own = g.species.eq(S::splat(s));
+                                take = S::and(take, S::or(own, g.takes_others));
+                                flock = S::and(take, own);
+                            }
+                        }
+                        let push = S::and(take, d2.lt(g.sep2));
+                        // Over every candidate, not only the taken ones: a trigger
+                        // for the exact re-scan of `coincident_fix`, which applies
+                        // the relation masks itself.
+                        nearest2 = nearest2.min_where(valid, d2);
+                        // A coincident neighbour (d2 <= eps2) adds -d/eps2 here;
+                        // `coincident_fix` takes that back out and adds its keyed
+                        // push instead, so this loop carries no extra mask.
+                        let inv = one / d2.max(g.eps2);
+                        let (ma, mc) = if same {
+                            (flock, flock)
+                        } else {
+                            (S::and(flock, d2.lt(g.ali2)), S::and(flock, d2.lt(g.coh2)))
+                        };
+                        n_ali = n_ali.add_where(ma, one);
+                        if !same {
+                            n_coh = n_coh.add_where(mc, one);
+                        }
+                        if multi || !same {
+                            n_nb = n_nb.add_where(take, one);
+                        }
+                        for a in 0..d_n {
+                            // SAFETY: as above.
+                            let v = unsafe { *data.vel[a].get_unchecked(j) };
+                            sep[a] = sep[a].sub_where(push, d[a] * inv);
+                            ali[a] = ali[a].add_where(ma, S::splat(v));
+                            coh[a] = coh[a].add_where(mc, d[a]);
+                        }
+                    }};
+                }
+                if start < g.first + g.count && g.first < end {
+                    // The cell holds focal boids: each lane skips itself.
+                    for j in start..end {
+                        candidate!(j, S::and(see, S::all_but(j.wrapping_sub(g.first))));
                     }
-                }
-                let push = take & d2.simd_lt(sep2);
-                // Over every candidate lane, not only the taken ones: a trigger for
-                // the exact re-scan below, which applies the relation masks itself.
-                // `valid` lanes hold real boids, so d2 is never NaN there and the
-                // plain (fast) min is exact.
-                nearest2 = if all_valid {
-                    nearest2.fast_min(d2)
                 } else {
-                    nearest2.fast_min(valid.select(d2, nearest2))
-                };
-                // A coincident neighbour (d2 <= eps2) adds -d/eps2 here (the divisor is
-                // at least eps2); after the loop that term is taken back out and its
-                // keyed push added instead, so the hot loop carries no extra mask.
-                // (A NaN d2 in a padded lane of a minimum-image run gives eps2 here
-                // and is masked off below.)
-                // In 3D few chunks hold a boid inside the separation radius (about
-                // one in twelve), so the branch is well predicted and saves the
-                // division; in 2D about a third do, and the branch would not be.
-                // Skipping subtracts nothing where the masked form subtracts +0:
-                // the same bits (an accumulator that starts at +0 never becomes -0).
-                let separate = d_n != 3 || push.any();
-                let inv = if separate {
-                    one / d2.fast_max(eps2)
-                } else {
-                    zero
-                };
-                let (ma, mc) = if same {
-                    (flock, flock)
-                } else {
-                    (flock & d2.simd_lt(ali2), flock & d2.simd_lt(coh2))
-                };
-                n_ali += ma & one;
-                if !same {
-                    n_coh += mc & one;
-                }
-                if multi || !same {
-                    n_nb += take & one;
-                }
-                for a in 0..d_n {
-                    // Mask after multiplying: padded lanes hold ∞, and ∞·0 would be NaN.
-                    if separate {
-                        sep[a] -= (d[a] * inv) & push;
+                    for j in start..end {
+                        candidate!(j, see);
                     }
-                    // SAFETY: as above.
-                    ali[a] += unsafe { load(&data.vel[a], j) } & ma;
-                    coh[a] += d[a] & mc;
-                }
-            }};
-        }
-        // Whole chunks need no tail mask; the last, partial one does.
-        let mut j = start;
-        while j + LANES <= end {
-            chunk!(j, ALL, true);
-            j += LANES;
-        }
-        if j < end {
-            chunk!(j, TAIL[end - j], false);
-        }
-    }
-
-    let acc = Accumulated {
-        sep,
-        ali,
-        coh,
-        n_ali,
-        n_coh,
-        n_nb,
-        coincident: nearest2.simd_le(eps2).any(),
-    };
-    finish::<V, FLAGS>(acc, me, k, runs, data, period, coincident)
-}
-
-/// Reduces a kernel's accumulators to the sums (every lane in the fixed order of
-/// [`lane_sums`]) and, when some neighbour coincides with the focal boid, swaps
-/// its offset push for the keyed one.
-#[inline(always)]
-pub(crate) fn finish<V: Vector, const FLAGS: u8>(
-    acc: Accumulated,
-    me: &Focal<'_, V>,
-    k: &RuleConsts,
-    runs: &[Run<V>],
-    data: &SortedSoa,
-    period: V,
-    coincident: impl Fn(usize) -> V,
-) -> Sums<V> {
-    let multi = FLAGS & MULTI != 0;
-    let min_image = FLAGS & MIN_IMAGE != 0;
-    let same = FLAGS & SAME_RADII != 0;
-    let d_n = V::DIM;
-    let rel_row = me.relations;
-    let Accumulated {
-        sep,
-        ali,
-        coh,
-        n_ali,
-        n_coh,
-        n_nb,
-        coincident: near,
-    } = acc;
-    // Every accumulator reduced at once: sums by axis, then the counts.
-    let zero = F::splat(0.0);
-    let mut acc = [zero; 2 * LANES];
-    for a in 0..d_n {
-        acc[3 * a] = sep[a];
-        acc[3 * a + 1] = ali[a];
-        acc[3 * a + 2] = coh[a];
-    }
-    let c = 3 * d_n;
-    acc[c] = n_ali;
-    acc[c + 1] = n_coh;
-    acc[c + 2] = n_nb;
-    let used = c + if multi || !same { 3 } else { 1 };
-    let mut total = [0.0f32; 2 * LANES];
-    total[..LANES].copy_from_slice(&lane_sums(acc[..LANES].try_into().expect("8 lanes")));
-    if used > LANES {
-        total[LANES..].copy_from_slice(&lane_sums(acc[LANES..].try_into().expect("8 lanes")));
-    }
-    let mut s = Sums::<V>::default();
-    for a in 0..d_n {
-        s.sep.set(a, total[3 * a]);
-        s.ali.set(a, total[3 * a + 1]);
-        s.coh.set(a, total[3 * a + 2]);
-    }
-    // A count: a whole number of lanes from 0 to at most the boids in the world
-    // (below 2³²), so the truncation is in range and `as`'s clamps are not
-    // needed (they cost ~5 instructions per count per boid).
-    // SAFETY: finite and in `0..2³²` as just said.
-    let count = |x: f32| unsafe { x.to_int_unchecked::<u32>() };
-    s.ali_n = count(total[c]);
-    s.coh_n = if same { s.ali_n } else { count(total[c + 1]) };
-    s.neighbours = if multi || !same {
-        count(total[c + 2])
-    } else {
-        s.ali_n
-    };
-    if near {
-        // Rare: neighbours at (almost) the same position push along a keyed
-        // direction, not along their offset (rounding noise at that distance).
-        let inv_eps2 = 1.0 / k.eps2;
-        for run in runs {
-            for j in run.start as usize..run.end as usize {
-                if j == me.sorted_index {
-                    continue;
-                }
-                // Same arithmetic as the lanes, so both agree on who is coincident.
-                let mut dd = data.position::<V>(j) - (me.pos - run.shift);
-                if min_image {
-                    dd = crate::rules::min_image(dd, period);
-                }
-                let ignored = multi && !rel_row[data.species[j] as usize].in_rules();
-                if dd.length_squared() <= k.eps2 && !ignored {
-                    // The loop subtracted dd / eps2 (a coincident lane is always
-                    // taken and inside the separation radius): undo it.
-                    s.sep += dd * inv_eps2 + coincident(j) * k.coincident_push;
                 }
             }
         }
     }
+    GroupSums {
+        sep,
+        ali,
+        coh,
+        n_ali,
+        n_coh,
+        n_nb,
+        nearest2,
+        // Each lane's own cell holds it: it is not its own candidate.
+        candidates: candidates - g.count as u64,
+    }
+}
+
+/// Lane `l`'s sums out of a group's accumulators (written out by the caller:
+/// `acc[k]` is accumulator `k` of [`GroupSums`] in field order, axes first).
+#[inline(always)]
+pub(crate) fn lane_sums<V: Vector, const FLAGS: u8>(
+    acc: &crate::focus::GroupLanes,
+    l: usize,
+) -> Sums<V> {
+    let multi = FLAGS & MULTI != 0;
+    let same = FLAGS & SAME_RADII != 0;
+    let mut s = Sums::<V>::default();
+    for a in 0..V::DIM {
+        s.sep.set(a, acc[a][l]);
+        s.ali.set(a, acc[3 + a][l]);
+        s.coh.set(a, acc[6 + a][l]);
+    }
+    // A count: a whole number from 0 to at most the boids in the world (below
+    // 2³²), so the truncation is in range and `as`'s clamps are not needed
+    // (they cost ~5 instructions per count per boid).
+    // SAFETY: finite and in `0..2³²` as just said.
+    let count = |x: f32| unsafe { x.to_int_unchecked::<u32>() };
+    s.ali_n = count(acc[9][l]);
+    s.coh_n = if same { s.ali_n } else { count(acc[10][l]) };
+    s.neighbours = if multi || !same {
+        count(acc[11][l])
+    } else {
+        s.ali_n
+    };
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lane_sums_equal_lane_sum_bit_for_bit() {
-        let mut x = [F::splat(0.0); LANES];
-        for (k, v) in x.iter_mut().enumerate() {
-            *v = F::new(std::array::from_fn(|l| {
-                // Mixed signs and magnitudes from 1e-3 to 1e3, so another
-                // association rounds differently.
-                let h = ((k * 8 + l) as u32)
-                    .wrapping_mul(0x9e37_79b9)
-                    .rotate_left(7);
-                let mag = 10f32.powi((h % 7) as i32 - 3);
-                let sign = if h & 0x100 != 0 { -1.0 } else { 1.0 };
-                sign * mag * (1.0 + (h >> 12) as f32 / (1 << 20) as f32)
-            }));
+/// Rare: neighbours at (almost) the same position as the boid at sorted index
+/// `me` (lane `lane` of its group) push along a keyed direction, not along
+/// their offset (rounding noise at that distance). Corrects `sep` for each, in
+/// the span's order.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, all distinct inputs"
+)]
+pub(crate) fn coincident_fix<V: Vector, const FLAGS: u8>(
+    (me, lane, pos): (usize, usize, V),
+    rel_row: &[Relation],
+    k: &RuleConsts,
+    span: &Span<V>,
+    cell_start: &[u32],
+    data: &SortedSoa,
+    period: V,
+    coincident: impl Fn(usize) -> V,
+    sep: &mut V,
+) {
+    let multi = FLAGS & MULTI != 0;
+    let min_image = FLAGS & MIN_IMAGE != 0;
+    let inv_eps2 = 1.0 / k.eps2;
+    for &(row, row_shift) in &span.rows[..span.row_count] {
+        for &(x_a, x_b, x_shift, see0) in &span.pieces[..span.piece_count] {
+            let mut shift = row_shift;
+            shift.set(0, x_shift);
+            for x in x_a..=x_b {
+                let (lo, hi) = span.see[(see0 + x - x_a) as usize];
+                if !(lo as usize..hi as usize).contains(&lane) {
+                    continue;
+                }
+                let c = row + x as usize;
+                for j in cell_start[c] as usize..cell_start[c + 1] as usize {
+                    if j == me {
+                        continue;
+                    }
+                    // Same arithmetic as the lanes, so both agree on who is
+                    // coincident.
+                    let mut dd = data.position::<V>(j) - (pos - shift);
+                    if min_image {
+                        dd = crate::rules::min_image(dd, period);
+                    }
+                    let ignored = multi && !rel_row[data.species[j] as usize].in_rules();
+                    if dd.length_squared() <= k.eps2 && !ignored {
+                        // The loop subtracted dd / eps2 (a coincident neighbour is
+                        // always taken and inside the separation radius): undo it.
+                        *sep += dd * inv_eps2 + coincident(j) * k.coincident_push;
+                    }
+                }
+            }
         }
-        let want = x.map(lane_sum);
-        let got = lane_sums(x);
-        assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits));
-        // The test can fail: another order gives other bits for these inputs.
-        let other: Vec<f32> = x
-            .iter()
-            .map(|v| v.to_array().iter().fold(0.0, |a, b| a + b))
-            .collect();
-        assert_ne!(other, want.to_vec());
     }
 }

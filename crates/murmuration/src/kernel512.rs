@@ -1,15 +1,13 @@
-//! The 16-lane neighbour kernel (AVX-512), chosen at run time, and the choice.
+//! The 16-lane vectors of the neighbour kernel (AVX-512), chosen at run time,
+//! and the choice.
 //!
-//! It scans sixteen candidates per chunk where [`crate::kernel`] scans eight: the
-//! distances, masks, divisions and products run once per sixteen. Its sums are
-//! the 8-lane kernel's to the bit. Each 16-lane term is added to the 8-lane
-//! accumulators in two halves, low then high: candidates `j..j + 8`, then
-//! `j + 8..j + 16`, as the 8-lane kernel adds its two chunks. Lanes outside a mask
-//! keep their accumulator, where the 8-lane kernel adds +0, and an accumulator
-//! that starts at +0 never becomes -0, so the two agree. No fused multiply-add
-//! (Rust never contracts one implicitly). The reduction is the shared
-//! [`kernel::finish`]. So a machine with AVX-512 and one without step to the same
-//! digests; the golden-digest test runs both.
+//! [`W16`] holds sixteen focal boids where `wide::f32x8` holds eight; the
+//! kernel ([`crate::kernel::accumulate`]) is the same code over both. Each lane
+//! adds its own neighbours in the same order at either width, and a masked-off
+//! lane keeps its accumulator where the 8-lane form adds +0 (an accumulator that
+//! starts at +0 never becomes -0), so the sums agree to the bit. No fused
+//! multiply-add (Rust never contracts one implicitly). So a machine with AVX-512
+//! and one without step to the same digests; the golden-digest test runs both.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,224 +62,137 @@ pub(crate) fn wide() -> bool {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use x86::accumulate;
+pub(crate) use x86::W16;
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use crate::grid::Run;
-    use crate::kernel::{
-        self, Accumulated, F, FOV, Focal, MIN_IMAGE, MULTI, PAD, RelationPattern, SAME_RADII,
-        SortedSoa,
-    };
-    use crate::params::Relation;
-    use crate::rules::{RuleConsts, Sums};
-    use crate::vector::Vector;
+    use crate::lanes::Lanes;
     use core::arch::x86_64::*;
+    use std::ops::{Add, Div, Mul, Sub};
 
-    /// Candidates per chunk.
-    const WIDTH: usize = 16;
-
-    /// Loads entries `j..j + 16` of `s`.
+    /// Sixteen `f32` lanes in an AVX-512 register; masks are `u16`.
     ///
-    /// SAFETY: the caller guarantees `j + 16 <= s.len()`.
-    #[inline(always)]
-    unsafe fn load(s: &[f32], j: usize) -> __m512 {
-        // SAFETY: in bounds by the caller's guarantee; unaligned load. (No
-        // per-load checks: the kernel checks the lengths once, and the test
-        // profile's checks here cost more than the arithmetic.)
-        unsafe { _mm512_loadu_ps(s.as_ptr().wrapping_add(j)) }
-    }
+    /// SAFETY (of every method): a `W16` is made only on paths taken where the
+    /// CPU has AVX-512 F, DQ and VL ([`super::wide`]: the step's `kernel::WIDE`
+    /// flag). Its methods are always inlined into `steer::steer_chunk_wide`,
+    /// which enables those features, so each intrinsic compiles to one
+    /// instruction; out of line, a method would be a call per operation.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct W16(__m512);
 
-    /// An 8-lane accumulator as the 8-lane kernel's vector type.
-    #[inline(always)]
-    fn to_f(x: __m256) -> F {
-        let mut a = [0.0f32; 8];
-        // SAFETY: `a` holds eight f32.
-        unsafe { _mm256_storeu_ps(a.as_mut_ptr(), x) };
-        F::new(a)
-    }
-
-    /// [`kernel::accumulate`] sixteen candidates at a time, with the same bits.
-    /// The cell's candidates must not need the minimum image (`FLAGS` without
-    /// [`MIN_IMAGE`]); `data` is padded by [`PAD`].
-    ///
-    /// Always inlined, and without a `target_feature` of its own: a function
-    /// with one cannot be forced inline, and called per boid (spilling its
-    /// state) it ran 35 % slower than the 8-lane kernel in the test profile.
-    /// Inlined into `steer::steer_chunk_wide`, which enables AVX-512, its
-    /// intrinsics compile to single instructions.
-    ///
-    /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`super::wide`]).
-    #[inline(always)]
-    #[allow(
-        unsafe_op_in_unsafe_fn,
-        reason = "every line is an AVX-512 intrinsic or an in-bounds load: one \
-                  contract, stated above"
-    )]
-    pub(crate) unsafe fn accumulate<V: Vector, const FLAGS: u8>(
-        me: &Focal<'_, V>,
-        k: &RuleConsts,
-        runs: &[Run<V>],
-        data: &SortedSoa,
-        period: V,
-        coincident: impl Fn(usize) -> V,
-    ) -> Sums<V> {
-        let fov = FLAGS & FOV != 0;
-        let multi = FLAGS & MULTI != 0;
-        let same = FLAGS & SAME_RADII != 0;
-        assert!(
-            FLAGS & MIN_IMAGE == 0,
-            "the wide kernel has no minimum image"
-        );
-        let d_n = V::DIM;
-        let zero = _mm512_setzero_ps();
-        let one = _mm512_set1_ps(1.0);
-        let (max2, sep2, ali2, coh2, eps2) = (
-            _mm512_set1_ps(k.max2),
-            _mm512_set1_ps(k.sep2),
-            _mm512_set1_ps(k.ali2),
-            _mm512_set1_ps(k.coh2),
-            _mm512_set1_ps(k.eps2),
-        );
-        let use_cone = fov && me.heading != V::ZERO;
-        let cos_half = _mm512_set1_ps(k.cos_half_fov);
-        let rel_row = me.relations;
-        // Every load reads `j..j + 16` with `j < run.end`: one check covers them.
-        let limit = runs.iter().map(|r| r.end as usize).max().unwrap_or(0) + PAD;
-        for a in 0..d_n {
-            assert!(data.pos[a].len() >= limit && data.vel[a].len() >= limit);
-        }
-        if multi {
-            assert!(data.species.len() >= limit && data.species_f.len() >= limit);
-        }
-        let my_species = _mm512_set1_ps(me.species);
-        let mut heading = [zero; 3];
-        for (a, h) in heading.iter_mut().enumerate().take(d_n) {
-            *h = _mm512_set1_ps(me.heading.get(a));
-        }
-        let z8 = _mm256_setzero_ps();
-        let (mut sep, mut ali, mut coh) = ([z8; 3], [z8; 3], [z8; 3]);
-        let (mut n_ali, mut n_coh, mut n_nb) = (z8, z8, z8);
-        let mut nearest2 = _mm512_set1_ps(f32::INFINITY);
-
-        // `acc` plus the lanes of `x` in `mask`, low half then high half.
-        macro_rules! add2 {
-            ($acc:expr, $mask:expr, $x:expr) => {{
-                let (x, m): (__m512, u16) = ($x, $mask);
-                let a = _mm256_mask_add_ps($acc, m as u8, $acc, _mm512_castps512_ps256(x));
-                _mm256_mask_add_ps(a, (m >> 8) as u8, a, _mm512_extractf32x8_ps::<1>(x))
-            }};
-        }
-        macro_rules! sub2 {
-            ($acc:expr, $mask:expr, $x:expr) => {{
-                let (x, m): (__m512, u16) = ($x, $mask);
-                let a = _mm256_mask_sub_ps($acc, m as u8, $acc, _mm512_castps512_ps256(x));
-                _mm256_mask_sub_ps(a, (m >> 8) as u8, a, _mm512_extractf32x8_ps::<1>(x))
-            }};
-        }
-
-        for run in runs {
-            let mut origin = [zero; 3];
-            for (a, o) in origin.iter_mut().enumerate().take(d_n) {
-                *o = _mm512_set1_ps(me.pos.get(a) - run.shift.get(a));
+    macro_rules! binop {
+        ($trait:ident, $method:ident, $intrinsic:ident) => {
+            impl $trait for W16 {
+                type Output = W16;
+                #[inline(always)]
+                fn $method(self, o: W16) -> W16 {
+                    // SAFETY: see `W16`.
+                    W16(unsafe { $intrinsic(self.0, o.0) })
+                }
             }
-            let (start, end) = (run.start as usize, run.end as usize);
-            let mut j = start;
-            while j < end {
-                let rest = end - j;
-                let mut valid: u16 = if rest >= WIDTH {
-                    u16::MAX
-                } else {
-                    ((1u32 << rest) - 1) as u16
-                };
-                let self_lane = me.sorted_index.wrapping_sub(j);
-                if self_lane < WIDTH {
-                    valid &= !(1u16 << self_lane);
-                }
-                let mut d = [zero; 3];
-                for (a, da) in d.iter_mut().enumerate().take(d_n) {
-                    // In bounds: j < end, so j + 16 <= limit (asserted above).
-                    *da = _mm512_sub_ps(load(&data.pos[a], j), origin[a]);
-                }
-                let mut d2 = _mm512_mul_ps(d[0], d[0]);
-                for da in d.iter().take(d_n).skip(1) {
-                    d2 = _mm512_add_ps(d2, _mm512_mul_ps(*da, *da));
-                }
-                let mut take = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(valid, d2, max2);
-                if use_cone {
-                    let mut dot = zero;
-                    for a in 0..d_n {
-                        dot = _mm512_add_ps(dot, _mm512_mul_ps(d[a], heading[a]));
-                    }
-                    let edge = _mm512_mul_ps(cos_half, _mm512_sqrt_ps(d2));
-                    // A coincident neighbour has no direction to see it by: always seen.
-                    take &= _mm512_cmp_ps_mask::<_CMP_GE_OQ>(dot, edge)
-                        | _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, eps2);
-                }
-                let mut flock = take;
-                if multi {
-                    match me.pattern {
-                        RelationPattern::SelfFlockOthersSeparate => {
-                            // In bounds as above (species_f holds n + PAD entries).
-                            let s = load(&data.species_f, j);
-                            flock = take & _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(s, my_species);
-                        }
-                        RelationPattern::SelfFlockOnly => {
-                            let s = load(&data.species_f, j);
-                            take &= _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(s, my_species);
-                            flock = take;
-                        }
-                        RelationPattern::General => {
-                            let (mut t, mut f) = (0u16, 0u16);
-                            for l in 0..WIDTH {
-                                let r = rel_row[data.species[j + l] as usize % rel_row.len()];
-                                t |= (r.in_rules() as u16) << l;
-                                f |= (matches!(r, Relation::Flock | Relation::Follow) as u16) << l;
-                            }
-                            take &= t;
-                            flock = take & f;
-                        }
-                    }
-                }
-                let push = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(take, d2, sep2);
-                nearest2 = _mm512_mask_min_ps(nearest2, valid, nearest2, d2);
-                // Always divided, even in 3D where about one chunk in six has a
-                // boid to separate from: skipping the others mispredicted often
-                // enough to cost 17 % of the 3D step (BENCHMARKS.md).
-                let inv = _mm512_div_ps(one, _mm512_max_ps(d2, eps2));
-                let (ma, mc) = if same {
-                    (flock, flock)
-                } else {
-                    (
-                        _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(flock, d2, ali2),
-                        _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(flock, d2, coh2),
-                    )
-                };
-                n_ali = add2!(n_ali, ma, one);
-                if !same {
-                    n_coh = add2!(n_coh, mc, one);
-                }
-                if multi || !same {
-                    n_nb = add2!(n_nb, take, one);
-                }
-                for a in 0..d_n {
-                    sep[a] = sub2!(sep[a], push, _mm512_mul_ps(d[a], inv));
-                    ali[a] = add2!(ali[a], ma, load(&data.vel[a], j));
-                    coh[a] = add2!(coh[a], mc, d[a]);
-                }
-                j += WIDTH;
-            }
-        }
-        let acc = Accumulated {
-            // Element by element: `map` is a call per array in the test profile.
-            sep: [to_f(sep[0]), to_f(sep[1]), to_f(sep[2])],
-            ali: [to_f(ali[0]), to_f(ali[1]), to_f(ali[2])],
-            coh: [to_f(coh[0]), to_f(coh[1]), to_f(coh[2])],
-            n_ali: to_f(n_ali),
-            n_coh: to_f(n_coh),
-            n_nb: to_f(n_nb),
-            coincident: _mm512_cmp_ps_mask::<_CMP_LE_OQ>(nearest2, eps2) != 0,
         };
-        kernel::finish::<V, FLAGS>(acc, me, k, runs, data, period, coincident)
+    }
+    binop!(Add, add, _mm512_add_ps);
+    binop!(Sub, sub, _mm512_sub_ps);
+    binop!(Mul, mul, _mm512_mul_ps);
+    binop!(Div, div, _mm512_div_ps);
+
+    #[allow(
+        clippy::undocumented_unsafe_blocks,
+        reason = "every block is one AVX-512 intrinsic: see `W16`"
+    )]
+    impl Lanes for W16 {
+        const N: usize = 16;
+        type Mask = u16;
+
+        #[inline(always)]
+        fn splat(x: f32) -> Self {
+            W16(unsafe { _mm512_set1_ps(x) })
+        }
+        #[inline(always)]
+        fn from_slice(x: &[f32]) -> Self {
+            assert!(x.len() >= 16);
+            // SAFETY: sixteen values in bounds, just checked.
+            W16(unsafe { _mm512_loadu_ps(x.as_ptr()) })
+        }
+        #[inline(always)]
+        fn write_to(self, out: &mut [f32]) {
+            assert!(out.len() >= 16);
+            // SAFETY: sixteen values in bounds, just checked.
+            unsafe { _mm512_storeu_ps(out.as_mut_ptr(), self.0) }
+        }
+        #[inline(always)]
+        fn max(self, o: Self) -> Self {
+            W16(unsafe { _mm512_max_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            W16(unsafe { _mm512_sqrt_ps(self.0) })
+        }
+        #[inline(always)]
+        fn round(self) -> Self {
+            // Only the minimum image rounds, and it never runs 16 lanes wide
+            // (`kernel::WIDE` excludes `kernel::MIN_IMAGE`): lane by lane.
+            let mut a = [0.0f32; 16];
+            self.write_to(&mut a);
+            Self::from_slice(&a.map(f32::round))
+        }
+        #[inline(always)]
+        fn lt(self, o: Self) -> u16 {
+            unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, o.0) }
+        }
+        #[inline(always)]
+        fn le(self, o: Self) -> u16 {
+            unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(self.0, o.0) }
+        }
+        #[inline(always)]
+        fn ge(self, o: Self) -> u16 {
+            unsafe { _mm512_cmp_ps_mask::<_CMP_GE_OQ>(self.0, o.0) }
+        }
+        #[inline(always)]
+        fn eq(self, o: Self) -> u16 {
+            unsafe { _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(self.0, o.0) }
+        }
+        #[inline(always)]
+        fn and(a: u16, b: u16) -> u16 {
+            a & b
+        }
+        #[inline(always)]
+        fn or(a: u16, b: u16) -> u16 {
+            a | b
+        }
+        #[inline(always)]
+        fn add_where(self, m: u16, x: Self) -> Self {
+            W16(unsafe { _mm512_mask_add_ps(self.0, m, self.0, x.0) })
+        }
+        #[inline(always)]
+        fn sub_where(self, m: u16, x: Self) -> Self {
+            W16(unsafe { _mm512_mask_sub_ps(self.0, m, self.0, x.0) })
+        }
+        #[inline(always)]
+        fn min_where(self, m: u16, x: Self) -> Self {
+            W16(unsafe { _mm512_mask_min_ps(self.0, m, self.0, x.0) })
+        }
+        #[inline(always)]
+        fn select(m: u16, a: Self, b: Self) -> Self {
+            W16(unsafe { _mm512_mask_blend_ps(m, b.0, a.0) })
+        }
+        #[cfg(test)]
+        fn bits(m: u16) -> u32 {
+            m as u32
+        }
+        #[inline(always)]
+        fn mask_from(f: impl Fn(usize) -> bool) -> u16 {
+            (0..16).fold(0, |m, l| m | ((f(l) as u16) << l))
+        }
+        #[inline(always)]
+        fn all_but(l: usize) -> u16 {
+            // Bit `l` clear when `l < 16`; shifting 1 by up to 63 is defined.
+            !(1u64 << l.min(63)) as u16
+        }
+        #[inline(always)]
+        fn lanes(lo: usize, hi: usize) -> u16 {
+            ((1u32 << hi) - (1u32 << lo)) as u16
+        }
     }
 }

@@ -12,13 +12,14 @@
 
 use crate::boids::Boids;
 use crate::context::StepContext;
+use crate::focus::Focuser;
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
 use crate::params::{Boundary, CombineMode, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
 use crate::stats::StepStats;
-use crate::steer::{CHUNK, Focuser, PassEnv, steer_chunk};
+use crate::steer::{CHUNK, PassEnv, steer_chunk};
 use crate::stopwatch::Stopwatch;
 use crate::vector::Vector;
 use rayon::prelude::*;
@@ -209,7 +210,7 @@ impl<V: Vector> Pipeline<V> {
         macro_rules! dispatch {
             ($($f:literal)*) => {
                 match flags {
-                    $($f => Focuser::<V, $f, { $f & !kernel::MULTI }>::new(&env).focus(si).sums,)*
+                    $($f => Focuser::<V, $f, { $f & !kernel::MULTI }>::new(&env, copy.len()).focus(si).sums,)*
                     _ => unreachable!("kernel flags never join WIDE and MIN_IMAGE"),
                 }
             };

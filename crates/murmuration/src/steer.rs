@@ -5,36 +5,21 @@
 //! predators) steer eight boids at a time in SIMD lanes ([`Batch`]); everything
 //! else takes the scalar path. Both give the same bits.
 
-use crate::batch::{self, Batch, Lane};
+use crate::batch::{self, Batch, Lane, Steered};
 use crate::boids::BoidId;
 use crate::boundary::{boundary_force, confine, soft_force};
-use crate::candidates::Candidates;
 use crate::context::StepContext;
-use crate::grid::{Grid, Runs};
+use crate::focus::{Focus, Focuser};
+use crate::grid::Grid;
 use crate::interactions::{Interactions, Seeker, Sorted, Tables};
-use crate::kernel::{self, Focal, RelationPattern, SortedSoa};
+use crate::kernel::{self, RelationPattern, SortedSoa};
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
-use crate::rules::{self, RuleConsts, Sums};
-use crate::topological;
+use crate::rules::{self, RuleConsts};
 use crate::vector::Vector;
-use std::cell::RefCell;
 
 /// Boids per parallel task of the steering pass.
 pub(crate) const CHUNK: usize = 256;
-
-thread_local! {
-    /// Each worker's candidate block, reused from chunk to chunk and step to step.
-    static BLOCK: RefCell<Candidates> = RefCell::default();
-    /// Each worker's topological scratch, likewise (allocated on first use).
-    static NEAREST: RefCell<Option<Box<Nearest>>> = const { RefCell::new(None) };
-}
-
-/// The most topological neighbours a species may ask for, as an array length.
-const MAX_K: usize = topological::MAX_TOPOLOGICAL as usize;
-
-/// Scratch for one boid's topological neighbours.
-type Nearest = [topological::Chosen; MAX_K];
 
 /// What every chunk of the steering pass reads.
 pub(crate) struct PassEnv<'a, V: Vector> {
@@ -55,7 +40,7 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub period: V,
     pub has_obstacles: bool,
     pub has_interactions: bool,
-    /// Some species reacts to its k nearest neighbours only ([`topological`]).
+    /// Some species reacts to its k nearest neighbours only ([`crate::topological`]).
     pub topological: bool,
     /// Steer eight boids at a time ([`Batch`]).
     pub batched: bool,
@@ -65,265 +50,8 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub skin: f32,
 }
 
-/// Walks the sorted boids cell by cell and gives each one's neighbour sums (and
-/// what the steering reads besides them): the cell's runs, its candidate block and
-/// its obstacle clearance are built once when the walk enters a cell.
-pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
-    env: &'a PassEnv<'a, V>,
-    /// The sorted indices of the cell the walk is in: a boid inside them needs
-    /// no cell lookup (two dependent loads per boid otherwise).
-    cell_span: std::ops::Range<usize>,
-    /// The cell the walk is in (`usize::MAX` before the first).
-    cell: usize,
-    runs: Runs<V>,
-    scanned: u64,
-    cell_clear: f32,
-    /// The one species of every boid around this cell, if there is one.
-    uniform: Option<u16>,
-    block: Candidates,
-    /// Block index of the cell's first boid, and that boid's sorted index.
-    block_self: (usize, usize),
-    /// The topological neighbours kept for the current boid: this thread's
-    /// scratch, taken on first use and given back on drop.
-    nearest: Option<Box<Nearest>>,
-    /// Neighbours counted so far.
-    pub neighbours: u64,
-    /// Candidates scanned so far.
-    pub candidates: u64,
-}
-
-impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SINGLE> {
-    /// The cell's runs are copied into one block (not with the per-pair minimum
-    /// image, where one cell can appear in several runs).
-    const USE_BLOCK: bool = FLAGS & kernel::MIN_IMAGE == 0;
-
-    /// A walk over `env`, with this thread's candidate block.
-    pub fn new(env: &'a PassEnv<'a, V>) -> Self {
-        Self {
-            env,
-            cell_span: 0..0,
-            cell: usize::MAX,
-            runs: env.grid.runs::<V>([0; 3]),
-            scanned: 0,
-            cell_clear: f32::INFINITY,
-            uniform: None,
-            block: BLOCK.with(RefCell::take),
-            block_self: (0, 0),
-            nearest: None,
-            neighbours: 0,
-            candidates: 0,
-        }
-    }
-
-    /// The neighbour sums of sorted index `si`, exactly as the step computes them.
-    #[inline(always)]
-    pub fn focus(&mut self, si: usize) -> Focus<V> {
-        if self.env.topological {
-            self.focus_with::<true>(si)
-        } else {
-            self.focus_with::<false>(si)
-        }
-    }
-
-    /// [`Self::focus`], with `TOPO` false when no species has topological
-    /// neighbours: the plain step's walk then has no trace of them (even an
-    /// untaken out-of-line call cost its loop 29 instructions per boid-step).
-    #[inline(always)]
-    pub fn focus_with<const TOPO: bool>(&mut self, si: usize) -> Focus<V> {
-        let env = self.env;
-        let ctx = env.ctx;
-        let grid = env.grid;
-        let data = env.sorted;
-        if !self.cell_span.contains(&si) {
-            let c = if self.cell != usize::MAX && si >= self.cell_span.end {
-                grid.cell_after(self.cell, si)
-            } else {
-                grid.keys()[grid.order()[si] as usize] as usize
-            };
-            self.enter(c, si);
-        }
-        self.candidates += self.scanned - 1;
-        let id = env.ids[si];
-        let species = data.species[si] as usize;
-        let sp = &ctx.species[species];
-        let rc = &env.consts[species];
-        let rel_count = ctx.relations.count;
-        let v = data.velocity::<V>(si);
-        let me = Focal {
-            sorted_index: si,
-            pos: data.position::<V>(si),
-            heading: if FLAGS & kernel::FOV != 0 && sp.has_vision_cone() {
-                v.normalize_or_zero()
-            } else {
-                V::ZERO
-            },
-            relations: &ctx.relations.table[species * rel_count..(species + 1) * rel_count],
-            pattern: if FLAGS & kernel::MULTI != 0 {
-                env.patterns[species]
-            } else {
-                RelationPattern::General
-            },
-            species: species as f32,
-        };
-        let (use_block, block, seed) = (Self::USE_BLOCK, &self.block, ctx.config.seed);
-        let whole = [block.run::<V>()];
-        let (runs, data, me) = if use_block {
-            let me = Focal {
-                sorted_index: self.block_self.0 + (si - self.block_self.1),
-                ..me
-            };
-            (&whole[..], &block.data, me)
-        } else {
-            (self.runs.as_slice(), data, me)
-        };
-        let ids = env.ids;
-        let coincident = |j: usize| {
-            let j = if use_block { block.sorted_index(j) } else { j };
-            coincident_direction::<V>(seed, id, ids[j])
-        };
-        // Among its own species only (and flocking with it), the
-        // relation masks are all-on: the single-species kernel gives
-        // the same sums without them.
-        let single = FLAGS & kernel::MULTI != 0
-            && self.uniform == Some(species as u16)
-            && me.pattern != RelationPattern::General;
-        let sums = if TOPO && sp.topological_neighbours > 0 {
-            self.topological_sums(&me, rc, sp.topological_neighbours, id)
-        } else if FLAGS & kernel::WIDE != 0 {
-            wide_sums::<V, FLAGS, SINGLE>(single, &me, rc, runs, data, env.period, &coincident)
-        } else if single {
-            kernel::accumulate::<V, SINGLE>(&me, rc, runs, data, env.period, &coincident)
-        } else {
-            kernel::accumulate::<V, FLAGS>(&me, rc, runs, data, env.period, &coincident)
-        };
-        self.neighbours += sums.neighbours as u64;
-        Focus {
-            sums,
-            pos: me.pos,
-            vel: v,
-            species,
-            id,
-            cell_clear: self.cell_clear,
-        }
-    }
-
-    /// The sums of `me` over its `k` nearest neighbours ([`topological`]), from
-    /// the same candidates. Only walks with `TOPO` call it ([`Self::focus_with`]):
-    /// inlined into every walk it cost the plain step 53 instructions per
-    /// boid-step (BENCHMARKS.md).
-    #[inline(never)]
-    fn topological_sums(&mut self, me: &Focal<'_, V>, rc: &RuleConsts, k: u32, id: u32) -> Sums<V> {
-        let env = self.env;
-        let (use_block, block, ids) = (Self::USE_BLOCK, &self.block, env.ids);
-        let whole = [block.run::<V>()];
-        let (runs, data) = if use_block {
-            (&whole[..], &block.data)
-        } else {
-            (self.runs.as_slice(), env.sorted)
-        };
-        let id_of = |j: usize| ids[if use_block { block.sorted_index(j) } else { j }];
-        let seed = env.ctx.config.seed;
-        let coincident = |j: usize| coincident_direction::<V>(seed, id, id_of(j));
-        let best = self.nearest.get_or_insert_with(|| {
-            NEAREST
-                .with(RefCell::take)
-                .unwrap_or_else(|| Box::new([topological::Chosen::default(); MAX_K]))
-        });
-        topological::accumulate::<V, FLAGS>(
-            me, rc, k, runs, data, env.period, best, id_of, coincident,
-        )
-    }
-
-    /// The walk enters cell `c` at sorted index `si`.
-    fn enter(&mut self, c: usize, si: usize) {
-        let env = self.env;
-        let grid = &env.grid;
-        let data = &env.sorted;
-        self.cell = c;
-        self.cell_span = grid.cell_range(c);
-        debug_assert!(
-            self.cell_span.contains(&si),
-            "cell {c} holds sorted index {si}"
-        );
-        let coords = grid.cell_coords(c);
-        grid.runs_into::<V>(coords, &mut self.runs);
-        if FLAGS & kernel::MULTI != 0 {
-            let first = data.species[si];
-            let all = self.runs.as_slice().iter().all(|r| {
-                data.species[r.start as usize..r.end as usize]
-                    .iter()
-                    .all(|&s| s == first)
-            });
-            self.uniform = all.then_some(first);
-        }
-        if env.has_obstacles {
-            // No boid of the cell is nearer any obstacle than this.
-            let (centre, half) = grid.cell_ball::<V>(coords);
-            self.cell_clear = env.ctx.obstacles.clearance(centre) - half;
-        }
-        self.scanned = self
-            .runs
-            .as_slice()
-            .iter()
-            .map(|r| (r.end - r.start) as u64)
-            .sum();
-        if Self::USE_BLOCK {
-            let (multi, wide) = (FLAGS & kernel::MULTI != 0, FLAGS & kernel::WIDE != 0);
-            self.block.fill_for(data, self.runs.as_slice(), multi, wide);
-            let own = self
-                .block
-                .index_of(si)
-                .expect("a cell's runs hold its own boids");
-            self.block_self = (own, si);
-        }
-    }
-}
-
-impl<V: Vector, const FLAGS: u8, const SINGLE: u8> Drop for Focuser<'_, V, FLAGS, SINGLE> {
-    /// Gives the candidate block back to this thread for the next chunk.
-    fn drop(&mut self) {
-        let block = std::mem::take(&mut self.block);
-        BLOCK.with(|b| b.replace(block));
-        if let Some(list) = self.nearest.take() {
-            NEAREST.with(|n| n.replace(Some(list)));
-        }
-    }
-}
-
-/// The 16-lane kernel's sums ([`crate::kernel512`]): `FLAGS` holds
-/// [`kernel::WIDE`], set only where the CPU has AVX-512.
-#[inline(always)]
-fn wide_sums<V: Vector, const FLAGS: u8, const SINGLE: u8>(
-    single: bool,
-    me: &Focal<'_, V>,
-    rc: &RuleConsts,
-    runs: &[crate::grid::Run<V>],
-    data: &SortedSoa,
-    period: V,
-    coincident: impl Fn(usize) -> V,
-) -> Sums<V> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::kernel512::accumulate;
-        // SAFETY: `kernel::WIDE` is set only when `kernel512::wide()` found
-        // AVX-512 F, DQ and VL on this CPU (`Pipeline::prepare`).
-        unsafe {
-            if single {
-                accumulate::<V, SINGLE>(me, rc, runs, data, period, coincident)
-            } else {
-                accumulate::<V, FLAGS>(me, rc, runs, data, period, coincident)
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (single, me, rc, runs, data, period, coincident);
-        unreachable!("the wide kernel exists on x86-64 only")
-    }
-}
-
 /// [`steer_chunk`] compiled with AVX-512, so the 16-lane kernel inlines into the
-/// walk instead of being called per boid.
+/// walk.
 ///
 /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
 #[cfg(target_arch = "x86_64")]
@@ -349,11 +77,11 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     out_a: &mut [V],
 ) -> (u64, u64) {
     let base = chunk * CHUNK;
-    let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env);
+    let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env, base + out_p.len());
     if env.batched && env.topological {
         steer_lanes::<V, FLAGS, SINGLE, true>(env, &mut walk, base, out_p, out_v, out_a);
     } else if env.batched {
-        steer_lanes::<V, FLAGS, SINGLE, false>(env, &mut walk, base, out_p, out_v, out_a);
+        steer_groups::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
     } else if env.vicsek {
         vicsek_lanes::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
     } else {
@@ -368,8 +96,71 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     (walk.neighbours, walk.candidates)
 }
 
-/// The batched path (plain flocks: no obstacles, entities or relations): eight
-/// boids' sums, then their steering in SIMD lanes.
+/// The batched path without topological species: each group's sums go
+/// straight from its lanes into the batch, eight boids at a time, with their
+/// positions and velocities (no per-boid sums in between).
+#[inline(always)]
+fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    env: &PassEnv<'_, V>,
+    walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
+    base: usize,
+    out_p: &mut [V],
+    out_v: &mut [V],
+    out_a: &mut [V],
+) {
+    let ctx = env.ctx;
+    let cfg = ctx.config;
+    let dt = cfg.dt;
+    let data = env.sorted;
+    let mut batch = Batch::default();
+    // Only wrapping and reflecting act on positions, and only outside the box.
+    let bounds =
+        matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
+    let soft = matches!(cfg.boundary, Boundary::Soft { .. });
+    let jitters = ctx.species.iter().any(|p| p.jitter > 0.0);
+    let same = FLAGS & kernel::SAME_RADII != 0;
+    let multi = FLAGS & kernel::MULTI != 0;
+    let mut neighbours = 0u64;
+    let mut k0 = 0;
+    while k0 < out_p.len() {
+        let (group, sums, off, uniform) = walk.group_lanes(base + k0);
+        let m = group.len().min(kernel::LANES);
+        batch.load_sums::<V>(sums, off, same, data, base + k0);
+        // The neighbour count's row: the single-species kernel with equal radii
+        // counts them as alignment neighbours.
+        let nrow = if (multi && !uniform) || !same { 11 } else { 9 };
+        for l in 0..m {
+            // SAFETY: a count, whole and in `0..2³²` (see `kernel::lane_sums`).
+            neighbours += unsafe { sums[nrow][off + l].to_int_unchecked::<u32>() } as u64;
+        }
+        for l in 0..m {
+            let (k, si) = (k0 + l, base + k0 + l);
+            let species = data.species[si] as usize;
+            let sp = &ctx.species[species];
+            let soft = soft.then(|| soft_force(data.position::<V>(si), cfg));
+            let kick = if jitters {
+                (true, jitter(sp, cfg.seed, env.ids[si], ctx.step))
+            } else {
+                (false, None)
+            };
+            batch.load_rest(l, out_a[k], soft, kick, species, sp);
+        }
+        let s = batch.steer::<V>(dt, bounds);
+        write_lanes(
+            env,
+            &s,
+            bounds.is_some(),
+            base + k0,
+            m,
+            out_lanes(out_p, out_v, out_a, k0),
+        );
+        k0 += m;
+    }
+    walk.neighbours += neighbours;
+}
+
+/// The batched path with topological species (plain flocks otherwise): eight
+/// boids' sums, each from its own walk, then their steering in SIMD lanes.
 #[inline(always)]
 fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
     env: &PassEnv<'_, V>,
@@ -389,8 +180,7 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
         matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
     while k0 < out_p.len() {
         let m = (out_p.len() - k0).min(kernel::LANES);
-        let mut lanes = [(V::ZERO, 0usize, 0u32); kernel::LANES];
-        for (l, info) in lanes.iter_mut().enumerate().take(m) {
+        for l in 0..m {
             let f = walk.focus_with::<TOPO>(base + k0 + l);
             let sp = &ctx.species[f.species];
             let boid = Lane {
@@ -402,26 +192,64 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
                 jitter: jitter(sp, cfg.seed, f.id, ctx.step),
             };
             batch.load(l, boid, f.species, sp);
-            *info = (f.vel, f.species, f.id);
         }
         let s = batch.steer::<V>(dt, bounds);
-        for (l, &(v, species, id)) in lanes.iter().enumerate().take(m) {
-            let k = k0 + l;
-            let mut p2 = batch::lane::<V>(&s.pos, l);
-            let mut v2 = batch::lane::<V>(&s.vel, l);
-            if s.slow & (1 << l) != 0 {
-                let sp = &ctx.species[species];
-                v2 = clamp_speed(batch::lane(&s.unclamped, l), v, sp, cfg.seed, id, ctx.step);
-                p2 = env.sorted.position::<V>(base + k) + v2 * dt;
-            }
-            if bounds.is_some() && (s.outside | s.slow) & (1 << l) != 0 {
-                confine(&mut p2, &mut v2, cfg);
-            }
-            out_p[k] = p2;
-            out_v[k] = v2;
-            out_a[k] = batch::lane(&s.accel, l);
-        }
+        write_lanes(
+            env,
+            &s,
+            bounds.is_some(),
+            base + k0,
+            m,
+            out_lanes(out_p, out_v, out_a, k0),
+        );
         k0 += m;
+    }
+}
+
+/// The outputs from index `k0` of a chunk: positions, velocities, steering.
+type OutLanes<'o, V> = (&'o mut [V], &'o mut [V], &'o mut [V]);
+
+/// `out_p`, `out_v` and `out_a` from index `k0` on.
+fn out_lanes<'o, V>(
+    out_p: &'o mut [V],
+    out_v: &'o mut [V],
+    out_a: &'o mut [V],
+    k0: usize,
+) -> OutLanes<'o, V> {
+    (&mut out_p[k0..], &mut out_v[k0..], &mut out_a[k0..])
+}
+
+/// Writes the first `m` lanes of a steered batch, the boids from sorted index
+/// `si0` on: lanes under their minimum speed are clamped by the scalar rule,
+/// and lanes that may have left the box (`bounded`) are confined.
+#[inline(always)]
+fn write_lanes<V: Vector>(
+    env: &PassEnv<'_, V>,
+    s: &Steered,
+    bounded: bool,
+    si0: usize,
+    m: usize,
+    (out_p, out_v, out_a): OutLanes<'_, V>,
+) {
+    let ctx = env.ctx;
+    let cfg = ctx.config;
+    let data = env.sorted;
+    for l in 0..m {
+        let si = si0 + l;
+        let mut p2 = batch::lane::<V>(&s.pos, l);
+        let mut v2 = batch::lane::<V>(&s.vel, l);
+        if s.slow & (1 << l) != 0 {
+            let sp = &ctx.species[data.species[si] as usize];
+            let (v, u) = (data.velocity::<V>(si), batch::lane(&s.unclamped, l));
+            v2 = clamp_speed(u, v, sp, cfg.seed, env.ids[si], ctx.step);
+            p2 = data.position::<V>(si) + v2 * cfg.dt;
+        }
+        if bounded && (s.outside | s.slow) & (1 << l) != 0 {
+            confine(&mut p2, &mut v2, cfg);
+        }
+        out_p[l] = p2;
+        out_v[l] = v2;
+        out_a[l] = batch::lane(&s.accel, l);
     }
 }
 
@@ -639,18 +467,6 @@ fn integrate<V: Vector>(
         confine(&mut p2, &mut v2, cfg);
     }
     (p2, v2)
-}
-
-/// The neighbour sums of one boid and what the steering reads besides them.
-pub(crate) struct Focus<V> {
-    /// The sums.
-    pub sums: Sums<V>,
-    pos: V,
-    vel: V,
-    species: usize,
-    id: u32,
-    /// Lower bound of the distance to every obstacle from the boid's cell.
-    cell_clear: f32,
 }
 
 /// The random velocity kick of boid `id` at `step`, when its species jitters.

@@ -210,8 +210,10 @@ fn golden_digests_on_both_kernel_widths() {
 // that hold): the soft-walled worlds changed, the wrapped one kept its bits.
 // Updated again when sin, cos, atan2, exp and ln moved to the `libm` crate (the
 // spawn headings changed in the last bits): the same bits on every platform, so
-// the WebAssembly build steps to these digests too.
-const GOLDEN: &str = "a54d2952626704cf 963787cd475ab55d 0b0068ce7306aa64";
+// the WebAssembly build steps to these digests too. Updated again when the
+// kernel put focal boids in lanes: each boid now adds its neighbours one at a
+// time in the cells' order (before, eight interleaved partial sums).
+const GOLDEN: &str = "d3cf99e02b190ae6 2ea531e67e1edae4 1e67363b0547d063";
 
 #[test]
 fn resumed_snapshot_continues_bit_for_bit() {
@@ -269,9 +271,11 @@ fn skipping_relation_masks_among_one_species_changes_no_bit() {
     let (d, _) = run_on(2, w, 200);
     assert_eq!(format!("{d:016x}"), MIXED_GOLDEN);
 }
-// Re-recorded with the masks everywhere when the candidate block came in, and
-// again when the spawn headings' sin and cos moved to `libm`.
-const MIXED_GOLDEN: &str = "db4490bda829b4eb";
+// Re-recorded with the masks everywhere when the candidate block came in, again
+// when the spawn headings' sin and cos moved to `libm`, and again (with the
+// masks everywhere, then matched with the shortcut) when focal boids went into
+// the kernel's lanes.
+const MIXED_GOLDEN: &str = "dc3535efd441fe76";
 
 /// Plain worlds steer eight boids at a time in SIMD lanes; a world with a target
 /// takes the scalar path. An attractor that pulls only a species without boids

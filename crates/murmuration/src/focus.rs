@@ -1,0 +1,432 @@
+//! The walk of the steering pass: it goes through the sorted boids of one
+//! chunk and gives each one's neighbour sums, computed a group at a time.
+//!
+//! A group is up to [`Lanes::N`] consecutive boids of one row of cells (at most
+//! four cells): the kernel gives all of them their sums at once, one boid
+//! per lane ([`kernel::accumulate`]), so the per-boid set-up, the reduction of
+//! candidate lanes and the candidate-block copy of a candidates-in-lanes kernel
+//! are gone. Each boid's sums do not depend on its group (see the kernel).
+
+use crate::grid::{Runs, Span};
+use crate::kernel::{self, Focal, Group, RelationPattern};
+use crate::lanes::Lanes;
+use crate::params::Relation;
+use crate::rules::{RuleConsts, Sums};
+use crate::steer::{PassEnv, coincident_direction};
+use crate::topological;
+use crate::vector::Vector;
+use std::cell::RefCell;
+use wide::f32x8;
+
+/// The most lanes of any width.
+const MAX_LANES: usize = 16;
+
+/// Entries per row of [`GroupLanes`]: sixteen lanes, then room for an 8-wide
+/// copy from any of them.
+pub(crate) const LANE_ROW: usize = MAX_LANES + 8;
+
+/// A group's sums lane by lane: rows 0-2 separation by axis, 3-5 alignment,
+/// 6-8 cohesion, then the alignment, cohesion and neighbour counts (as `f32`).
+pub(crate) type GroupLanes = [[f32; LANE_ROW]; 12];
+
+thread_local! {
+    /// Each worker's topological scratch (allocated on first use), reused from
+    /// chunk to chunk and step to step.
+    static NEAREST: RefCell<Option<Box<Nearest>>> = const { RefCell::new(None) };
+}
+
+/// The most topological neighbours a species may ask for, as an array length.
+const MAX_K: usize = topological::MAX_TOPOLOGICAL as usize;
+
+/// Scratch for one boid's topological neighbours.
+type Nearest = [topological::Chosen; MAX_K];
+
+/// Walks the sorted boids `..end` in order and gives each one's neighbour sums
+/// (and what the steering reads besides them).
+pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
+    env: &'a PassEnv<'a, V>,
+    /// One past the last sorted index of the walk (its chunk's end).
+    end: usize,
+    /// The sorted indices of the cell the walk is in.
+    cell_span: std::ops::Range<usize>,
+    /// The cell the walk is in (`usize::MAX` before the first).
+    cell: usize,
+    /// The cell's runs, for topological neighbours.
+    runs: Runs<V>,
+    /// No boid of the cell is nearer any obstacle than this.
+    cell_clear: f32,
+    /// The sorted indices whose sums `lanes` holds.
+    group: std::ops::Range<usize>,
+    /// The group's sums lane by lane ([`GroupLanes`]).
+    lanes: GroupLanes,
+    /// The group took the single-species kernel (its counts are laid out so).
+    uniform: bool,
+    /// The topological neighbours kept for the current boid: this thread's
+    /// scratch, taken on first use and given back on drop.
+    nearest: Option<Box<Nearest>>,
+    /// Neighbours counted so far.
+    pub neighbours: u64,
+    /// Candidates measured so far.
+    pub candidates: u64,
+}
+
+impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SINGLE> {
+    /// A walk over the sorted boids of `env` before `end`.
+    pub fn new(env: &'a PassEnv<'a, V>, end: usize) -> Self {
+        Self {
+            env,
+            end,
+            cell_span: 0..0,
+            cell: usize::MAX,
+            runs: env.grid.runs::<V>([0; 3]),
+            cell_clear: f32::INFINITY,
+            group: 0..0,
+            lanes: [[0.0; LANE_ROW]; 12],
+            uniform: false,
+            nearest: None,
+            neighbours: 0,
+            candidates: 0,
+        }
+    }
+
+    /// The neighbour sums of sorted index `si`, exactly as the step computes them.
+    #[inline(always)]
+    pub fn focus(&mut self, si: usize) -> Focus<V> {
+        if self.env.topological {
+            self.focus_with::<true>(si)
+        } else {
+            self.focus_with::<false>(si)
+        }
+    }
+
+    /// [`Self::focus`], with `TOPO` false when no species has topological
+    /// neighbours: the plain step's walk then has no trace of them (even an
+    /// untaken out-of-line call cost its loop 29 instructions per boid-step).
+    #[inline(always)]
+    pub fn focus_with<const TOPO: bool>(&mut self, si: usize) -> Focus<V> {
+        let env = self.env;
+        let data = env.sorted;
+        self.reach::<TOPO>(si);
+        let id = env.ids[si];
+        let species = data.species[si] as usize;
+        let sp = &env.ctx.species[species];
+        let (pos, vel) = (data.position::<V>(si), data.velocity::<V>(si));
+        let sums = if TOPO && sp.topological_neighbours > 0 {
+            self.topological_sums(si, species, pos, vel, sp.topological_neighbours, id)
+        } else {
+            let l = si - self.group.start;
+            if self.uniform {
+                kernel::lane_sums::<V, SINGLE>(&self.lanes, l)
+            } else {
+                kernel::lane_sums::<V, FLAGS>(&self.lanes, l)
+            }
+        };
+        self.neighbours += sums.neighbours as u64;
+        Focus {
+            sums,
+            pos,
+            vel,
+            species,
+            id,
+            cell_clear: self.cell_clear,
+        }
+    }
+
+    /// Moves the walk to sorted index `si`: its cell, and the group holding it.
+    #[inline(always)]
+    fn reach<const TOPO: bool>(&mut self, si: usize) {
+        let grid = self.env.grid;
+        if !self.cell_span.contains(&si) {
+            let c = if self.cell != usize::MAX && si >= self.cell_span.end {
+                grid.cell_after(self.cell, si)
+            } else {
+                grid.keys()[grid.order()[si] as usize] as usize
+            };
+            self.enter::<TOPO>(c, si);
+        }
+        if !self.group.contains(&si) {
+            self.group_from(si);
+        }
+    }
+
+    /// The group holding sorted index `si`: its sorted indices from `si` on,
+    /// its sums lane by lane, the lane of `si`, and whether the group took the
+    /// single-species kernel (which lays the counts out as `SINGLE` says). For
+    /// walks without topological species (their sums are not in the lanes).
+    #[inline(always)]
+    pub fn group_lanes(&mut self, si: usize) -> (std::ops::Range<usize>, &GroupLanes, usize, bool) {
+        self.reach::<false>(si);
+        let l = si - self.group.start;
+        (si..self.group.end, &self.lanes, l, self.uniform)
+    }
+
+    /// The walk enters cell `c` at sorted index `si`.
+    fn enter<const TOPO: bool>(&mut self, c: usize, si: usize) {
+        let env = self.env;
+        let grid = &env.grid;
+        self.cell = c;
+        self.cell_span = grid.cell_range(c);
+        debug_assert!(
+            self.cell_span.contains(&si),
+            "cell {c} holds sorted index {si}"
+        );
+        let coords = grid.cell_coords(c);
+        if TOPO {
+            grid.runs_into::<V>(coords, &mut self.runs);
+        }
+        if env.has_obstacles {
+            let (centre, half) = grid.cell_ball::<V>(coords);
+            self.cell_clear = env.ctx.obstacles.clearance(centre) - half;
+        }
+    }
+
+    /// Computes the sums of the group that starts at `si` (in the walk's cell).
+    fn group_from(&mut self, si: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if FLAGS & kernel::WIDE != 0 {
+            // SAFETY: WIDE is set only where the CPU has AVX-512 F, DQ and VL
+            // (`Pipeline::prepare`).
+            return unsafe { self.group_wide(si) };
+        }
+        let grid = self.env.grid;
+        let end = grid.span_end(self.cell).min(si + 8).min(self.end);
+        let span = grid.span_of::<V>(self.cell, si, end);
+        self.group_sums::<f32x8>(si, end, &span);
+    }
+
+    /// [`Self::group_from`] sixteen lanes wide, compiled with AVX-512 so every
+    /// [`crate::kernel512::W16`] operation is one instruction.
+    ///
+    /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    unsafe fn group_wide(&mut self, si: usize) {
+        let grid = self.env.grid;
+        let end = grid.span_end(self.cell).min(si + 16).min(self.end);
+        let span = grid.span_of::<V>(self.cell, si, end);
+        self.group_sums::<crate::kernel512::W16>(si, end, &span);
+    }
+
+    /// The sums of the boids `first..end` (one group, scanning `span`) into
+    /// `self.sums`, `S::N` lanes wide.
+    #[inline(always)]
+    fn group_sums<S: Lanes>(&mut self, first: usize, end: usize, span: &Span<V>) {
+        let env = self.env;
+        let ctx = env.ctx;
+        let data = env.sorted;
+        let multi = FLAGS & kernel::MULTI != 0;
+        let count = end - first;
+        debug_assert!(count <= S::N && S::N <= MAX_LANES);
+        let species_of = |l: usize| data.species[first + l.min(count - 1)] as usize;
+        let fill = S::lanes(0, count);
+        let inf = S::splat(f32::INFINITY);
+        let zero = S::splat(0.0);
+        let mut pos = [inf; 3];
+        for (a, p) in pos.iter_mut().enumerate().take(V::DIM) {
+            *p = S::select(fill, S::from_slice(&data.pos[a][first..]), inf);
+        }
+        // Each lane's species constants: max2, sep2, ali2, coh2, eps2, cos_half.
+        let consts =
+            |rc: &RuleConsts| [rc.max2, rc.sep2, rc.ali2, rc.coh2, rc.eps2, rc.cos_half_fov];
+        let mut k = [[0.0f32; MAX_LANES]; 6];
+        if multi {
+            for l in 0..S::N {
+                let c = consts(&env.consts[species_of(l)]);
+                for (kk, c) in k.iter_mut().zip(c) {
+                    kk[l] = c;
+                }
+            }
+        } else {
+            let c = consts(&env.consts[species_of(0)]);
+            for (kk, c) in k.iter_mut().zip(c) {
+                *kk = [c; MAX_LANES];
+            }
+        }
+        let mut heading = [zero; 3];
+        let mut no_cone = S::lanes(0, S::N);
+        if FLAGS & kernel::FOV != 0 {
+            let mut h = [[0.0f32; MAX_LANES]; 3];
+            for l in 0..count {
+                let sp = &ctx.species[species_of(l)];
+                if sp.has_vision_cone() {
+                    let u = data.velocity::<V>(first + l).normalize_or_zero();
+                    for (a, ha) in h.iter_mut().enumerate().take(V::DIM) {
+                        ha[l] = u.get(a);
+                    }
+                }
+            }
+            for a in 0..V::DIM {
+                heading[a] = S::from_slice(&h[a]);
+            }
+            no_cone = S::mask_from(|l| (0..V::DIM).all(|a| h[a][l] == 0.0));
+        }
+        let rel_count = ctx.relations.count;
+        let row_of = |s: usize| &ctx.relations.table[s * rel_count..(s + 1) * rel_count];
+        let mut takes_others = S::lanes(0, 0);
+        let mut rows: Option<[&[Relation]; MAX_LANES]> = None;
+        let mut uniform = false;
+        if multi {
+            let pattern = |l: usize| env.patterns[species_of(l)];
+            takes_others = S::mask_from(|l| pattern(l) == RelationPattern::SelfFlockOthersSeparate);
+            if (0..count).any(|l| pattern(l) == RelationPattern::General) {
+                rows = Some(std::array::from_fn(|l| row_of(species_of(l))));
+            } else {
+                // Every focal boid and every candidate of one species, which
+                // flocks with itself: the single-species kernel gives the same
+                // sums without the relation masks.
+                let s0 = data.species[first];
+                let starts = env.grid.cell_starts();
+                uniform = (0..count).all(|l| data.species[first + l] == s0)
+                    && span.rows[..span.row_count].iter().all(|&(row, _)| {
+                        span.pieces[..span.piece_count].iter().all(|&(a, b, _, _)| {
+                            let r = starts[row + a as usize] as usize
+                                ..starts[row + b as usize + 1] as usize;
+                            data.species[r].iter().all(|&s| s == s0)
+                        })
+                    });
+            }
+        }
+        let g = Group {
+            first,
+            count,
+            pos,
+            heading,
+            no_cone,
+            max2: S::from_slice(&k[0]),
+            sep2: S::from_slice(&k[1]),
+            ali2: S::from_slice(&k[2]),
+            coh2: S::from_slice(&k[3]),
+            eps2: S::from_slice(&k[4]),
+            cos_half: S::from_slice(&k[5]),
+            species: if multi {
+                S::from_slice(&data.species_f[first..])
+            } else {
+                zero
+            },
+            takes_others,
+            rows,
+        };
+        let starts = env.grid.cell_starts();
+        let acc = if uniform {
+            kernel::accumulate::<V, S, SINGLE>(&g, span, starts, data, env.period)
+        } else {
+            kernel::accumulate::<V, S, FLAGS>(&g, span, starts, data, env.period)
+        };
+        self.candidates += acc.candidates;
+        let out = &mut self.lanes;
+        for a in 0..V::DIM {
+            acc.sep[a].write_to(&mut out[a]);
+            acc.ali[a].write_to(&mut out[3 + a]);
+            acc.coh[a].write_to(&mut out[6 + a]);
+        }
+        acc.n_ali.write_to(&mut out[9]);
+        acc.n_coh.write_to(&mut out[10]);
+        acc.n_nb.write_to(&mut out[11]);
+        self.uniform = uniform;
+        let mut near = [0.0f32; MAX_LANES];
+        acc.nearest2.write_to(&mut near);
+        let seed = ctx.config.seed;
+        for l in 0..count {
+            if near[l] <= k[4][l] {
+                let si = first + l;
+                let species = species_of(l);
+                let id = env.ids[si];
+                let me = (si, l, data.position::<V>(si));
+                let rc = &env.consts[species];
+                let coincident = |j: usize| coincident_direction::<V>(seed, id, env.ids[j]);
+                let row = row_of(species);
+                let mut sep = V::ZERO;
+                for (a, row) in out.iter().enumerate().take(V::DIM) {
+                    sep.set(a, row[l]);
+                }
+                if uniform {
+                    kernel::coincident_fix::<V, SINGLE>(
+                        me, row, rc, span, starts, data, env.period, coincident, &mut sep,
+                    );
+                } else {
+                    kernel::coincident_fix::<V, FLAGS>(
+                        me, row, rc, span, starts, data, env.period, coincident, &mut sep,
+                    );
+                }
+                for (a, row) in out.iter_mut().enumerate().take(V::DIM) {
+                    row[l] = sep.get(a);
+                }
+            }
+        }
+        self.group = first..end;
+    }
+
+    /// The sums of the boid at sorted index `si` over its `k` nearest
+    /// neighbours ([`topological`]), from its cell's runs. Only walks with
+    /// `TOPO` call it ([`Self::focus_with`]): inlined into every walk it cost
+    /// the plain step 53 instructions per boid-step (BENCHMARKS.md).
+    #[inline(never)]
+    fn topological_sums(
+        &mut self,
+        si: usize,
+        species: usize,
+        pos: V,
+        vel: V,
+        k: u32,
+        id: u32,
+    ) -> Sums<V> {
+        let env = self.env;
+        let ctx = env.ctx;
+        let sp = &ctx.species[species];
+        let rel_count = ctx.relations.count;
+        let me = Focal {
+            sorted_index: si,
+            pos,
+            heading: if FLAGS & kernel::FOV != 0 && sp.has_vision_cone() {
+                vel.normalize_or_zero()
+            } else {
+                V::ZERO
+            },
+            relations: &ctx.relations.table[species * rel_count..(species + 1) * rel_count],
+        };
+        let ids = env.ids;
+        let seed = ctx.config.seed;
+        let coincident = |j: usize| coincident_direction::<V>(seed, id, ids[j]);
+        let best = self.nearest.get_or_insert_with(|| {
+            NEAREST
+                .with(RefCell::take)
+                .unwrap_or_else(|| Box::new([topological::Chosen::default(); MAX_K]))
+        });
+        topological::accumulate::<V, FLAGS>(
+            &me,
+            &env.consts[species],
+            k,
+            self.runs.as_slice(),
+            env.sorted,
+            env.period,
+            best,
+            |j| ids[j],
+            coincident,
+        )
+    }
+}
+
+impl<V: Vector, const FLAGS: u8, const SINGLE: u8> Drop for Focuser<'_, V, FLAGS, SINGLE> {
+    /// Gives the topological scratch back to this thread for the next chunk.
+    fn drop(&mut self) {
+        if let Some(list) = self.nearest.take() {
+            NEAREST.with(|n| n.replace(Some(list)));
+        }
+    }
+}
+
+/// The neighbour sums of one boid and what the steering reads besides them.
+pub(crate) struct Focus<V> {
+    /// The sums.
+    pub sums: Sums<V>,
+    /// Position, units.
+    pub pos: V,
+    /// Velocity, units/s.
+    pub vel: V,
+    /// Species index.
+    pub species: usize,
+    /// Boid id.
+    pub id: u32,
+    /// Lower bound of the distance to every obstacle from the boid's cell.
+    pub cell_clear: f32,
+}
