@@ -16,8 +16,7 @@
     reason = "axis loops index several per-axis arrays in step"
 )]
 
-use crate::focus::GroupLanes;
-use crate::kernel::{LANES, SortedSoa};
+use crate::kernel::{GroupLanes, LANES, SortedSoa};
 use crate::params::SpeciesParams;
 use crate::rules::Sums;
 use crate::vector::Vector;

@@ -7,27 +7,20 @@
 //! candidate lanes and the candidate-block copy of a candidates-in-lanes kernel
 //! are gone. Each boid's sums do not depend on its group (see the kernel).
 
-use crate::grid::{Runs, Span};
-use crate::kernel::{self, Focal, Group, RelationPattern};
+use crate::context::StepContext;
+use crate::grid::{Grid, Runs, Span};
+use crate::interactions::Interactions;
+use crate::kernel::{
+    self, Focal, Group, GroupLanes, LANE_ROW, MAX_LANES, RelationPattern, SortedSoa,
+};
 use crate::lanes::Lanes;
 use crate::params::Relation;
+use crate::rules::coincident_direction;
 use crate::rules::{RuleConsts, Sums};
-use crate::steer::{PassEnv, coincident_direction};
 use crate::topological;
 use crate::vector::Vector;
 use std::cell::RefCell;
 use wide::f32x8;
-
-/// The most lanes of any width.
-const MAX_LANES: usize = 16;
-
-/// Entries per row of [`GroupLanes`]: sixteen lanes, then room for an 8-wide
-/// copy from any of them.
-pub(crate) const LANE_ROW: usize = MAX_LANES + 8;
-
-/// A group's sums lane by lane: rows 0-2 separation by axis, 3-5 alignment,
-/// 6-8 cohesion, then the alignment, cohesion and neighbour counts (as `f32`).
-pub(crate) type GroupLanes = [[f32; LANE_ROW]; 12];
 
 thread_local! {
     /// Each worker's topological scratch (allocated on first use), reused from
@@ -40,6 +33,35 @@ const MAX_K: usize = topological::MAX_TOPOLOGICAL as usize;
 
 /// Scratch for one boid's topological neighbours.
 type Nearest = [topological::Chosen; MAX_K];
+
+/// What every chunk of the steering pass reads.
+pub(crate) struct PassEnv<'a, V: Vector> {
+    /// The step's neighbour grid.
+    pub grid: &'a Grid,
+    /// Boids in cell order.
+    pub sorted: &'a SortedSoa,
+    /// Each species' derived rule constants.
+    pub consts: &'a [RuleConsts],
+    /// Each species' relation pattern.
+    pub patterns: &'a [RelationPattern],
+    /// Predator and prey searches of the step.
+    pub interactions: &'a Interactions<V>,
+    pub ctx: &'a StepContext<'a, V>,
+    /// Boid ids in sorted order.
+    pub ids: &'a [u32],
+    /// Periodic box size (zero when the world does not wrap).
+    pub period: V,
+    pub has_obstacles: bool,
+    pub has_interactions: bool,
+    /// Some species reacts to its k nearest neighbours only ([`crate::topological`]).
+    pub topological: bool,
+    /// Steer eight boids at a time ([`Batch`]).
+    pub batched: bool,
+    /// Every species is a Vicsek species: eight particles at a time.
+    pub vicsek: bool,
+    /// Contact gap for obstacles, units.
+    pub skin: f32,
+}
 
 /// Walks the sorted boids `..end` in order and gives each one's neighbour sums
 /// (and what the steering reads besides them).

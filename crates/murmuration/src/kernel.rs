@@ -212,6 +212,17 @@ pub(crate) const SAME_RADII: u8 = 8;
 /// with [`MIN_IMAGE`]).
 pub(crate) const WIDE: u8 = 16;
 
+/// The most lanes of any width.
+pub(crate) const MAX_LANES: usize = 16;
+
+/// Entries per row of [`GroupLanes`]: sixteen lanes, then room for an 8-wide
+/// copy from any of them.
+pub(crate) const LANE_ROW: usize = MAX_LANES + 8;
+
+/// A group's sums lane by lane: rows 0-2 separation by axis, 3-5 alignment,
+/// 6-8 cohesion, then the alignment, cohesion and neighbour counts (as `f32`).
+pub(crate) type GroupLanes = [[f32; LANE_ROW]; 12];
+
 /// The focal boids of one group: consecutive sorted indices `first..first +
 /// count` of one row of cells ([`Span`]), one per lane, with their species'
 /// constants lane by lane.
@@ -421,10 +432,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
 /// Lane `l`'s sums out of a group's accumulators (written out by the caller:
 /// `acc[k]` is accumulator `k` of [`GroupSums`] in field order, axes first).
 #[inline(always)]
-pub(crate) fn lane_sums<V: Vector, const FLAGS: u8>(
-    acc: &crate::focus::GroupLanes,
-    l: usize,
-) -> Sums<V> {
+pub(crate) fn lane_sums<V: Vector, const FLAGS: u8>(acc: &GroupLanes, l: usize) -> Sums<V> {
     let multi = FLAGS & MULTI != 0;
     let same = FLAGS & SAME_RADII != 0;
     let mut s = Sums::<V>::default();

@@ -103,11 +103,11 @@ pub use params::{
 pub use paths::Path;
 pub use pipeline::Pipeline;
 pub use rules::RuleConsts;
+pub use rules::coincident_direction;
 pub use sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
 pub use snapshot::SNAPSHOT_VERSION;
 pub use spawn::Spawn;
 pub use stats::StepStats;
-pub use steer::coincident_direction;
 pub use surface::Surface;
 pub use topological::MAX_TOPOLOGICAL;
 pub use vector::Vector;

@@ -12,14 +12,14 @@
 
 use crate::boids::Boids;
 use crate::context::StepContext;
-use crate::focus::Focuser;
+use crate::focus::{Focuser, PassEnv};
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
 use crate::params::{Boundary, CombineMode, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
 use crate::stats::StepStats;
-use crate::steer::{CHUNK, PassEnv, steer_chunk};
+use crate::steer::{CHUNK, steer_chunk};
 use crate::stopwatch::Stopwatch;
 use crate::vector::Vector;
 use rayon::prelude::*;

@@ -4,7 +4,9 @@
 //! A model plugs in as a pair (neighbour accumulation, force from the sums); other
 //! research models (Vicsek, Couzin zones) fit the same shape with their own sums.
 
+use crate::boids::BoidId;
 use crate::params::{CombineMode, SpeciesParams, Steering};
+use crate::rng::{CounterRng, Stream};
 use crate::vector::Vector;
 
 /// Per-species constants derived once per step from [`SpeciesParams`]: the one
@@ -200,6 +202,18 @@ pub(crate) fn combine<V: Vector>(forces: &[V], p: &SpeciesParams) -> V {
             acc
         }
     }
+}
+
+/// Direction that pushes boid `me` away from a coincident boid `other` (closer than
+/// [`RuleConsts::eps2`](crate::RuleConsts::eps2)): a keyed random unit vector for
+/// the pair, with opposite signs for the two boids. Public for reference models.
+#[inline(never)]
+pub fn coincident_direction<V: Vector>(seed: u64, me: BoidId, other: BoidId) -> V {
+    let (lo, hi) = if me < other { (me, other) } else { (other, me) };
+    let key = ((lo as u64) << 32) | hi as u64;
+    let mut r = CounterRng::new(seed, key, 0, Stream::Coincident);
+    let u = V::unit_from_uniform(r.next_f32(), r.next_f32());
+    if me < other { u } else { -u }
 }
 
 #[cfg(test)]

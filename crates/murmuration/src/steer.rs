@@ -6,49 +6,17 @@
 //! else takes the scalar path. Both give the same bits.
 
 use crate::batch::{self, Batch, Lane, Steered};
-use crate::boids::BoidId;
 use crate::boundary::{boundary_force, confine, soft_force};
-use crate::context::StepContext;
-use crate::focus::{Focus, Focuser};
-use crate::grid::Grid;
-use crate::interactions::{Interactions, Seeker, Sorted, Tables};
-use crate::kernel::{self, RelationPattern, SortedSoa};
+use crate::focus::{Focus, Focuser, PassEnv};
+use crate::interactions::{Seeker, Sorted, Tables};
+use crate::kernel;
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
-use crate::rules::{self, RuleConsts};
+use crate::rules;
 use crate::vector::Vector;
 
 /// Boids per parallel task of the steering pass.
 pub(crate) const CHUNK: usize = 256;
-
-/// What every chunk of the steering pass reads.
-pub(crate) struct PassEnv<'a, V: Vector> {
-    /// The step's neighbour grid.
-    pub grid: &'a Grid,
-    /// Boids in cell order.
-    pub sorted: &'a SortedSoa,
-    /// Each species' derived rule constants.
-    pub consts: &'a [RuleConsts],
-    /// Each species' relation pattern.
-    pub patterns: &'a [RelationPattern],
-    /// Predator and prey searches of the step.
-    pub interactions: &'a Interactions<V>,
-    pub ctx: &'a StepContext<'a, V>,
-    /// Boid ids in sorted order.
-    pub ids: &'a [u32],
-    /// Periodic box size (zero when the world does not wrap).
-    pub period: V,
-    pub has_obstacles: bool,
-    pub has_interactions: bool,
-    /// Some species reacts to its k nearest neighbours only ([`crate::topological`]).
-    pub topological: bool,
-    /// Steer eight boids at a time ([`Batch`]).
-    pub batched: bool,
-    /// Every species is a Vicsek species: eight particles at a time.
-    pub vicsek: bool,
-    /// Contact gap for obstacles, units.
-    pub skin: f32,
-}
 
 /// [`steer_chunk`] compiled with AVX-512, so the 16-lane kernel inlines into the
 /// walk.
@@ -501,16 +469,4 @@ fn clamp_speed<V: Vector>(v2: V, v: V, sp: &SpeciesParams, seed: u64, id: u32, s
         return dir * sp.min_speed;
     }
     v2 * scale
-}
-
-/// Direction that pushes boid `me` away from a coincident boid `other` (closer than
-/// [`RuleConsts::eps2`](crate::RuleConsts::eps2)): a keyed random unit vector for
-/// the pair, with opposite signs for the two boids. Public for reference models.
-#[inline(never)]
-pub fn coincident_direction<V: Vector>(seed: u64, me: BoidId, other: BoidId) -> V {
-    let (lo, hi) = if me < other { (me, other) } else { (other, me) };
-    let key = ((lo as u64) << 32) | hi as u64;
-    let mut r = CounterRng::new(seed, key, 0, Stream::Coincident);
-    let u = V::unit_from_uniform(r.next_f32(), r.next_f32());
-    if me < other { u } else { -u }
 }
