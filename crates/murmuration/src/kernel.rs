@@ -20,7 +20,8 @@ use crate::rules::{RuleConsts, Sums};
 use crate::vector::Vector;
 use wide::f32x8;
 
-/// Candidates processed together.
+/// Lanes of the portable vector (boids per group; candidates per chunk in the
+/// topological kernel).
 pub(crate) const LANES: usize = 8;
 
 /// Padding after neighbour data: the widest load (16 lanes, [`crate::kernel512`])
@@ -207,9 +208,8 @@ pub(crate) const MIN_IMAGE: u8 = 4;
 /// Kernel variant flag: alignment and cohesion radii both equal the perception
 /// radius (the common case), so their masks and counts are the neighbour mask.
 pub(crate) const SAME_RADII: u8 = 8;
-/// Kernel variant flag: scan 16 candidates at a time ([`crate::kernel512`]); set
-/// only where the CPU has AVX-512 and the cell's candidates are one block (never
-/// with [`MIN_IMAGE`]).
+/// Kernel variant flag: sixteen boids per group ([`crate::kernel512`]); set
+/// only where the CPU has AVX-512 (never with [`MIN_IMAGE`]).
 pub(crate) const WIDE: u8 = 16;
 
 /// The most lanes of any width.

@@ -42,8 +42,9 @@ fn env_limits() -> bool {
     *ENV.get_or_init(|| std::env::var(KERNEL_LANES_ENV).is_ok_and(|v| v.trim() == "8"))
 }
 
-/// Candidates the neighbour kernel scans at a time in steps started now: 16 where
-/// the CPU has AVX-512 (unless limited), else 8. Both widths give the same bits.
+/// Boids the neighbour kernel steps at a time (its lanes) in steps started now:
+/// 16 where the CPU has AVX-512 (unless limited), else 8. Both widths give the
+/// same bits.
 pub fn kernel_lanes() -> usize {
     if wide() { 16 } else { 8 }
 }

@@ -18,8 +18,8 @@ use crate::vector::Vector;
 /// Boids per parallel task of the steering pass.
 pub(crate) const CHUNK: usize = 256;
 
-/// [`steer_chunk`] compiled with AVX-512, so the 16-lane kernel inlines into the
-/// walk.
+/// [`steer_chunk`] compiled with AVX-512 (the batch's 8-lane steering among
+/// it); the 16-lane group kernel has its own (`Focuser::group_wide`).
 ///
 /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
 #[cfg(target_arch = "x86_64")]
