@@ -16,7 +16,7 @@
     reason = "axis loops index several per-axis arrays in step"
 )]
 
-use crate::kernel::{GroupLanes, LANES, SortedSoa};
+use crate::kernel::{self, GroupLanes, LANES, SortedSoa};
 use crate::params::SpeciesParams;
 use crate::rules::Sums;
 use crate::vector::Vector;
@@ -144,8 +144,8 @@ impl Batch {
         self.load_species(l, species, sp);
     }
 
-    /// Fills lanes `0..8` with the sums of lanes `off..off + 8` of a group
-    /// (`same`: its cohesion count is its alignment count) and the positions
+    /// Fills lanes `0..8` with the sums of lanes `off..off + 8` of a group and
+    /// the positions
     /// and velocities of the boids `si..si + 8` of `data`: eight values at a
     /// time. Lanes past the group's boids get values whose results are ignored.
     #[inline(always)]
@@ -153,7 +153,6 @@ impl Batch {
         &mut self,
         sums: &GroupLanes,
         off: usize,
-        same: bool,
         data: &SortedSoa,
         si: usize,
     ) {
@@ -161,16 +160,16 @@ impl Batch {
             row[at..at + LANES].try_into().expect("eight lanes")
         };
         for a in 0..V::DIM {
-            self.sep[a] = eight(&sums[a], off);
-            self.ali[a] = eight(&sums[3 + a], off);
-            self.coh[a] = eight(&sums[6 + a], off);
+            self.sep[a] = eight(&sums[kernel::SEP + a], off);
+            self.ali[a] = eight(&sums[kernel::ALI + a], off);
+            self.coh[a] = eight(&sums[kernel::COH + a], off);
             // Padded by PAD past the last boid: in bounds from any boid.
             self.pos[a] = eight(&data.pos[a], si);
             self.vel[a] = eight(&data.vel[a], si);
         }
         // Counts: above zero exactly where `load` sets 1.0 (`steer` asks > 0).
-        self.has_ali = eight(&sums[9], off);
-        self.has_coh = eight(&sums[if same { 9 } else { 10 }], off);
+        self.has_ali = eight(&sums[kernel::N_ALI], off);
+        self.has_coh = eight(&sums[kernel::N_COH], off);
     }
 
     /// The rest of lane `l` after [`Batch::load_sums`]: last step's steering,

@@ -8,15 +8,14 @@
 //! are gone. Each boid's sums do not depend on its group (see the kernel).
 
 use crate::context::StepContext;
-use crate::grid::{Grid, Runs, Span};
+use crate::grid::{Grid, Runs};
 use crate::interactions::Interactions;
 use crate::kernel::{
     self, Focal, Group, GroupLanes, LANE_ROW, MAX_LANES, RelationPattern, SortedSoa,
 };
 use crate::lanes::Lanes;
 use crate::params::Relation;
-use crate::rules::coincident_direction;
-use crate::rules::{RuleConsts, Sums};
+use crate::rules::{RuleConsts, Sums, coincident_direction};
 use crate::topological;
 use crate::vector::Vector;
 use std::cell::RefCell;
@@ -55,7 +54,7 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub has_interactions: bool,
     /// Some species reacts to its k nearest neighbours only ([`crate::topological`]).
     pub topological: bool,
-    /// Steer eight boids at a time ([`Batch`]).
+    /// Steer eight boids at a time ([`crate::batch::Batch`]).
     pub batched: bool,
     /// Every species is a Vicsek species: eight particles at a time.
     pub vicsek: bool,
@@ -81,8 +80,6 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     group: std::ops::Range<usize>,
     /// The group's sums lane by lane ([`GroupLanes`]).
     lanes: GroupLanes,
-    /// The group took the single-species kernel (its counts are laid out so).
-    uniform: bool,
     /// The topological neighbours kept for the current boid: this thread's
     /// scratch, taken on first use and given back on drop.
     nearest: Option<Box<Nearest>>,
@@ -104,7 +101,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             cell_clear: f32::INFINITY,
             group: 0..0,
             lanes: [[0.0; LANE_ROW]; 12],
-            uniform: false,
             nearest: None,
             neighbours: 0,
             candidates: 0,
@@ -136,12 +132,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let sums = if TOPO && sp.topological_neighbours > 0 {
             self.topological_sums(si, species, pos, vel, sp.topological_neighbours, id)
         } else {
-            let l = si - self.group.start;
-            if self.uniform {
-                kernel::lane_sums::<V, SINGLE>(&self.lanes, l)
-            } else {
-                kernel::lane_sums::<V, FLAGS>(&self.lanes, l)
-            }
+            kernel::lane_sums::<V>(&self.lanes, si - self.group.start)
         };
         self.neighbours += sums.neighbours as u64;
         Focus {
@@ -172,14 +163,12 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     }
 
     /// The group holding sorted index `si`: its sorted indices from `si` on,
-    /// its sums lane by lane, the lane of `si`, and whether the group took the
-    /// single-species kernel (which lays the counts out as `SINGLE` says). For
-    /// walks without topological species (their sums are not in the lanes).
+    /// its sums lane by lane, and the lane of `si`. For walks without
+    /// topological species (their sums are not in the lanes).
     #[inline(always)]
-    pub fn group_lanes(&mut self, si: usize) -> (std::ops::Range<usize>, &GroupLanes, usize, bool) {
+    pub fn group_lanes(&mut self, si: usize) -> (std::ops::Range<usize>, &GroupLanes, usize) {
         self.reach::<false>(si);
-        let l = si - self.group.start;
-        (si..self.group.end, &self.lanes, l, self.uniform)
+        (si..self.group.end, &self.lanes, si - self.group.start)
     }
 
     /// The walk enters cell `c` at sorted index `si`.
@@ -210,10 +199,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             // (`Pipeline::prepare`).
             return unsafe { self.group_wide(si) };
         }
-        let grid = self.env.grid;
-        let end = grid.span_end(self.cell).min(si + 8).min(self.end);
-        let span = grid.span_of::<V>(self.cell, si, end);
-        self.group_sums::<f32x8>(si, end, &span);
+        self.group_sums::<f32x8>(si);
     }
 
     /// [`Self::group_from`] sixteen lanes wide, compiled with AVX-512 so every
@@ -223,17 +209,16 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
     unsafe fn group_wide(&mut self, si: usize) {
-        let grid = self.env.grid;
-        let end = grid.span_end(self.cell).min(si + 16).min(self.end);
-        let span = grid.span_of::<V>(self.cell, si, end);
-        self.group_sums::<crate::kernel512::W16>(si, end, &span);
+        self.group_sums::<crate::kernel512::W16>(si);
     }
 
-    /// The sums of the boids `first..end` (one group, scanning `span`) into
-    /// `self.sums`, `S::N` lanes wide.
+    /// The sums of the group that starts at sorted index `first` (in the
+    /// walk's cell), `S::N` lanes wide, into `self.lanes`.
     #[inline(always)]
-    fn group_sums<S: Lanes>(&mut self, first: usize, end: usize, span: &Span<V>) {
+    fn group_sums<S: Lanes>(&mut self, first: usize) {
         let env = self.env;
+        let end = env.grid.span_end(self.cell).min(first + S::N).min(self.end);
+        let span = &env.grid.span_of::<V>(self.cell, first, end);
         let ctx = env.ctx;
         let data = env.sorted;
         let multi = FLAGS & kernel::MULTI != 0;
@@ -282,8 +267,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             }
             no_cone = S::mask_from(|l| (0..V::DIM).all(|a| h[a][l] == 0.0));
         }
-        let rel_count = ctx.relations.count;
-        let row_of = |s: usize| &ctx.relations.table[s * rel_count..(s + 1) * rel_count];
+        let row_of = |s: usize| ctx.relations.row(s);
+        let starts = env.grid.cell_starts();
         let mut takes_others = S::lanes(0, 0);
         let mut rows: Option<[&[Relation]; MAX_LANES]> = None;
         let mut uniform = false;
@@ -297,7 +282,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
                 // flocks with itself: the single-species kernel gives the same
                 // sums without the relation masks.
                 let s0 = data.species[first];
-                let starts = env.grid.cell_starts();
                 uniform = (0..count).all(|l| data.species[first + l] == s0)
                     && span.rows[..span.row_count].iter().all(|&(row, _)| {
                         span.pieces[..span.piece_count].iter().all(|&(a, b, _, _)| {
@@ -328,7 +312,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             takes_others,
             rows,
         };
-        let starts = env.grid.cell_starts();
         let acc = if uniform {
             kernel::accumulate::<V, S, SINGLE>(&g, span, starts, data, env.period)
         } else {
@@ -336,15 +319,11 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         };
         self.candidates += acc.candidates;
         let out = &mut self.lanes;
-        for a in 0..V::DIM {
-            acc.sep[a].write_to(&mut out[a]);
-            acc.ali[a].write_to(&mut out[3 + a]);
-            acc.coh[a].write_to(&mut out[6 + a]);
+        if uniform {
+            acc.write_to::<SINGLE>(out, V::DIM);
+        } else {
+            acc.write_to::<FLAGS>(out, V::DIM);
         }
-        acc.n_ali.write_to(&mut out[9]);
-        acc.n_coh.write_to(&mut out[10]);
-        acc.n_nb.write_to(&mut out[11]);
-        self.uniform = uniform;
         let mut near = [0.0f32; MAX_LANES];
         acc.nearest2.write_to(&mut near);
         let seed = ctx.config.seed;
@@ -358,8 +337,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
                 let coincident = |j: usize| coincident_direction::<V>(seed, id, env.ids[j]);
                 let row = row_of(species);
                 let mut sep = V::ZERO;
-                for (a, row) in out.iter().enumerate().take(V::DIM) {
-                    sep.set(a, row[l]);
+                for a in 0..V::DIM {
+                    sep.set(a, out[kernel::SEP + a][l]);
                 }
                 if uniform {
                     kernel::coincident_fix::<V, SINGLE>(
@@ -370,8 +349,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
                         me, row, rc, span, starts, data, env.period, coincident, &mut sep,
                     );
                 }
-                for (a, row) in out.iter_mut().enumerate().take(V::DIM) {
-                    row[l] = sep.get(a);
+                for a in 0..V::DIM {
+                    out[kernel::SEP + a][l] = sep.get(a);
                 }
             }
         }
@@ -395,7 +374,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let env = self.env;
         let ctx = env.ctx;
         let sp = &ctx.species[species];
-        let rel_count = ctx.relations.count;
         let me = Focal {
             sorted_index: si,
             pos,
@@ -404,7 +382,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             } else {
                 V::ZERO
             },
-            relations: &ctx.relations.table[species * rel_count..(species + 1) * rel_count],
+            relations: ctx.relations.row(species),
         };
         let ids = env.ids;
         let seed = ctx.config.seed;

@@ -219,9 +219,23 @@ pub(crate) const MAX_LANES: usize = 16;
 /// copy from any of them.
 pub(crate) const LANE_ROW: usize = MAX_LANES + 8;
 
-/// A group's sums lane by lane: rows 0-2 separation by axis, 3-5 alignment,
-/// 6-8 cohesion, then the alignment, cohesion and neighbour counts (as `f32`).
+/// A group's sums lane by lane, one row per quantity: [`SEP`], [`ALI`] and
+/// [`COH`] by axis, then the counts as `f32` ([`N_ALI`], [`N_COH`], [`N_NB`]),
+/// laid out the same whatever the kernel variant ([`GroupSums::write_to`]).
 pub(crate) type GroupLanes = [[f32; LANE_ROW]; 12];
+
+/// First row of the separation sums in [`GroupLanes`] (one per axis).
+pub(crate) const SEP: usize = 0;
+/// First row of the alignment sums (one per axis).
+pub(crate) const ALI: usize = 3;
+/// First row of the cohesion offsets (one per axis).
+pub(crate) const COH: usize = 6;
+/// Row of the alignment neighbour counts.
+pub(crate) const N_ALI: usize = 9;
+/// Row of the cohesion neighbour counts.
+pub(crate) const N_COH: usize = 10;
+/// Row of the neighbour counts (within the perception radius, reacted to).
+pub(crate) const N_NB: usize = 11;
 
 /// The focal boids of one group: consecutive sorted indices `first..first +
 /// count` of one row of cells ([`Span`]), one per lane, with their species'
@@ -429,30 +443,52 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     }
 }
 
-/// Lane `l`'s sums out of a group's accumulators (written out by the caller:
-/// `acc[k]` is accumulator `k` of [`GroupSums`] in field order, axes first).
+impl<S: Lanes> GroupSums<S> {
+    /// Writes the sums into `out` row by row ([`GroupLanes`]); `FLAGS` are
+    /// those of the kernel that summed them. With equal radii the variant
+    /// counts only alignment neighbours: those rows get that count too.
+    #[inline(always)]
+    pub fn write_to<const FLAGS: u8>(&self, out: &mut GroupLanes, dim: usize) {
+        let multi = FLAGS & MULTI != 0;
+        let same = FLAGS & SAME_RADII != 0;
+        for a in 0..dim {
+            self.sep[a].write_to(&mut out[SEP + a]);
+            self.ali[a].write_to(&mut out[ALI + a]);
+            self.coh[a].write_to(&mut out[COH + a]);
+        }
+        self.n_ali.write_to(&mut out[N_ALI]);
+        let n_coh = if same { self.n_ali } else { self.n_coh };
+        n_coh.write_to(&mut out[N_COH]);
+        let n_nb = if multi || !same {
+            self.n_nb
+        } else {
+            self.n_ali
+        };
+        n_nb.write_to(&mut out[N_NB]);
+    }
+}
+
+/// A count out of its `f32` lane: a whole number from 0 to at most the boids
+/// in the world (below 2³²), so the truncation is in range and `as`'s clamps
+/// are not needed (they cost ~5 instructions per count per boid).
 #[inline(always)]
-pub(crate) fn lane_sums<V: Vector, const FLAGS: u8>(acc: &GroupLanes, l: usize) -> Sums<V> {
-    let multi = FLAGS & MULTI != 0;
-    let same = FLAGS & SAME_RADII != 0;
+pub(crate) fn count(x: f32) -> u32 {
+    // SAFETY: finite and in `0..2³²` as just said.
+    unsafe { x.to_int_unchecked::<u32>() }
+}
+
+/// Lane `l`'s sums out of a group's rows ([`GroupSums::write_to`]).
+#[inline(always)]
+pub(crate) fn lane_sums<V: Vector>(acc: &GroupLanes, l: usize) -> Sums<V> {
     let mut s = Sums::<V>::default();
     for a in 0..V::DIM {
-        s.sep.set(a, acc[a][l]);
-        s.ali.set(a, acc[3 + a][l]);
-        s.coh.set(a, acc[6 + a][l]);
+        s.sep.set(a, acc[SEP + a][l]);
+        s.ali.set(a, acc[ALI + a][l]);
+        s.coh.set(a, acc[COH + a][l]);
     }
-    // A count: a whole number from 0 to at most the boids in the world (below
-    // 2³²), so the truncation is in range and `as`'s clamps are not needed
-    // (they cost ~5 instructions per count per boid).
-    // SAFETY: finite and in `0..2³²` as just said.
-    let count = |x: f32| unsafe { x.to_int_unchecked::<u32>() };
-    s.ali_n = count(acc[9][l]);
-    s.coh_n = if same { s.ali_n } else { count(acc[10][l]) };
-    s.neighbours = if multi || !same {
-        count(acc[11][l])
-    } else {
-        s.ali_n
-    };
+    s.ali_n = count(acc[N_ALI][l]);
+    s.coh_n = count(acc[N_COH][l]);
+    s.neighbours = count(acc[N_NB][l]);
     s
 }
 

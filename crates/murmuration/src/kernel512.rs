@@ -57,7 +57,7 @@ pub fn limit_kernel_to_8_lanes(on: bool) {
     LIMITED.store(on, Ordering::Relaxed);
 }
 
-/// Steps may use [`accumulate`].
+/// Steps may set [`crate::kernel::WIDE`] (sixteen boids per group).
 pub(crate) fn wide() -> bool {
     cpu_has_16_lanes() && !LIMITED.load(Ordering::Relaxed) && !env_limits()
 }

@@ -484,6 +484,12 @@ impl Relations {
         self.table[a * self.count + b]
     }
 
+    /// How species `a` reacts to each species: its row of the table.
+    #[inline]
+    pub fn row(&self, a: usize) -> &[Relation] {
+        &self.table[a * self.count..(a + 1) * self.count]
+    }
+
     /// Sets how species `a` reacts to species `b`.
     pub fn set(&mut self, a: usize, b: usize, r: Relation) {
         self.table[a * self.count + b] = r;

@@ -153,11 +153,8 @@ impl<V: Vector> Pipeline<V> {
                 .for_each(|(f, &s)| *f = s as f32);
             let count = ctx.relations.count;
             self.patterns.clear();
-            self.patterns.extend(
-                (0..count).map(|a| {
-                    RelationPattern::of(&ctx.relations.table[a * count..(a + 1) * count], a)
-                }),
-            );
+            self.patterns
+                .extend((0..count).map(|a| RelationPattern::of(ctx.relations.row(a), a)));
         }
         self.consts.clear();
         self.consts.extend(ctx.species.iter().map(RuleConsts::new));

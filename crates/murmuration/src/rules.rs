@@ -25,7 +25,7 @@ pub struct RuleConsts {
     pub cos_half_fov: f32,
     /// Distance² under which two boids count as coincident, units²: such a
     /// neighbour is seen whatever the vision cone and pushes along
-    /// [`coincident_direction`](crate::coincident_direction), not its offset.
+    /// [`coincident_direction`], not its offset.
     pub eps2: f32,
     /// 1 / sqrt(eps2): the separation push of a coincident neighbour (in place of
     /// its -d/|d|² term).

@@ -86,20 +86,14 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
     let soft = matches!(cfg.boundary, Boundary::Soft { .. });
     let jitters = ctx.species.iter().any(|p| p.jitter > 0.0);
-    let same = FLAGS & kernel::SAME_RADII != 0;
-    let multi = FLAGS & kernel::MULTI != 0;
     let mut neighbours = 0u64;
     let mut k0 = 0;
     while k0 < out_p.len() {
-        let (group, sums, off, uniform) = walk.group_lanes(base + k0);
+        let (group, sums, off) = walk.group_lanes(base + k0);
         let m = group.len().min(kernel::LANES);
-        batch.load_sums::<V>(sums, off, same, data, base + k0);
-        // The neighbour count's row: the single-species kernel with equal radii
-        // counts them as alignment neighbours.
-        let nrow = if (multi && !uniform) || !same { 11 } else { 9 };
+        batch.load_sums::<V>(sums, off, data, base + k0);
         for l in 0..m {
-            // SAFETY: a count, whole and in `0..2³²` (see `kernel::lane_sums`).
-            neighbours += unsafe { sums[nrow][off + l].to_int_unchecked::<u32>() } as u64;
+            neighbours += kernel::count(sums[kernel::N_NB][off + l]) as u64;
         }
         for l in 0..m {
             let (k, si) = (k0 + l, base + k0 + l);
