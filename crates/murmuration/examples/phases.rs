@@ -1,7 +1,8 @@
 //! Where a step's time goes on the benchmark workload: the whole step, then grid
 //! build, gather, steering.
 //! `cargo run --release -p murmuration --example phases -- [N] [DIM] [K]`
-//! (K > 0: the same workload with K topological neighbours, to price them).
+//! (K > 0: the same workload with K topological neighbours, to price them;
+//! `PHASES_STEPS` sets the number of measured steps, 20 by default).
 use glam::{Vec2, Vec3};
 use murmuration::Vector;
 
@@ -15,7 +16,9 @@ fn run<V: Vector>(n: u64, k: u32) {
     }
     w.step_n(5);
     let (mut g, mut ga, mut s, mut all) = (vec![], vec![], vec![], vec![]);
-    for _ in 0..20 {
+    // PHASES_STEPS: more measured steps (for a profiler).
+    let steps: usize = std::env::var("PHASES_STEPS").map_or(20, |s| s.parse().unwrap());
+    for _ in 0..steps {
         let t = std::time::Instant::now();
         let st = w.step().stats;
         all.push(t.elapsed().as_secs_f64() * 1e3);
@@ -25,15 +28,21 @@ fn run<V: Vector>(n: u64, k: u32) {
     }
     let med = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        (v[v.len() / 2], v[0])
     };
+    let [all, g, ga, s] = [&mut all, &mut g, &mut ga, &mut s].map(med);
     println!(
-        "{}D n={n} k={k}: step {:.3} ms = grid {:.3} ms, gather {:.3} ms, steer {:.3} ms (medians of 20)",
+        "{}D n={n} k={k}: step {:.3} ms = grid {:.3} ms, gather {:.3} ms, steer {:.3} ms \
+         (medians of {steps}; minima {:.3} = {:.3} + {:.3} + {:.3})",
         V::DIM,
-        med(&mut all),
-        med(&mut g),
-        med(&mut ga),
-        med(&mut s)
+        all.0,
+        g.0,
+        ga.0,
+        s.0,
+        all.1,
+        g.1,
+        ga.1,
+        s.1
     );
 }
 

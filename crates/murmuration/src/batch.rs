@@ -172,24 +172,27 @@ impl Batch {
         self.has_coh = eight(&sums[kernel::N_COH], off);
     }
 
-    /// The rest of lane `l` after [`Batch::load_sums`]: last step's steering,
-    /// the soft boundary's push (when the boundary is soft), the jitter kick
-    /// (when some species jitters: `jitters`), and its species' parameters.
+    /// Last step's steering of the boids in lanes `0..prev.len()` (at most
+    /// eight), for smoothing: a fixed-length loop the compiler vectorizes when
+    /// all eight lanes are loaded.
     #[inline(always)]
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one lane's inputs, each distinct"
-    )]
-    pub fn load_rest<V: Vector>(
-        &mut self,
-        l: usize,
-        prev: V,
-        soft: Option<V>,
-        jitter: (bool, Option<V>),
-        species: usize,
-        sp: &SpeciesParams,
-    ) {
-        set(&mut self.prev, l, prev);
+    pub fn load_prev<V: Vector>(&mut self, prev: &[V]) {
+        if let Ok(eight) = <&[V; LANES]>::try_from(prev) {
+            for (l, &p) in eight.iter().enumerate() {
+                set(&mut self.prev, l, p);
+            }
+        } else {
+            for (l, &p) in prev.iter().enumerate() {
+                set(&mut self.prev, l, p);
+            }
+        }
+    }
+
+    /// The rest of lane `l` after [`Batch::load_sums`] and [`Batch::load_prev`]:
+    /// the soft boundary's push (when the boundary is soft) and the jitter kick
+    /// (when some species jitters: `jitter.0`).
+    #[inline(always)]
+    pub fn load_rest<V: Vector>(&mut self, l: usize, soft: Option<V>, jitter: (bool, Option<V>)) {
         if let Some(soft) = soft {
             set(&mut self.soft, l, soft);
         }
@@ -197,7 +200,20 @@ impl Batch {
             set(&mut self.jitter, l, jitter.1.unwrap_or(V::ZERO));
             self.has_jitter[l] = if jitter.1.is_some() { 1.0 } else { 0.0 };
         }
-        self.load_species(l, species, sp);
+    }
+
+    /// Lanes `0..m`'s species parameters: those of species `species(l)`.
+    #[inline(always)]
+    pub fn load_species_of(
+        &mut self,
+        m: usize,
+        species: impl Fn(usize) -> usize,
+        params: &[SpeciesParams],
+    ) {
+        for l in 0..m {
+            let s = species(l);
+            self.load_species(l, s, &params[s]);
+        }
     }
 
     /// Lane `l`'s species parameters, copied only when it held another species.

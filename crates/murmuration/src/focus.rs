@@ -72,6 +72,8 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     cell_span: std::ops::Range<usize>,
     /// The cell the walk is in (`usize::MAX` before the first).
     cell: usize,
+    /// Its coordinates.
+    coords: [u32; 3],
     /// The cell's runs, for topological neighbours.
     runs: Runs<V>,
     /// No boid of the cell is nearer any obstacle than this.
@@ -97,6 +99,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             end,
             cell_span: 0..0,
             cell: usize::MAX,
+            coords: [0; 3],
             runs: env.grid.runs::<V>([0; 3]),
             cell_clear: f32::INFINITY,
             group: 0..0,
@@ -182,6 +185,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             "cell {c} holds sorted index {si}"
         );
         let coords = grid.cell_coords(c);
+        self.coords = coords;
         if TOPO {
             grid.runs_into::<V>(coords, &mut self.runs);
         }
@@ -217,8 +221,12 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     #[inline(always)]
     fn group_sums<S: Lanes>(&mut self, first: usize) {
         let env = self.env;
-        let end = env.grid.span_end(self.cell).min(first + S::N).min(self.end);
-        let span = &env.grid.span_of::<V>(self.cell, first, end);
+        let (grid, c) = (env.grid, self.cell);
+        let end = grid
+            .span_end(c, self.coords[0])
+            .min(first + S::N)
+            .min(self.end);
+        let span = &grid.span_of::<V>(c, self.coords, first, end);
         let ctx = env.ctx;
         let data = env.sorted;
         let multi = FLAGS & kernel::MULTI != 0;
@@ -235,20 +243,18 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         // Each lane's species constants: max2, sep2, ali2, coh2, eps2, cos_half.
         let consts =
             |rc: &RuleConsts| [rc.max2, rc.sep2, rc.ali2, rc.coh2, rc.eps2, rc.cos_half_fov];
-        let mut k = [[0.0f32; MAX_LANES]; 6];
-        if multi {
+        let k: [S; 6] = if multi {
+            let mut k = [[0.0f32; MAX_LANES]; 6];
             for l in 0..S::N {
                 let c = consts(&env.consts[species_of(l)]);
                 for (kk, c) in k.iter_mut().zip(c) {
                     kk[l] = c;
                 }
             }
+            k.map(|row| S::from_slice(&row))
         } else {
-            let c = consts(&env.consts[species_of(0)]);
-            for (kk, c) in k.iter_mut().zip(c) {
-                *kk = [c; MAX_LANES];
-            }
-        }
+            consts(&env.consts[species_of(0)]).map(S::splat)
+        };
         let mut heading = [zero; 3];
         let mut no_cone = S::lanes(0, S::N);
         if FLAGS & kernel::FOV != 0 {
@@ -298,12 +304,12 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             pos,
             heading,
             no_cone,
-            max2: S::from_slice(&k[0]),
-            sep2: S::from_slice(&k[1]),
-            ali2: S::from_slice(&k[2]),
-            coh2: S::from_slice(&k[3]),
-            eps2: S::from_slice(&k[4]),
-            cos_half: S::from_slice(&k[5]),
+            max2: k[0],
+            sep2: k[1],
+            ali2: k[2],
+            coh2: k[3],
+            eps2: k[4],
+            cos_half: k[5],
             species: if multi {
                 S::from_slice(&data.species_f[first..])
             } else {
@@ -324,11 +330,18 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         } else {
             acc.write_to::<FLAGS>(out, V::DIM);
         }
+        // Lanes past `count` saw no candidate: their nearest is +∞.
+        if !S::any(acc.nearest2.le(g.eps2)) {
+            self.group = first..end;
+            return;
+        }
         let mut near = [0.0f32; MAX_LANES];
         acc.nearest2.write_to(&mut near);
+        let mut eps2 = [0.0f32; MAX_LANES];
+        g.eps2.write_to(&mut eps2);
         let seed = ctx.config.seed;
         for l in 0..count {
-            if near[l] <= k[4][l] {
+            if near[l] <= eps2[l] {
                 let si = first + l;
                 let species = species_of(l);
                 let id = env.ids[si];

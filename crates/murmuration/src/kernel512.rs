@@ -178,6 +178,10 @@ mod x86 {
         fn select(m: u16, a: Self, b: Self) -> Self {
             W16(unsafe { _mm512_mask_blend_ps(m, b.0, a.0) })
         }
+        #[inline(always)]
+        fn any(m: u16) -> bool {
+            m != 0
+        }
         #[cfg(test)]
         fn bits(m: u16) -> u32 {
             m as u32

@@ -50,6 +50,8 @@ pub(crate) trait Lanes:
     fn min_where(self, m: Self::Mask, x: Self) -> Self;
     /// `a` in the lanes of `m`, `b` elsewhere.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    /// Whether some lane is in `m`.
+    fn any(m: Self::Mask) -> bool;
     /// Bit `l` set where lane `l` is in `m`.
     #[cfg(test)]
     fn bits(m: Self::Mask) -> u32;
@@ -163,6 +165,10 @@ impl Lanes for f32x8 {
     #[inline(always)]
     fn select(m: Self, a: Self, b: Self) -> Self {
         m.select(a, b)
+    }
+    #[inline(always)]
+    fn any(m: Self) -> bool {
+        m.to_bitmask() != 0
     }
     #[cfg(test)]
     fn bits(m: Self) -> u32 {

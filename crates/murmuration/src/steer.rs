@@ -86,6 +86,11 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
     let soft = matches!(cfg.boundary, Boundary::Soft { .. });
     let jitters = ctx.species.iter().any(|p| p.jitter > 0.0);
+    // One species: its parameters fill every lane once.
+    let single = ctx.species.len() == 1;
+    if single {
+        batch.load_species_of(kernel::LANES, |_| 0, ctx.species);
+    }
     let mut neighbours = 0u64;
     let mut k0 = 0;
     while k0 < out_p.len() {
@@ -95,17 +100,22 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         for l in 0..m {
             neighbours += kernel::count(sums[kernel::N_NB][off + l]) as u64;
         }
-        for l in 0..m {
-            let (k, si) = (k0 + l, base + k0 + l);
-            let species = data.species[si] as usize;
-            let sp = &ctx.species[species];
-            let soft = soft.then(|| soft_force(data.position::<V>(si), cfg));
-            let kick = if jitters {
-                (true, jitter(sp, cfg.seed, env.ids[si], ctx.step))
-            } else {
-                (false, None)
-            };
-            batch.load_rest(l, out_a[k], soft, kick, species, sp);
+        batch.load_prev(&out_a[k0..k0 + m]);
+        if soft || jitters {
+            for l in 0..m {
+                let si = base + k0 + l;
+                let sp = &ctx.species[data.species[si] as usize];
+                let soft = soft.then(|| soft_force(data.position::<V>(si), cfg));
+                let kick = if jitters {
+                    (true, jitter(sp, cfg.seed, env.ids[si], ctx.step))
+                } else {
+                    (false, None)
+                };
+                batch.load_rest(l, soft, kick);
+            }
+        }
+        if !single {
+            batch.load_species_of(m, |l| data.species[base + k0 + l] as usize, ctx.species);
         }
         let s = batch.steer::<V>(dt, bounds);
         write_lanes(
@@ -193,6 +203,16 @@ fn write_lanes<V: Vector>(
     m: usize,
     (out_p, out_v, out_a): OutLanes<'_, V>,
 ) {
+    if m == kernel::LANES && s.slow == 0 && (!bounded || s.outside == 0) {
+        // Every lane as steered: a fixed-length loop the compiler vectorizes.
+        let out = (&mut out_p[..m], &mut out_v[..m], &mut out_a[..m]);
+        for l in 0..kernel::LANES {
+            out.0[l] = batch::lane(&s.pos, l);
+            out.1[l] = batch::lane(&s.vel, l);
+            out.2[l] = batch::lane(&s.accel, l);
+        }
+        return;
+    }
     let ctx = env.ctx;
     let cfg = ctx.config;
     let data = env.sorted;

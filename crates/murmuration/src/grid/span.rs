@@ -30,20 +30,28 @@ pub(crate) struct Span<V> {
 }
 
 impl Grid {
-    /// The sorted index a group starting in cell `c` ends at, at the latest:
-    /// the start of the cell [`MAX_SPAN`] cells on along the row, or the row's end.
+    /// The sorted index a group starting in cell `c` (at x coordinate `x`)
+    /// ends at, at the latest: the start of the cell [`MAX_SPAN`] cells on
+    /// along the row, or the row's end.
     #[inline]
-    pub(crate) fn span_end(&self, c: usize) -> usize {
-        let dx = self.dims[0] as usize;
-        let x = c % dx;
+    pub(crate) fn span_end(&self, c: usize, x: u32) -> usize {
+        let (dx, x) = (self.dims[0] as usize, x as usize);
         self.cell_start[c - x + (x + MAX_SPAN as usize).min(dx)] as usize
     }
 
     /// The cells scanned by the boids `first..end` (consecutive, of one row,
-    /// `first` in cell `c`, within [`Grid::span_end`]).
-    pub(crate) fn span_of<V: Vector>(&self, c: usize, first: usize, end: usize) -> Span<V> {
-        debug_assert!(first < end && end <= self.span_end(c));
-        let coords = self.cell_coords(c);
+    /// `first` in cell `c` at `coords`, within [`Grid::span_end`]). The caller
+    /// passes the coordinates it already has: each costs an integer division.
+    #[inline]
+    pub(crate) fn span_of<V: Vector>(
+        &self,
+        c: usize,
+        coords: [u32; 3],
+        first: usize,
+        end: usize,
+    ) -> Span<V> {
+        debug_assert!(first < end && end <= self.span_end(c, coords[0]));
+        debug_assert_eq!(coords, self.cell_coords(c));
         let x0 = coords[0];
         let row0 = c - x0 as usize;
         let start = |x: u32| self.cell_start[row0 + x as usize] as usize;
@@ -192,8 +200,9 @@ mod tests {
             for width in [8usize, 16] {
                 for first in 0..n {
                     let c = key(first);
-                    let end = g.span_end(c).min(first + width).min(n);
-                    let span = g.span_of::<Vec2>(c, first, end);
+                    let coords = g.cell_coords(c);
+                    let end = g.span_end(c, coords[0]).min(first + width).min(n);
+                    let span = g.span_of::<Vec2>(c, coords, first, end);
                     for lane in 0..end - first {
                         assert_eq!(
                             through_span(&g, &span, lane),
