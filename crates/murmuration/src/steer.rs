@@ -86,6 +86,9 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
     let soft = matches!(cfg.boundary, Boundary::Soft { .. });
     let jitters = ctx.species.iter().any(|p| p.jitter > 0.0);
+    // Last step's steering is read only to smooth (elsewhere the lanes keep
+    // zeros, which `steer` ignores).
+    let smooths = ctx.species.iter().any(|p| p.smoothing > 0.0);
     // One species: its parameters fill every lane once.
     let single = ctx.species.len() == 1;
     if single {
@@ -100,7 +103,9 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         for l in 0..m {
             neighbours += kernel::count(sums[kernel::N_NB][off + l]) as u64;
         }
-        batch.load_prev(&out_a[k0..k0 + m]);
+        if smooths {
+            batch.load_prev(&out_a[k0..k0 + m]);
+        }
         if soft || jitters {
             for l in 0..m {
                 let si = base + k0 + l;
