@@ -22,48 +22,62 @@ impl Drop for Xvfb {
 
 /// Starts a private X server on a display no other test (in this process or
 /// another) uses: tests run in parallel, and sharing one server let the first
-/// test to finish kill the other's display.
+/// test to finish kill the other's display. Ready means a client can connect
+/// to its socket (the socket file alone appeared before the server accepted:
+/// a CI run once failed "cannot connect to the display"); a server that exits
+/// at start (its number taken meanwhile) is replaced by one on the next number.
 fn xvfb() -> Option<Xvfb> {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let base = 100 + (std::process::id() % 500) * 64;
-    let n = (0..64)
-        .map(|_| base + NEXT.fetch_add(1, Ordering::Relaxed) % 64)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })
-        .expect("a free X display number");
-    let child = match Command::new("Xvfb")
-        .args([
-            &format!(":{n}"),
-            "-screen",
-            "0",
-            "1024x700x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("SKIPPED: Xvfb is not available ({e}); apt-get install xvfb");
-            return None;
+    for _attempt in 0..8 {
+        let n = (0..64)
+            .map(|_| base + NEXT.fetch_add(1, Ordering::Relaxed) % 64)
+            .find(|n| {
+                !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                    && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            })
+            .expect("a free X display number");
+        let mut child = match Command::new("Xvfb")
+            .args([
+                &format!(":{n}"),
+                "-screen",
+                "0",
+                "1024x700x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("SKIPPED: Xvfb is not available ({e}); apt-get install xvfb");
+                return None;
+            }
+        };
+        let socket = format!("/tmp/.X11-unix/X{n}");
+        let start = Instant::now();
+        let mut exited = false;
+        while start.elapsed() < Duration::from_secs(20) {
+            if let Ok(Some(_)) = child.try_wait() {
+                exited = true;
+                break;
+            }
+            if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+                return Some(Xvfb {
+                    child,
+                    display: format!(":{n}"),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
-    };
-    let socket = format!("/tmp/.X11-unix/X{n}");
-    let start = Instant::now();
-    let mut child = child;
-    while !Path::new(&socket).exists() && start.elapsed() < Duration::from_secs(20) {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("Xvfb :{n} exited at start ({status})");
+        if !exited {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("Xvfb :{n} accepted no connection within 20 s");
         }
-        std::thread::sleep(Duration::from_millis(100));
     }
-    Some(Xvfb {
-        child,
-        display: format!(":{n}"),
-    })
+    panic!("Xvfb exited at start on eight display numbers");
 }
 
 fn play(x: &Xvfb, frames: u32, shot: &Path, extra: &[&str]) -> std::process::Output {
