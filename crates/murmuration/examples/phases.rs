@@ -51,8 +51,11 @@ fn main() {
         .nth(1)
         .map_or(100_000, |s| s.parse().unwrap());
     let k: u32 = std::env::args().nth(3).map_or(0, |s| s.parse().unwrap());
-    match std::env::args().nth(2).as_deref() {
+    // Steps run on a pool thread, as in `murmuration bench`: from the main
+    // thread, every parallel section of a step would first wake a worker.
+    let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
+    pool.install(|| match std::env::args().nth(2).as_deref() {
         Some("3") => run::<Vec3>(n, k),
         _ => run::<Vec2>(n, k),
-    }
+    });
 }
