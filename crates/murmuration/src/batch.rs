@@ -1,9 +1,12 @@
-//! Steering eight boids at once: the per-boid half of the step (three seeks, the
-//! weighted sum, its clamp, integration, the speed clamp) in SIMD lanes.
+//! Steering a group of boids at once: the per-boid half of the step (three
+//! seeks, the weighted sum, its clamp, integration, the speed clamp) in SIMD
+//! lanes, eight anywhere and sixteen with AVX-512 (any [`Simd`] width).
 //!
 //! Each boid needs about ten scalar square roots and divisions after its neighbour
-//! sums, and the divider is the busiest unit of the step. Eight boids share each
-//! vector operation here. Every lane performs exactly the scalar path's operations
+//! sums, and the divider is the busiest unit of the step. A group's boids share
+//! each vector operation here: sixteen per instruction with AVX-512, whose
+//! square root and division issue as often as the 8-lane ones on the machines
+//! measured (BENCHMARKS.md), so each boid's share of the divider halves. Every lane performs exactly the scalar path's operations
 //! in the same order (IEEE square root, division, products and sums are the same in
 //! a lane as in a scalar register), so the results are bit-identical to
 //! [`crate::rules`] and `clamp_speed`: the golden digests pin it.
@@ -16,18 +19,16 @@
     reason = "axis loops index several per-axis arrays in step"
 )]
 
-use crate::kernel::{self, GroupLanes, LANES, SortedSoa};
+use crate::kernel::{self, GroupLanes, MAX_LANES, SortedSoa};
+use crate::lanes::Lanes as Simd;
 use crate::params::SpeciesParams;
 use crate::rules::Sums;
 use crate::vector::Vector;
-use wide::f32x8;
 
-type F = f32x8;
+/// One value per lane (of the widest vector; narrower ones use the first).
+type Lanes = [f32; MAX_LANES];
 
-/// One value per lane.
-type Lanes = [f32; LANES];
-
-/// The inputs of up to eight boids, lane by lane. Lanes not loaded keep whatever
+/// The inputs of up to sixteen boids, lane by lane. Lanes not loaded keep whatever
 /// they held (their results are ignored).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Batch {
@@ -54,7 +55,7 @@ pub(crate) struct Batch {
     w_coh: Lanes,
     smoothing: Lanes,
     /// One more than the species whose parameters each lane holds (0: none yet).
-    species: [u32; LANES],
+    species: [u32; MAX_LANES],
 }
 
 /// What [`Batch::steer`] gives back for each lane.
@@ -144,47 +145,40 @@ impl Batch {
         self.load_species(l, species, sp);
     }
 
-    /// Fills lanes `0..8` with the sums of lanes `off..off + 8` of a group and
-    /// the positions
-    /// and velocities of the boids `si..si + 8` of `data`: eight values at a
-    /// time. Lanes past the group's boids get values whose results are ignored.
+    /// Fills lanes `0..S::N` with the sums of lanes `off..off + S::N` of a
+    /// group and the positions and velocities of the boids `si..si + S::N` of
+    /// `data`. Lanes past the group's boids get values whose results are ignored.
     #[inline(always)]
-    pub fn load_sums<V: Vector>(
+    pub fn load_sums<V: Vector, S: Simd>(
         &mut self,
         sums: &GroupLanes,
         off: usize,
         data: &SortedSoa,
         si: usize,
     ) {
-        let eight = |row: &[f32], at: usize| -> Lanes {
-            row[at..at + LANES].try_into().expect("eight lanes")
+        let n = S::N;
+        let copy = |dst: &mut Lanes, row: &[f32], at: usize| {
+            dst[..n].copy_from_slice(&row[at..at + n]);
         };
         for a in 0..V::DIM {
-            self.sep[a] = eight(&sums[kernel::SEP + a], off);
-            self.ali[a] = eight(&sums[kernel::ALI + a], off);
-            self.coh[a] = eight(&sums[kernel::COH + a], off);
-            // Padded by PAD past the last boid: in bounds from any boid.
-            self.pos[a] = eight(&data.pos[a], si);
-            self.vel[a] = eight(&data.vel[a], si);
+            copy(&mut self.sep[a], &sums[kernel::SEP + a], off);
+            copy(&mut self.ali[a], &sums[kernel::ALI + a], off);
+            copy(&mut self.coh[a], &sums[kernel::COH + a], off);
+            // Padded by PAD (16) past the last boid: in bounds from any boid.
+            copy(&mut self.pos[a], &data.pos[a], si);
+            copy(&mut self.vel[a], &data.vel[a], si);
         }
         // Counts: above zero exactly where `load` sets 1.0 (`steer` asks > 0).
-        self.has_ali = eight(&sums[kernel::N_ALI], off);
-        self.has_coh = eight(&sums[kernel::N_COH], off);
+        copy(&mut self.has_ali, &sums[kernel::N_ALI], off);
+        copy(&mut self.has_coh, &sums[kernel::N_COH], off);
     }
 
-    /// Last step's steering of the boids in lanes `0..prev.len()` (at most
-    /// eight), for smoothing: a fixed-length loop the compiler vectorizes when
-    /// all eight lanes are loaded.
+    /// Last step's steering of the boids in lanes `0..prev.len()`, for
+    /// smoothing.
     #[inline(always)]
     pub fn load_prev<V: Vector>(&mut self, prev: &[V]) {
-        if let Ok(eight) = <&[V; LANES]>::try_from(prev) {
-            for (l, &p) in eight.iter().enumerate() {
-                set(&mut self.prev, l, p);
-            }
-        } else {
-            for (l, &p) in prev.iter().enumerate() {
-                set(&mut self.prev, l, p);
-            }
+        for (l, &p) in prev.iter().enumerate() {
+            set(&mut self.prev, l, p);
         }
     }
 
@@ -240,53 +234,32 @@ impl Batch {
     /// `bounds`, when given, is the world box: lanes that end outside it are
     /// flagged in [`Steered::outside`].
     #[inline(always)]
-    pub fn steer<V: Vector>(&self, dt: f32, bounds: Option<(V, V)>) -> Steered {
+    pub fn steer<V: Vector, S: Simd>(&self, dt: f32, bounds: Option<(V, V)>) -> Steered {
         let d = V::DIM;
-        let zero = F::splat(0.0);
-        let one = F::splat(1.0);
-        let dtv = F::splat(dt);
-        let ld = |x: &[Lanes; 3]| -> [F; 3] { [F::new(x[0]), F::new(x[1]), F::new(x[2])] };
-        let len2 = |x: &[F; 3]| -> F {
-            // Left to right, like glam's dot.
-            let mut s = x[0] * x[0];
-            for a in 1..d {
-                s += x[a] * x[a];
-            }
-            s
-        };
-        let max_speed = F::new(self.max_speed);
-        let max_force = F::new(self.max_force);
+        let zero = S::splat(0.0);
+        let one = S::splat(1.0);
+        let dtv = S::splat(dt);
+        // Helpers are functions, not closures: a closure is compiled on its
+        // own, without the AVX-512 of the function this is inlined into, so
+        // every 16-lane operation in it would be a call.
+        let ld1 = from_lanes::<S>;
+        let ld = ld3::<S>;
+        let max_speed = ld1(&self.max_speed);
+        let max_force = ld1(&self.max_force);
         let vel = ld(&self.vel);
-        // Vector::clamp_length_max.
-        let clamp = |x: [F; 3], max: F| -> [F; 3] {
-            let l2 = len2(&x);
-            let scale = l2.simd_gt(max * max).select(max / l2.sqrt(), one);
-            x.map(|c| c * scale)
-        };
-        // rules::seek: normalize_or_zero, desired − velocity, clamped; zero when
-        // the direction is zero.
-        let seek = |dir: &[Lanes; 3]| -> [F; 3] {
-            let x = ld(dir);
-            let l2 = len2(&x);
-            let ok = l2.simd_gt(F::splat(1e-30)) & l2.simd_lt(F::splat(f32::INFINITY));
-            let inv = one / l2.sqrt();
-            let mut unit = [zero; 3];
-            let mut is_zero = F::splat(f32::from_bits(u32::MAX));
-            for a in 0..d {
-                unit[a] = ok.select(x[a] * inv, zero);
-                is_zero &= unit[a].simd_eq(zero);
-            }
-            let mut desired = [zero; 3];
-            for a in 0..d {
-                desired[a] = unit[a] * max_speed - vel[a];
-            }
-            clamp(desired, max_force).map(|c| is_zero.select(zero, c))
-        };
-        let sep = seek(&self.sep).map(|c| c * F::new(self.w_sep));
-        let has_coh = F::new(self.has_coh).simd_gt(zero);
-        let coh = seek(&self.coh).map(|c| has_coh.select(c * F::new(self.w_coh), zero));
-        let has_ali = F::new(self.has_ali).simd_gt(zero);
-        let ali = seek(&self.ali).map(|c| has_ali.select(c * F::new(self.w_ali), zero));
+        let w_sep = ld1(&self.w_sep);
+        let mut sep = seek(&ld(&self.sep), &vel, max_speed, max_force, d);
+        let has_coh = zero.lt(ld1(&self.has_coh));
+        let w_coh = ld1(&self.w_coh);
+        let mut coh = seek(&ld(&self.coh), &vel, max_speed, max_force, d);
+        let has_ali = zero.lt(ld1(&self.has_ali));
+        let w_ali = ld1(&self.w_ali);
+        let mut ali = seek(&ld(&self.ali), &vel, max_speed, max_force, d);
+        for a in 0..3 {
+            sep[a] = sep[a] * w_sep;
+            coh[a] = S::select(has_coh, coh[a] * w_coh, zero);
+            ali[a] = S::select(has_ali, ali[a] * w_ali, zero);
+        }
 
         // Weighted sum in priority order: the absent obstacle, pulse, flee and
         // target forces after the scalar path's leading zero (one +0 is what their
@@ -296,55 +269,121 @@ impl Batch {
         for a in 0..d {
             acc[a] = ((zero + sep[a]) + coh[a]) + ali[a];
         }
-        let mut accel = clamp(acc, max_force);
+        let mut accel = clamp(acc, max_force, d);
         let soft = ld(&self.soft);
-        let mut walled = F::splat(0.0);
+        let mut unwalled = S::lanes(0, S::N);
         for a in 0..d {
-            walled |= soft[a].simd_ne(zero);
+            unwalled = S::and(unwalled, soft[a].eq(zero));
         }
         for a in 0..d {
-            accel[a] = walled.select(accel[a] + soft[a], accel[a]);
+            accel[a] = S::select(unwalled, accel[a], accel[a] + soft[a]);
         }
 
-        let smoothing = F::new(self.smoothing);
-        let smooth = smoothing.simd_gt(zero);
+        let smoothing = ld1(&self.smoothing);
+        let smooth = zero.lt(smoothing);
         let prev = ld(&self.prev);
         for a in 0..d {
             let s = prev[a] * smoothing + accel[a] * (one - smoothing);
-            accel[a] = smooth.select(s, accel[a]);
+            accel[a] = S::select(smooth, s, accel[a]);
         }
         let jitter = ld(&self.jitter);
-        let jittered = F::new(self.has_jitter).simd_gt(zero);
+        let jittered = zero.lt(ld1(&self.has_jitter));
         let mut v2 = [zero; 3];
         for a in 0..d {
             let v = vel[a] + accel[a] * dtv;
-            v2[a] = jittered.select(v + jitter[a], v);
+            v2[a] = S::select(jittered, v + jitter[a], v);
         }
         // clamp_speed: over the maximum scales down; under the minimum is rare
         // and left to the caller.
-        let s2 = len2(&v2);
-        let over = s2.simd_gt(max_speed * max_speed);
-        let scale = over.select(max_speed / s2.sqrt(), one);
-        let min_speed = F::new(self.min_speed);
-        let slow = !over & min_speed.simd_gt(zero) & s2.simd_lt(min_speed * min_speed);
+        let s2 = len2(&v2, d);
+        let max2 = max_speed * max_speed;
+        let over = max2.lt(s2);
+        let scale = S::select(over, max_speed / s2.sqrt(), one);
+        let min_speed = ld1(&self.min_speed);
+        // Not over (a NaN speed is neither, and not under the minimum either).
+        let slow = S::and(
+            s2.le(max2),
+            S::and(zero.lt(min_speed), s2.lt(min_speed * min_speed)),
+        );
         let pos = ld(&self.pos);
         let mut out = Steered {
-            slow: slow.to_bitmask(),
+            slow: S::bits(slow),
             ..Steered::default()
         };
-        let mut outside = F::splat(0.0);
+        let mut outside = S::lanes(0, 0);
         for a in 0..d {
             let v = v2[a] * scale;
             let p = pos[a] + v * dtv;
             if let Some((lo, hi)) = bounds {
-                outside |= p.simd_lt(F::splat(lo.get(a))) | p.simd_ge(F::splat(hi.get(a)));
+                let out_a = S::or(p.lt(S::splat(lo.get(a))), p.ge(S::splat(hi.get(a))));
+                outside = S::or(outside, out_a);
             }
-            out.vel[a] = v.to_array();
-            out.unclamped[a] = v2[a].to_array();
-            out.accel[a] = accel[a].to_array();
-            out.pos[a] = p.to_array();
+            v.write_to(&mut out.vel[a]);
+            v2[a].write_to(&mut out.unclamped[a]);
+            accel[a].write_to(&mut out.accel[a]);
+            p.write_to(&mut out.pos[a]);
         }
-        out.outside = outside.to_bitmask();
+        out.outside = S::bits(outside);
         out
     }
+}
+
+/// The first `S::N` lanes of `x`.
+#[inline(always)]
+fn from_lanes<S: Simd>(x: &Lanes) -> S {
+    S::from_slice(x)
+}
+
+/// [`from_lanes`] per axis.
+#[inline(always)]
+fn ld3<S: Simd>(x: &[Lanes; 3]) -> [S; 3] {
+    [
+        S::from_slice(&x[0]),
+        S::from_slice(&x[1]),
+        S::from_slice(&x[2]),
+    ]
+}
+
+/// Squared length over the first `d` axes, left to right like glam's dot.
+#[inline(always)]
+fn len2<S: Simd>(x: &[S; 3], d: usize) -> S {
+    let mut s = x[0] * x[0];
+    for a in 1..d {
+        s = s + x[a] * x[a];
+    }
+    s
+}
+
+/// `Vector::clamp_length_max` lane by lane.
+#[inline(always)]
+fn clamp<S: Simd>(x: [S; 3], max: S, d: usize) -> [S; 3] {
+    let l2 = len2(&x, d);
+    let scale = S::select((max * max).lt(l2), max / l2.sqrt(), S::splat(1.0));
+    [x[0] * scale, x[1] * scale, x[2] * scale]
+}
+
+/// `rules::seek` lane by lane: normalize_or_zero, desired − velocity,
+/// clamped; zero when the direction is zero.
+#[inline(always)]
+fn seek<S: Simd>(x: &[S; 3], vel: &[S; 3], max_speed: S, max_force: S, d: usize) -> [S; 3] {
+    let zero = S::splat(0.0);
+    let l2 = len2(x, d);
+    let ok = S::and(S::splat(1e-30).lt(l2), l2.lt(S::splat(f32::INFINITY)));
+    let inv = S::splat(1.0) / l2.sqrt();
+    let mut unit = [zero; 3];
+    let mut is_zero = S::lanes(0, S::N);
+    for a in 0..d {
+        unit[a] = S::select(ok, x[a] * inv, zero);
+        is_zero = S::and(is_zero, unit[a].eq(zero));
+    }
+    let mut desired = [zero; 3];
+    for a in 0..d {
+        desired[a] = unit[a] * max_speed - vel[a];
+    }
+    let c = clamp(desired, max_force, d);
+    [
+        S::select(is_zero, zero, c[0]),
+        S::select(is_zero, zero, c[1]),
+        S::select(is_zero, zero, c[2]),
+    ]
 }

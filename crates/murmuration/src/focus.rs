@@ -54,7 +54,7 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub has_interactions: bool,
     /// Some species reacts to its k nearest neighbours only ([`crate::topological`]).
     pub topological: bool,
-    /// Steer eight boids at a time ([`crate::batch::Batch`]).
+    /// Steer a group of boids at a time ([`crate::batch::Batch`]).
     pub batched: bool,
     /// Every species is a Vicsek species: eight particles at a time.
     pub vicsek: bool,

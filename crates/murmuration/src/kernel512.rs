@@ -182,7 +182,7 @@ mod x86 {
         fn any(m: u16) -> bool {
             m != 0
         }
-        #[cfg(test)]
+        #[inline(always)]
         fn bits(m: u16) -> u32 {
             m as u32
         }

@@ -53,7 +53,6 @@ pub(crate) trait Lanes:
     /// Whether some lane is in `m`.
     fn any(m: Self::Mask) -> bool;
     /// Bit `l` set where lane `l` is in `m`.
-    #[cfg(test)]
     fn bits(m: Self::Mask) -> u32;
     /// The lanes `l` with `f(l)`.
     fn mask_from(f: impl Fn(usize) -> bool) -> Self::Mask;
@@ -170,7 +169,7 @@ impl Lanes for f32x8 {
     fn any(m: Self) -> bool {
         m.to_bitmask() != 0
     }
-    #[cfg(test)]
+    #[inline(always)]
     fn bits(m: Self) -> u32 {
         m.to_bitmask()
     }

@@ -2,7 +2,8 @@
 //! the kernel, then the forces, integration and boundaries, written in place.
 //!
 //! Plain worlds (weighted-sum steering; no obstacles, targets, pulses, paths or
-//! predators) steer eight boids at a time in SIMD lanes ([`Batch`]); everything
+//! predators) steer a group at a time in SIMD lanes ([`Batch`]: sixteen boids
+//! with AVX-512, eight elsewhere, as the kernel's groups); everything
 //! else takes the scalar path. Both give the same bits.
 
 use crate::batch::{self, Batch, Lane, Steered};
@@ -10,10 +11,12 @@ use crate::boundary::{boundary_force, confine, soft_force};
 use crate::focus::{Focus, Focuser, PassEnv};
 use crate::interactions::{Seeker, Sorted, Tables};
 use crate::kernel;
+use crate::lanes::Lanes;
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
 use crate::rules;
 use crate::vector::Vector;
+use wide::f32x8;
 
 /// Boids per parallel task of the steering pass.
 pub(crate) const CHUNK: usize = 256;
@@ -49,7 +52,16 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     if env.batched && env.topological {
         steer_lanes::<V, FLAGS, SINGLE, true>(env, &mut walk, base, out_p, out_v, out_a);
     } else if env.batched {
-        steer_groups::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
+        #[cfg(target_arch = "x86_64")]
+        if FLAGS & kernel::WIDE != 0 {
+            // Sixteen lanes, as the kernel's groups (WIDE: AVX-512, see
+            // `steer_chunk_wide`).
+            steer_groups::<V, FLAGS, SINGLE, crate::kernel512::W16>(
+                env, &mut walk, base, out_p, out_v, out_a,
+            );
+            return (walk.neighbours, walk.candidates);
+        }
+        steer_groups::<V, FLAGS, SINGLE, f32x8>(env, &mut walk, base, out_p, out_v, out_a);
     } else if env.vicsek {
         vicsek_lanes::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
     } else {
@@ -65,10 +77,11 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
 }
 
 /// The batched path without topological species: each group's sums go
-/// straight from its lanes into the batch, eight boids at a time, with their
+/// straight from its lanes into the batch, a whole group at a time (`S`: the
+/// kernel's lane width), with their
 /// positions and velocities (no per-boid sums in between).
 #[inline(always)]
-fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
     env: &PassEnv<'_, V>,
     walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
     base: usize,
@@ -92,14 +105,14 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     // One species: its parameters fill every lane once.
     let single = ctx.species.len() == 1;
     if single {
-        batch.load_species_of(kernel::LANES, |_| 0, ctx.species);
+        batch.load_species_of(S::N, |_| 0, ctx.species);
     }
     let mut neighbours = 0u64;
     let mut k0 = 0;
     while k0 < out_p.len() {
         let (group, sums, off) = walk.group_lanes(base + k0);
-        let m = group.len().min(kernel::LANES);
-        batch.load_sums::<V>(sums, off, data, base + k0);
+        let m = group.len().min(S::N);
+        batch.load_sums::<V, S>(sums, off, data, base + k0);
         for l in 0..m {
             neighbours += kernel::count(sums[kernel::N_NB][off + l]) as u64;
         }
@@ -122,8 +135,8 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         if !single {
             batch.load_species_of(m, |l| data.species[base + k0 + l] as usize, ctx.species);
         }
-        let s = batch.steer::<V>(dt, bounds);
-        write_lanes(
+        let s = batch.steer::<V, S>(dt, bounds);
+        write_lanes::<V, S>(
             env,
             &s,
             bounds.is_some(),
@@ -170,8 +183,8 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
             };
             batch.load(l, boid, f.species, sp);
         }
-        let s = batch.steer::<V>(dt, bounds);
-        write_lanes(
+        let s = batch.steer::<V, f32x8>(dt, bounds);
+        write_lanes::<V, f32x8>(
             env,
             &s,
             bounds.is_some(),
@@ -200,7 +213,7 @@ fn out_lanes<'o, V>(
 /// `si0` on: lanes under their minimum speed are clamped by the scalar rule,
 /// and lanes that may have left the box (`bounded`) are confined.
 #[inline(always)]
-fn write_lanes<V: Vector>(
+fn write_lanes<V: Vector, S: Lanes>(
     env: &PassEnv<'_, V>,
     s: &Steered,
     bounded: bool,
@@ -208,10 +221,10 @@ fn write_lanes<V: Vector>(
     m: usize,
     (out_p, out_v, out_a): OutLanes<'_, V>,
 ) {
-    if m == kernel::LANES && s.slow == 0 && (!bounded || s.outside == 0) {
+    if m == S::N && s.slow == 0 && (!bounded || s.outside == 0) {
         // Every lane as steered: a fixed-length loop the compiler vectorizes.
         let out = (&mut out_p[..m], &mut out_v[..m], &mut out_a[..m]);
-        for l in 0..kernel::LANES {
+        for l in 0..S::N {
             out.0[l] = batch::lane(&s.pos, l);
             out.1[l] = batch::lane(&s.vel, l);
             out.2[l] = batch::lane(&s.accel, l);
