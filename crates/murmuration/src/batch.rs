@@ -6,8 +6,8 @@
 //! sums, and the divider is the busiest unit of the step. A group's boids share
 //! each vector operation here: sixteen per instruction with AVX-512, whose
 //! square root and division issue as often as the 8-lane ones on the machines
-//! measured (BENCHMARKS.md), so each boid's share of the divider halves. Every lane performs exactly the scalar path's operations
-//! in the same order (IEEE square root, division, products and sums are the same in
+//! measured (BENCHMARKS.md), so each boid's share of the divider halves. Every
+//! lane performs exactly the scalar path's operations in the same order (IEEE square root, division, products and sums are the same in
 //! a lane as in a scalar register), so the results are bit-identical to
 //! [`crate::rules`] and `clamp_speed`: the golden digests pin it.
 //!
@@ -145,14 +145,13 @@ impl Batch {
         self.load_species(l, species, sp);
     }
 
-    /// Fills lanes `0..S::N` with the sums of lanes `off..off + S::N` of a
-    /// group and the positions and velocities of the boids `si..si + S::N` of
-    /// `data`. Lanes past the group's boids get values whose results are ignored.
+    /// Fills lanes `0..S::N` with a group's sums and the positions and
+    /// velocities of its boids `si..si + S::N` of `data`. Lanes past the
+    /// group's boids get values whose results are ignored.
     #[inline(always)]
     pub fn load_sums<V: Vector, S: Simd>(
         &mut self,
         sums: &GroupLanes,
-        off: usize,
         data: &SortedSoa,
         si: usize,
     ) {
@@ -161,16 +160,16 @@ impl Batch {
             dst[..n].copy_from_slice(&row[at..at + n]);
         };
         for a in 0..V::DIM {
-            copy(&mut self.sep[a], &sums[kernel::SEP + a], off);
-            copy(&mut self.ali[a], &sums[kernel::ALI + a], off);
-            copy(&mut self.coh[a], &sums[kernel::COH + a], off);
+            copy(&mut self.sep[a], &sums[kernel::SEP + a], 0);
+            copy(&mut self.ali[a], &sums[kernel::ALI + a], 0);
+            copy(&mut self.coh[a], &sums[kernel::COH + a], 0);
             // Padded by PAD (16) past the last boid: in bounds from any boid.
             copy(&mut self.pos[a], &data.pos[a], si);
             copy(&mut self.vel[a], &data.vel[a], si);
         }
         // Counts: above zero exactly where `load` sets 1.0 (`steer` asks > 0).
-        copy(&mut self.has_ali, &sums[kernel::N_ALI], off);
-        copy(&mut self.has_coh, &sums[kernel::N_COH], off);
+        copy(&mut self.has_ali, &sums[kernel::N_ALI], 0);
+        copy(&mut self.has_coh, &sums[kernel::N_COH], 0);
     }
 
     /// Last step's steering of the boids in lanes `0..prev.len()`, for
@@ -242,7 +241,7 @@ impl Batch {
         // Helpers are functions, not closures: a closure is compiled on its
         // own, without the AVX-512 of the function this is inlined into, so
         // every 16-lane operation in it would be a call.
-        let ld1 = from_lanes::<S>;
+        let ld1 = S::from_slice;
         let ld = ld3::<S>;
         let max_speed = ld1(&self.max_speed);
         let max_force = ld1(&self.max_force);
@@ -328,13 +327,7 @@ impl Batch {
     }
 }
 
-/// The first `S::N` lanes of `x`.
-#[inline(always)]
-fn from_lanes<S: Simd>(x: &Lanes) -> S {
-    S::from_slice(x)
-}
-
-/// [`from_lanes`] per axis.
+/// The first `S::N` lanes of each axis of `x`.
 #[inline(always)]
 fn ld3<S: Simd>(x: &[Lanes; 3]) -> [S; 3] {
     [

@@ -10,9 +10,7 @@
 use crate::context::StepContext;
 use crate::grid::{Grid, Runs};
 use crate::interactions::Interactions;
-use crate::kernel::{
-    self, Focal, Group, GroupLanes, LANE_ROW, MAX_LANES, RelationPattern, SortedSoa,
-};
+use crate::kernel::{self, Focal, Group, GroupLanes, MAX_LANES, RelationPattern, SortedSoa};
 use crate::lanes::Lanes;
 use crate::params::Relation;
 use crate::rules::{RuleConsts, Sums, coincident_direction};
@@ -103,7 +101,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             runs: env.grid.runs::<V>([0; 3]),
             cell_clear: f32::INFINITY,
             group: 0..0,
-            lanes: [[0.0; LANE_ROW]; 12],
+            lanes: [[0.0; MAX_LANES]; 12],
             nearest: None,
             neighbours: 0,
             candidates: 0,
@@ -165,13 +163,15 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         }
     }
 
-    /// The group holding sorted index `si`: its sorted indices from `si` on,
-    /// its sums lane by lane, and the lane of `si`. For walks without
-    /// topological species (their sums are not in the lanes).
+    /// The group that starts at sorted index `si` (the walk's next boid after
+    /// a whole group): its sorted indices and its sums lane by lane, lane 0
+    /// being `si`. For walks without topological species (their sums are not
+    /// in the lanes).
     #[inline(always)]
-    pub fn group_lanes(&mut self, si: usize) -> (std::ops::Range<usize>, &GroupLanes, usize) {
+    pub fn group_lanes(&mut self, si: usize) -> (std::ops::Range<usize>, &GroupLanes) {
         self.reach::<false>(si);
-        (si..self.group.end, &self.lanes, si - self.group.start)
+        debug_assert_eq!(self.group.start, si, "groups are taken whole");
+        (self.group.clone(), &self.lanes)
     }
 
     /// The walk enters cell `c` at sorted index `si`.
@@ -331,7 +331,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             acc.write_to::<FLAGS>(out, V::DIM);
         }
         // Lanes past `count` saw no candidate: their nearest is +∞.
-        if !S::any(acc.nearest2.le(g.eps2)) {
+        if S::bits(acc.nearest2.le(g.eps2)) == 0 {
             self.group = first..end;
             return;
         }

@@ -215,14 +215,10 @@ pub(crate) const WIDE: u8 = 16;
 /// The most lanes of any width.
 pub(crate) const MAX_LANES: usize = 16;
 
-/// Entries per row of [`GroupLanes`]: sixteen lanes, then room for an 8-wide
-/// copy from any of them.
-pub(crate) const LANE_ROW: usize = MAX_LANES + 8;
-
 /// A group's sums lane by lane, one row per quantity: [`SEP`], [`ALI`] and
 /// [`COH`] by axis, then the counts as `f32` ([`N_ALI`], [`N_COH`], [`N_NB`]),
 /// laid out the same whatever the kernel variant ([`GroupSums::write_to`]).
-pub(crate) type GroupLanes = [[f32; LANE_ROW]; 12];
+pub(crate) type GroupLanes = [[f32; MAX_LANES]; 12];
 
 /// First row of the separation sums in [`GroupLanes`] (one per axis).
 pub(crate) const SEP: usize = 0;

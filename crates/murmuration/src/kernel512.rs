@@ -179,10 +179,6 @@ mod x86 {
             W16(unsafe { _mm512_mask_blend_ps(m, b.0, a.0) })
         }
         #[inline(always)]
-        fn any(m: u16) -> bool {
-            m != 0
-        }
-        #[inline(always)]
         fn bits(m: u16) -> u32 {
             m as u32
         }

@@ -50,8 +50,6 @@ pub(crate) trait Lanes:
     fn min_where(self, m: Self::Mask, x: Self) -> Self;
     /// `a` in the lanes of `m`, `b` elsewhere.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
-    /// Whether some lane is in `m`.
-    fn any(m: Self::Mask) -> bool;
     /// Bit `l` set where lane `l` is in `m`.
     fn bits(m: Self::Mask) -> u32;
     /// The lanes `l` with `f(l)`.
@@ -164,10 +162,6 @@ impl Lanes for f32x8 {
     #[inline(always)]
     fn select(m: Self, a: Self, b: Self) -> Self {
         m.select(a, b)
-    }
-    #[inline(always)]
-    fn any(m: Self) -> bool {
-        m.to_bitmask() != 0
     }
     #[inline(always)]
     fn bits(m: Self) -> u32 {

@@ -21,8 +21,8 @@ use wide::f32x8;
 /// Boids per parallel task of the steering pass.
 pub(crate) const CHUNK: usize = 256;
 
-/// [`steer_chunk`] compiled with AVX-512 (the batch's 8-lane steering among
-/// it); the 16-lane group kernel has its own (`Focuser::group_wide`).
+/// [`steer_chunk`] compiled with AVX-512, so the 16-lane steering batch
+/// inlines into it; the 16-lane group kernel has its own (`Focuser::group_wide`).
 ///
 /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
 #[cfg(target_arch = "x86_64")]
@@ -110,11 +110,11 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
     let mut neighbours = 0u64;
     let mut k0 = 0;
     while k0 < out_p.len() {
-        let (group, sums, off) = walk.group_lanes(base + k0);
-        let m = group.len().min(S::N);
-        batch.load_sums::<V, S>(sums, off, data, base + k0);
-        for l in 0..m {
-            neighbours += kernel::count(sums[kernel::N_NB][off + l]) as u64;
+        let (group, sums) = walk.group_lanes(base + k0);
+        let m = group.len();
+        batch.load_sums::<V, S>(sums, data, base + k0);
+        for &n in &sums[kernel::N_NB][..m] {
+            neighbours += kernel::count(n) as u64;
         }
         if smooths {
             batch.load_prev(&out_a[k0..k0 + m]);
