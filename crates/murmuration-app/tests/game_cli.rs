@@ -23,7 +23,7 @@ fn a_shipped_solution_replays_headless_to_its_win() {
         "level: The Mechanism (the-mechanism)",
         "outcome: won",
         "saved: 1609 / 1500 (of 1900)",
-        "digest: ada67ef237d5ef61",
+        "digest: 93dc9a643ee2e2ba",
     ] {
         assert!(out.contains(line), "missing {line:?} in {out}");
     }

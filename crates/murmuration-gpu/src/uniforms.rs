@@ -107,6 +107,7 @@ impl SpeciesUniform {
             cos_half_fov,
             eps2,
             coincident_push,
+            reach: _,
         } = RuleConsts::new(p);
         Self {
             sep2,

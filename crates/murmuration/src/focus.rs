@@ -310,6 +310,13 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             coh2: k[3],
             eps2: k[4],
             cos_half: k[5],
+            reach: if multi {
+                (0..count)
+                    .map(|l| env.consts[species_of(l)].reach)
+                    .fold(0.0, f32::max)
+            } else {
+                env.consts[species_of(0)].reach
+            },
             species: if multi {
                 S::from_slice(&data.species_f[first..])
             } else {

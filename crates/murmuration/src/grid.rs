@@ -5,9 +5,12 @@
 //! Cells are numbered x-fastest, so the three cells `x−1..=x+1` of one row are one
 //! contiguous run of sorted indices: a 2D query scans 3 runs, a 3D query 9. Cell
 //! edges are at least the query radius, so those runs hold every boid within it.
-//! The sort is stable over slot (storage) order, which makes the sorted order, and
-//! so every floating-point sum, a pure function of the stored state.
+//! Within a cell, boids are then ordered by x, ties by slot (storage) order
+//! ([`Grid::sort_cells_along_x`]), which makes each row one run sorted by x and
+//! the sorted order, and so every floating-point sum, a pure function of the
+//! stored state.
 
+mod along_x;
 mod span;
 
 pub(crate) use span::Span;
@@ -187,6 +190,7 @@ impl Grid {
             .for_each(|(k, &p)| *k = this.key_of(p));
         self.keys = keys;
         self.count_and_scatter(cells);
+        self.sort_cells_along_x(positions);
     }
 
     /// The stable counting sort of the keys: per-cell counts, their prefix sum
@@ -626,7 +630,7 @@ mod tests {
     use glam::Vec2;
 
     #[test]
-    fn counting_sort_is_stable_and_complete() {
+    fn cells_are_complete_and_sorted_by_x_then_slot() {
         let pts: Vec<Vec2> = (0..1000)
             .map(|i| Vec2::new((i * 7 % 31) as f32 * 0.33, (i * 13 % 17) as f32 * 0.5))
             .collect();
@@ -636,7 +640,11 @@ mod tests {
         for c in 0..g.cell_count() {
             let r = g.cell_range(c);
             let slots = &g.order()[r];
-            assert!(slots.windows(2).all(|w| w[0] < w[1]), "stable within cell");
+            let key = |s: u32| (pts[s as usize].x, s);
+            assert!(
+                slots.windows(2).all(|w| key(w[0]) < key(w[1])),
+                "by x within a cell, ties in slot order"
+            );
             for &s in slots {
                 assert_eq!(g.key_of(pts[s as usize]) as usize, c);
                 seen[s as usize] = true;
@@ -693,13 +701,14 @@ mod tests {
             })
         };
         let serial = build(1);
-        // Stable and complete: keys never decrease along the order, slots
-        // ascend within a cell.
+        // Complete and ordered: keys never decrease along the order; within
+        // a cell, by x and then slot.
         let mut g = Grid::new();
         g.build(&pts, 1.0, Extent::Open);
         for w in serial.0.windows(2) {
             let (a, b) = (g.key_of(pts[w[0] as usize]), g.key_of(pts[w[1] as usize]));
-            assert!(a < b || (a == b && w[0] < w[1]));
+            let (xa, xb) = (pts[w[0] as usize].x, pts[w[1] as usize].x);
+            assert!(a < b || (a == b && (xa, w[0]) < (xb, w[1])));
         }
         for threads in [2, 3, 8] {
             assert!(build(threads) == serial, "{threads} threads");

@@ -259,6 +259,9 @@ pub(crate) struct Group<'a, S: Lanes> {
     pub eps2: S,
     /// See [`RuleConsts::cos_half_fov`].
     pub cos_half: S,
+    /// The largest [`RuleConsts::reach`] of the lanes: candidates this far
+    /// along x from every lane are cut from the runs.
+    pub reach: f32,
     /// Species as `f32` (with [`MULTI`]).
     pub species: S,
     /// Lanes that take every species into their rules (flocking with their
@@ -323,18 +326,45 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
     let mut nearest2 = S::splat(f32::INFINITY);
     let mut candidates = 0u64;
-    for &(row, row_shift) in &span.rows[..span.row_count] {
-        for &(x_a, x_b, x_shift, see0) in &span.pieces[..span.piece_count] {
+    // The group's least and greatest x: a row of cells is sorted by x
+    // ([`crate::grid`]), and the group is consecutive along one row.
+    let x_ends = (data.pos[0][g.first], data.pos[0][g.first + g.count - 1]);
+    debug_assert!(
+        data.pos[0][g.first..g.first + g.count]
+            .windows(2)
+            .all(|w| w[0] <= w[1])
+    );
+    // Every run's cut first, apart from the loops: the cuts are independent,
+    // so their loads and compares overlap instead of each waiting at the head
+    // of its row.
+    let mut runs = [(0usize, 0usize); 27];
+    for (r, &(row, _)) in span.rows[..span.row_count].iter().enumerate() {
+        for (p, &(x_a, x_b, x_shift, _)) in span.pieces[..span.piece_count].iter().enumerate() {
+            let run = (
+                cell_start[row + x_a as usize] as usize,
+                cell_start[row + x_b as usize + 1] as usize,
+            );
+            runs[3 * r + p] = if min_image {
+                run
+            } else {
+                cut_run::<S>(&data.pos[0], run, x_ends, x_shift, g.reach)
+            };
+        }
+    }
+    for (r, &(row, row_shift)) in span.rows[..span.row_count].iter().enumerate() {
+        for (p, &(x_a, x_b, x_shift, see0)) in span.pieces[..span.piece_count].iter().enumerate() {
             let mut origin = [zero; 3];
             for (a, o) in origin.iter_mut().enumerate().take(d_n) {
                 let shift = if a == 0 { x_shift } else { row_shift.get(a) };
                 *o = g.pos[a] - S::splat(shift);
             }
+            let run = runs[3 * r + p];
             for x in x_a..=x_b {
                 let (lo, hi) = span.see[(see0 + x - x_a) as usize];
                 let see = S::lanes(lo as usize, hi as usize);
                 let c = row + x as usize;
-                let (start, end) = (cell_start[c] as usize, cell_start[c + 1] as usize);
+                let start = (cell_start[c] as usize).max(run.0);
+                let end = (cell_start[c + 1] as usize).min(run.1).max(start);
                 candidates += (hi - lo) as u64 * (end - start) as u64;
                 // One candidate `j`, in the lanes of `valid`.
                 macro_rules! candidate {
@@ -353,7 +383,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                             d[a] = x;
                             d2 = d2 + x * x;
                         }
-                        let mut take = S::and(d2.lt(g.max2), valid);
+                        let mut take = d2.lt_in(valid, g.max2);
                         if fov {
                             let mut dot = zero;
                             for a in 0..d_n {
@@ -383,7 +413,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                                 flock = S::and(take, own);
                             }
                         }
-                        let push = S::and(take, d2.lt(g.sep2));
+                        let push = d2.lt_in(take, g.sep2);
                         // Over every candidate, not only the taken ones: a trigger
                         // for the exact re-scan of `coincident_fix`, which applies
                         // the relation masks itself.
@@ -395,7 +425,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                         let (ma, mc) = if same {
                             (flock, flock)
                         } else {
-                            (S::and(flock, d2.lt(g.ali2)), S::and(flock, d2.lt(g.coh2)))
+                            (d2.lt_in(flock, g.ali2), d2.lt_in(flock, g.coh2))
                         };
                         n_ali = n_ali.add_where(ma, one);
                         if !same {
@@ -437,6 +467,48 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
         // Each lane's own cell holds it: it is not its own candidate.
         candidates: candidates - g.count as u64,
     }
+}
+
+/// Cuts the run `start..end` of one row piece (sorted by x, read from `xs`)
+/// to the candidates some lane may reach: those less than `reach` along x
+/// from the group's x range `x_ends` (the lanes' x, less the piece's `shift`,
+/// rounded as the kernel rounds them). Exact: a lane's offset to a cut
+/// candidate is at least as long as the offset measured here (rounding is
+/// monotone), so its squared distance is at least the lane's `max2`.
+///
+/// Counts the cut candidates a window of lanes at a time: along a sorted run
+/// those out of reach on the left are a prefix, on the right a suffix.
+#[inline(always)]
+fn cut_run<S: Lanes>(
+    xs: &[f32],
+    (mut start, mut end): (usize, usize),
+    (x_min, x_max): (f32, f32),
+    shift: f32,
+    reach: f32,
+) -> (usize, usize) {
+    let reach = S::splat(reach);
+    let (left, right) = (S::splat(x_min - shift), S::splat(x_max - shift));
+    // Every index below `end` (at most the boid count) has PAD entries after it.
+    while start < end {
+        let w = S::from_slice(&xs[start..]);
+        let cut = S::and((left - w).ge(reach), S::lanes(0, (end - start).min(S::N)));
+        let k = S::bits(cut).count_ones() as usize;
+        start += k;
+        if k < S::N {
+            break;
+        }
+    }
+    while start < end {
+        let from = end.saturating_sub(S::N).max(start);
+        let w = S::from_slice(&xs[from..]);
+        let cut = S::and((w - right).ge(reach), S::lanes(0, end - from));
+        let k = S::bits(cut).count_ones() as usize;
+        end -= k;
+        if k < S::N {
+            break;
+        }
+    }
+    (start, end)
 }
 
 impl<S: Lanes> GroupSums<S> {
@@ -538,6 +610,68 @@ pub(crate) fn coincident_fix<V: Vector, const FLAGS: u8>(
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::reach_of;
+
+    /// A run sorted by x, clustered around the cut points so that some
+    /// candidates sit exactly at, and one ulp either side of, the reach.
+    fn run_around(left: f32, right: f32, reach: f32, k: u32) -> Vec<f32> {
+        let mut xs = Vec::new();
+        for (i, edge) in [left - reach, right + reach].into_iter().enumerate() {
+            xs.extend([edge.next_down(), edge, edge.next_up()]);
+            for j in 0..(5 + k % 13) {
+                let f = ((k.wrapping_mul(2654435761) >> (j % 16)) % 1000) as f32 / 1000.0;
+                xs.push(edge + (f - 0.5) * 2.0 * reach * (1 + i) as f32);
+            }
+        }
+        xs.sort_by(f32::total_cmp);
+        xs.extend([f32::INFINITY; PAD]);
+        xs
+    }
+
+    /// The cut keeps every candidate some lane of the group may reach, and is
+    /// the longest prefix and suffix the test allows (eight and sixteen lanes).
+    #[test]
+    fn cut_run_removes_exactly_the_unreachable_ends() {
+        fn check<S: Lanes>() {
+            for k in 0..400u32 {
+                let max2 = 0.3 + (k % 17) as f32 * 0.37;
+                let reach = reach_of(max2);
+                let shift = [0.0, 37.5, -37.5][(k % 3) as usize];
+                let (x_min, x_max) = (3.0 + (k % 7) as f32 * 0.1, 3.9 + (k % 5) as f32 * 0.3);
+                let (left, right) = (x_min - shift, x_max - shift);
+                let xs = run_around(left, right, reach, k);
+                let n = xs.len() - PAD;
+                let out_left = |p: f32| left - p >= reach;
+                let out_right = |p: f32| p - right >= reach;
+                for (a, b) in [(0, n), (1, n - 1), (n / 3, n / 2)] {
+                    let (s, e) = cut_run::<S>(&xs, (a, b), (x_min, x_max), shift, reach);
+                    assert!(a <= s && s <= e && e <= b, "{k}: {a}..{b} -> {s}..{e}");
+                    assert!(xs[a..s].iter().all(|&p| out_left(p)), "{k}: left");
+                    assert!(xs[e..b].iter().all(|&p| out_right(p)), "{k}: right");
+                    if s < e {
+                        assert!(!out_left(xs[s]) && !out_right(xs[e - 1]), "{k}: kept");
+                    }
+                    // What is cut is out of reach of every lane in between.
+                    for &p in xs[a..s].iter().chain(&xs[e..b]) {
+                        for lane in [x_min, 0.5 * (x_min + x_max), x_max] {
+                            let d = p - (lane - shift);
+                            assert!(d * d >= max2, "{k}: {p} reaches {lane}");
+                        }
+                    }
+                }
+            }
+        }
+        check::<F>();
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernel512::wide() {
+            check::<crate::kernel512::W16>();
         }
     }
 }

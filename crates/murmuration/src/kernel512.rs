@@ -143,6 +143,10 @@ mod x86 {
             unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, o.0) }
         }
         #[inline(always)]
+        fn lt_in(self, m: u16, o: Self) -> u16 {
+            unsafe { _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(m, self.0, o.0) }
+        }
+        #[inline(always)]
         fn le(self, o: Self) -> u16 {
             unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(self.0, o.0) }
         }

@@ -32,6 +32,9 @@ pub(crate) trait Lanes:
     fn round(self) -> Self;
     /// Lanes where `self < o` (false where either is NaN).
     fn lt(self, o: Self) -> Self::Mask;
+    /// Lanes of `m` where `self < o`: `and(m, self.lt(o))`, one masked
+    /// compare with AVX-512.
+    fn lt_in(self, m: Self::Mask, o: Self) -> Self::Mask;
     /// Lanes where `self <= o`.
     fn le(self, o: Self) -> Self::Mask;
     /// Lanes where `self >= o`.
@@ -125,6 +128,10 @@ impl Lanes for f32x8 {
     #[inline(always)]
     fn lt(self, o: Self) -> Self {
         self.simd_lt(o)
+    }
+    #[inline(always)]
+    fn lt_in(self, m: Self, o: Self) -> Self {
+        m & self.simd_lt(o)
     }
     #[inline(always)]
     fn le(self, o: Self) -> Self {

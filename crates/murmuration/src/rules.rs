@@ -30,22 +30,48 @@ pub struct RuleConsts {
     /// 1 / sqrt(eps2): the separation push of a coincident neighbour (in place of
     /// its -d/|d|² term).
     pub coincident_push: f32,
+    /// The least offset along one axis that puts a candidate out of reach: the
+    /// smallest `t ≥ 0` whose rounded square is at least `max2`, so a boid `t`
+    /// or more away along x is never a neighbour, whatever the rounding (the
+    /// CPU kernel cuts its candidate runs with it).
+    pub reach: f32,
 }
 
 impl RuleConsts {
     /// The constants of one species.
     pub fn new(p: &SpeciesParams) -> Self {
         let eps = 1e-4 * p.separation_radius;
+        let max2 = p.perception_radius() * p.perception_radius();
         Self {
             sep2: p.separation_radius * p.separation_radius,
             ali2: p.alignment_radius * p.alignment_radius,
             coh2: p.cohesion_radius * p.cohesion_radius,
-            max2: p.perception_radius() * p.perception_radius(),
+            max2,
             cos_half_fov: p.cos_half_fov(),
             eps2: eps * eps,
             coincident_push: 1.0 / eps,
+            // (eps2 >= max2 only when both underflow: then cut nothing, so the
+            // coincident trigger still sees every candidate.)
+            reach: if eps * eps < max2 {
+                reach_of(max2)
+            } else {
+                f32::INFINITY
+            },
         }
     }
+}
+
+/// The smallest `t ≥ 0` with `t * t >= max2` in `f32` arithmetic (squaring is
+/// monotone, so every larger `t` passes too).
+pub(crate) fn reach_of(max2: f32) -> f32 {
+    let mut t = max2.sqrt();
+    while t * t < max2 {
+        t = t.next_up();
+    }
+    while t > 0.0 && (t.next_down() * t.next_down()) >= max2 {
+        t = t.next_down();
+    }
+    t
 }
 
 /// Neighbour sums for one boid.
@@ -220,6 +246,19 @@ pub fn coincident_direction<V: Vector>(seed: u64, me: BoidId, other: BoidId) -> 
 mod tests {
     use super::*;
     use glam::Vec2;
+
+    /// `reach_of` is the least `t` whose rounded square reaches `max2`.
+    #[test]
+    fn reach_is_the_least_offset_whose_square_reaches_max2() {
+        let mut max2 = 1e-30f32;
+        while max2 < 1e9 {
+            for m in [max2, max2.next_up(), max2.next_down()] {
+                let t = reach_of(m);
+                assert!(t * t >= m && t.next_down() * t.next_down() < m, "{m}: {t}");
+            }
+            max2 *= 1.37;
+        }
+    }
 
     #[test]
     fn prioritized_gives_the_budget_to_higher_forces_first() {
