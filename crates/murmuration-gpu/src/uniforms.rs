@@ -108,6 +108,7 @@ impl SpeciesUniform {
             eps2,
             coincident_push,
             reach: _,
+            gate2: _,
         } = RuleConsts::new(p);
         Self {
             sep2,

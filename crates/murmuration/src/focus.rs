@@ -240,11 +240,20 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         for (a, p) in pos.iter_mut().enumerate().take(V::DIM) {
             *p = S::select(fill, S::from_slice(&data.pos[a][first..]), inf);
         }
-        // Each lane's species constants: max2, sep2, ali2, coh2, eps2, cos_half.
-        let consts =
-            |rc: &RuleConsts| [rc.max2, rc.sep2, rc.ali2, rc.coh2, rc.eps2, rc.cos_half_fov];
-        let k: [S; 6] = if multi {
-            let mut k = [[0.0f32; MAX_LANES]; 6];
+        // Each lane's species constants: max2, sep2, ali2, coh2, eps2, cos_half, gate2.
+        let consts = |rc: &RuleConsts| {
+            [
+                rc.max2,
+                rc.sep2,
+                rc.ali2,
+                rc.coh2,
+                rc.eps2,
+                rc.cos_half_fov,
+                rc.gate2,
+            ]
+        };
+        let k: [S; 7] = if multi {
+            let mut k = [[0.0f32; MAX_LANES]; 7];
             for l in 0..S::N {
                 let c = consts(&env.consts[species_of(l)]);
                 for (kk, c) in k.iter_mut().zip(c) {
@@ -310,6 +319,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             coh2: k[3],
             eps2: k[4],
             cos_half: k[5],
+            gate2: k[6],
             reach: if multi {
                 (0..count)
                     .map(|l| env.consts[species_of(l)].reach)

@@ -24,6 +24,8 @@ use rayon::prelude::*;
 const MAX_CELLS_PER_BOID: usize = 4;
 /// Cells always allowed, however few boids.
 const MIN_CELL_BUDGET: usize = 4096;
+/// Boids from which the counting sort splits into one block per thread.
+const SPLIT_AT: usize = 4096;
 
 /// A contiguous run of sorted indices `[start, end)` whose positions must be moved by
 /// `shift` (a periodic image offset) before measuring distances.
@@ -181,46 +183,50 @@ impl Grid {
 
         // Counting sort: keys, counts, prefix, stable scatter.
         let cells = (dims[0] * dims[1] * dims[2]) as usize;
-        let mut keys = std::mem::take(&mut self.keys);
-        keys.resize(n, 0);
-        let this = &*self;
-        keys.par_iter_mut()
-            .zip(positions.par_iter())
-            .with_min_len(4096)
-            .for_each(|(k, &p)| *k = this.key_of(p));
-        self.keys = keys;
-        self.count_and_scatter(cells);
+        self.count_and_scatter(positions, cells);
         self.sort_cells_along_x(positions);
     }
 
     /// The stable counting sort of the keys: per-cell counts, their prefix sum
     /// (`cell_start`) and the scatter of slots into `order`.
     ///
-    /// Large grids split the slots into blocks, one per thread: each block counts
-    /// its keys, a prefix over (cell, block) gives every block its own range inside
-    /// each cell, and the blocks scatter in parallel. Within a cell, lower blocks
+    /// From [`SPLIT_AT`] boids the slots split into blocks, one per thread: each
+    /// block computes and counts its keys (one parallel section for both), a
+    /// prefix over (cell, block) gives every block its own range inside each
+    /// cell, and the blocks scatter in parallel. Within a cell, lower blocks
     /// come first and each block keeps slot order, so `order` is exactly the serial
     /// stable sort whatever the number of blocks.
-    fn count_and_scatter(&mut self, cells: usize) {
-        let n = self.keys.len();
-        let blocks = if n < 1 << 16 {
+    fn count_and_scatter<V: Vector>(&mut self, positions: &[V], cells: usize) {
+        let n = positions.len();
+        let blocks = if n < SPLIT_AT {
             1
         } else {
             rayon::current_num_threads().clamp(1, 8)
         };
         let per = n.div_ceil(blocks).max(1);
-        self.cursor.clear();
-        self.cursor.resize(blocks * cells, 0);
-        self.order.resize(n, 0);
-        let keys = &self.keys;
-        self.cursor
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.resize(n, 0);
+        let mut cursor = std::mem::take(&mut self.cursor);
+        cursor.clear();
+        cursor.resize(blocks * cells, 0);
+        let this = &*self;
+        cursor
             .par_chunks_mut(cells)
-            .zip(keys.par_chunks(per))
-            .for_each(|(count, keys)| {
-                for &k in keys {
+            .zip(keys.par_chunks_mut(per))
+            .zip(positions.par_chunks(per))
+            .for_each(|((count, keys), positions)| {
+                // Keys first, in a loop of their own (it vectorizes).
+                for (k, &p) in keys.iter_mut().zip(positions) {
+                    *k = this.key_of(p);
+                }
+                for &k in keys.iter() {
                     count[k as usize] += 1;
                 }
             });
+        self.keys = keys;
+        self.cursor = cursor;
+        self.order.resize(n, 0);
+        let keys = &self.keys;
         // Exclusive prefix over cells, and within each cell over blocks.
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
@@ -678,11 +684,17 @@ mod tests {
         assert!(checked > 20, "only {checked} cell boundaries");
     }
 
-    /// Large grids count and scatter in parallel blocks; the sort must be the
-    /// serial stable sort, whatever the number of threads (and so of blocks).
+    /// Grids from `SPLIT_AT` boids count and scatter in parallel blocks; the
+    /// sort must be the serial stable sort, whatever the number of threads (and
+    /// so of blocks), just above that size and far above it.
     #[test]
     fn parallel_counting_sort_equals_the_serial_one() {
-        let n = 150_000u32;
+        for n in [SPLIT_AT as u32 + 904, 150_000] {
+            parallel_sort_equals_serial(n);
+        }
+    }
+
+    fn parallel_sort_equals_serial(n: u32) {
         let pts: Vec<Vec2> = (0..n)
             .map(|i| {
                 let h = i.wrapping_mul(0x9e37_79b9);

@@ -27,6 +27,10 @@ pub struct RuleConsts {
     /// neighbour is seen whatever the vision cone and pushes along
     /// [`coincident_direction`], not its offset.
     pub eps2: f32,
+    /// Distance² under which a neighbour may push or be coincident: the least
+    /// value above both `sep2` and `eps2`'s every `d2 ≤ eps2`, units² (the CPU
+    /// kernel does its separation work only for candidates this close).
+    pub gate2: f32,
     /// 1 / sqrt(eps2): the separation push of a coincident neighbour (in place of
     /// its -d/|d|² term).
     pub coincident_push: f32,
@@ -49,6 +53,7 @@ impl RuleConsts {
             max2,
             cos_half_fov: p.cos_half_fov(),
             eps2: eps * eps,
+            gate2: (p.separation_radius * p.separation_radius).max((eps * eps).next_up()),
             coincident_push: 1.0 / eps,
             // (eps2 >= max2 only when both underflow: then cut nothing, so the
             // coincident trigger still sees every candidate.)
@@ -257,6 +262,32 @@ mod tests {
                 assert!(t * t >= m && t.next_down() * t.next_down() < m, "{m}: {t}");
             }
             max2 *= 1.37;
+        }
+    }
+
+    /// The 3D kernel does separation only under `gate2`: every pushing
+    /// distance (`< sep2`) and every coincident one (`<= eps2`) must be under
+    /// it, also with no separation radius at all.
+    #[test]
+    fn gate2_admits_every_push_and_every_coincident_distance() {
+        for sep in [0.0f32, 1e-30, 1e-6, 0.013, 0.4, 1.0, 7.5] {
+            let p = SpeciesParams {
+                separation_radius: sep,
+                ..SpeciesParams::benchmark()
+            };
+            let k = RuleConsts::new(&p);
+            assert!(
+                k.sep2 <= k.gate2,
+                "{sep}: sep2 {} gate2 {}",
+                k.sep2,
+                k.gate2
+            );
+            assert!(k.eps2 < k.gate2, "{sep}: eps2 {} gate2 {}", k.eps2, k.gate2);
+            assert!(
+                k.gate2 <= k.max2.max(k.eps2.next_up()),
+                "{sep}: {}",
+                k.gate2
+            );
         }
     }
 

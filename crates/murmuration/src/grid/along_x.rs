@@ -6,7 +6,7 @@ use super::Grid;
 use crate::vector::Vector;
 
 /// Boids at which the sort splits its rows between threads.
-const PARALLEL_AT: usize = 8192;
+const PARALLEL_AT: usize = 4096;
 
 impl Grid {
     /// Sorts each cell's slots by (x, slot). A cell key is monotone in x, so
@@ -32,7 +32,7 @@ fn sort_rows<V: Vector>(
     positions: &[V],
 ) {
     let start = |r: usize| cell_start[r * dx] as usize - base;
-    if order.len() > PARALLEL_AT && rows.len() > 1 {
+    if order.len() > PARALLEL_AT && rows.len() > 1 && rayon::current_num_threads() > 1 {
         let mid = rows.start + rows.len() / 2;
         let split = start(mid);
         let (a, b) = order.split_at_mut(split);
