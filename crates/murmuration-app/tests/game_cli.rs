@@ -22,8 +22,8 @@ fn a_shipped_solution_replays_headless_to_its_win() {
     for line in [
         "level: The Mechanism (the-mechanism)",
         "outcome: won",
-        "saved: 1609 / 1500 (of 1900)",
-        "digest: 93dc9a643ee2e2ba",
+        "saved: 1615 / 1500 (of 1900)",
+        "digest: 5b223164aa37c560",
     ] {
         assert!(out.contains(line), "missing {line:?} in {out}");
     }

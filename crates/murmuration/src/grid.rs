@@ -4,7 +4,8 @@
 //! (`cell_start`), and a stable scatter of slot indices into cell order (`order`).
 //! Cells are numbered x-fastest, so the three cells `x−1..=x+1` of one row are one
 //! contiguous run of sorted indices: a 2D query scans 3 runs, a 3D query 9. Cell
-//! edges are at least the query radius, so those runs hold every boid within it.
+//! edges exceed the query radius by a margin beyond any rounding, so those runs
+//! hold every boid within it, and a boid two cells away along x never is.
 //! Within a cell, boids are then ordered by x, ties by slot (storage) order
 //! ([`Grid::sort_cells_along_x`]), which makes each row one run sorted by x and
 //! the sorted order, and so every floating-point sum, a pure function of the
@@ -24,6 +25,10 @@ use rayon::prelude::*;
 const MAX_CELLS_PER_BOID: usize = 4;
 /// Cells always allowed, however few boids.
 const MIN_CELL_BUDGET: usize = 4096;
+/// Relative margin of a cell's edge over the query radius (2⁻¹²); the edge
+/// also adds 2⁻²⁰ of the coordinates' magnitude, eight times their rounding
+/// ([`Grid::build`]).
+const EDGE_MARGIN: f32 = 1.0 / 4096.0;
 /// Boids from which the counting sort splits into one block per thread.
 const SPLIT_AT: usize = 4096;
 
@@ -135,7 +140,15 @@ impl Grid {
             }
         };
         // Cells per axis: as many as fit at edge >= radius, within the budget.
-        let mut cell = radius;
+        // The edge exceeds the radius by a margin far beyond the rounding of a
+        // key or an offset at these coordinates, so a boid two cells away
+        // along x is never within the radius (the kernel scans a row as one
+        // run, every lane every candidate).
+        let mut magnitude = 0.0f32;
+        for i in 0..V::DIM {
+            magnitude = magnitude.max(origin.get(i).abs() + size.get(i).abs());
+        }
+        let mut cell = radius + radius * EDGE_MARGIN + magnitude * EDGE_MARGIN / 256.0;
         let dims = loop {
             let mut d = [1u32; 3];
             let mut total = 1usize;
@@ -737,7 +750,7 @@ mod tests {
         let mut g = Grid::new();
         g.build(
             &pts,
-            1.0,
+            0.99,
             Extent::Periodic {
                 min: Vec2::ZERO,
                 max: Vec2::splat(10.0),
@@ -747,6 +760,83 @@ mod tests {
         let runs = g.runs::<Vec2>(g.coords_of(pts[0]));
         let shifts: Vec<Vec2> = runs.as_slice().iter().map(|r| r.shift).collect();
         assert!(shifts.contains(&Vec2::new(-10.0, 0.0)), "{shifts:?}");
+    }
+
+    /// The kernel scans a row as one run and relies on this: a boid two or
+    /// more cells away along x is never within the radius, as the kernel
+    /// measures it (reach: the least offset whose rounded square reaches r²),
+    /// even at cell edges, far from the origin and across the periodic seam.
+    #[test]
+    fn a_boid_two_cells_away_along_x_is_out_of_reach() {
+        let cases = [
+            (1.0f32, 0.0f32, 125.0f32, true),
+            (1.0, 0.0, 125.0, false),
+            (0.5, 1.0e4, 64.0, false),
+            (0.37, -3.0e3, 40.0, true),
+            (2.5, 7.5e4, 250.0, true),
+            (1.0 / 3.0, 0.0, 100.0, true),
+            (1.0 / 3.0, 0.0, 100.0, false),
+            (0.1, 0.0, 70.0, true),
+            (0.1, 0.0, 70.0, false),
+            (0.7, 3.3, 77.7, true),
+            (0.7, 3.3, 77.7, false),
+            (1.1, 123.4, 110.0, true),
+            (1.1, 123.4, 110.0, false),
+        ];
+        for (radius, at, side, periodic) in cases {
+            // A strip four radii high: few enough cells for the budget of
+            // the points below, so the cells stay at the radius.
+            let (min, max) = (Vec2::splat(at), Vec2::new(at + side, at + 4.0 * radius));
+            let extent = if periodic {
+                Extent::Periodic { min, max }
+            } else {
+                Extent::Open
+            };
+            // The first and last x of every cell, as the keys round them.
+            let far = Vec2::new(at + side * 0.999, at + 3.9 * radius);
+            let mut g = Grid::new();
+            g.build(&[min, far], radius, extent);
+            let w = g.cell_widths()[0];
+            let slack = 1.01 * radius + (at.abs() + side) / (1 << 19) as f32;
+            assert!(w > radius && w < slack, "{radius} {at}: edge {w}");
+            let cell = |x: f32| g.coords_of(Vec2::new(x, at))[0];
+            let mut pts = vec![min, far];
+            for k in 1..g.dims()[0] {
+                let (mut lo, mut hi) = (at, far.x);
+                while lo.next_up() < hi {
+                    let mid = 0.5 * (lo + hi);
+                    if cell(mid) >= k { hi = mid } else { lo = mid }
+                }
+                pts.extend([lo, hi].map(|x| Vec2::new(x, at + radius)));
+            }
+            g.build(&pts, radius, extent);
+            let reach = crate::rules::reach_of(radius * radius);
+            let period = if periodic { side } else { 0.0 };
+            let n = g.dims()[0] as i64;
+            for &a in &pts {
+                for &b in &pts {
+                    let (ca, cb) = (g.coords_of(a)[0] as i64, g.coords_of(b)[0] as i64);
+                    // Cells apart along x, and the image the kernel would use.
+                    let images = [
+                        (cb - ca, 0.0),
+                        (cb - ca - n, period),
+                        (cb - ca + n, -period),
+                    ];
+                    for (apart, shift) in &images[..if periodic { 3 } else { 1 }] {
+                        let (apart, shift) = (*apart, *shift);
+                        if apart.abs() >= 2 {
+                            let dx = b.x - (a.x + shift);
+                            assert!(
+                                dx.abs() >= reach,
+                                "{radius} {at}: {} and {} are {apart} cells apart but {dx} away",
+                                a.x,
+                                b.x
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

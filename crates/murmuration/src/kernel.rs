@@ -296,8 +296,11 @@ pub(crate) struct GroupSums<S> {
 /// Each lane adds its neighbours one at a time in the span's fixed order (rows,
 /// then cells along x, then sorted index), so a boid's sums are a pure function
 /// of the state, the same at any lane width and however the boids are grouped:
-/// a lane only sees the cells within one of its own, and a masked-off term
-/// leaves its accumulator as it is (see [`crate::lanes`]).
+/// every candidate a lane may take lies in the cells within one of its own
+/// (cells are wider than the reach, [`crate::grid`]; with nearest images the
+/// lane is masked to those cells), and a masked-off term leaves its
+/// accumulator as it is (see [`crate::lanes`]). Every lane measures a whole
+/// row piece's run: one loop per run, not one per cell.
 #[inline(always)]
 pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     g: &Group<'_, S>,
@@ -329,6 +332,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
     let mut nearest2 = S::splat(f32::INFINITY);
     let mut candidates = 0u64;
+    let fill = S::lanes(0, g.count);
     // The group's least and greatest x: a row of cells is sorted by x
     // ([`crate::grid`]), and the group is consecutive along one row.
     let x_ends = (data.pos[0][g.first], data.pos[0][g.first + g.count - 1]);
@@ -362,6 +366,120 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                 *o = g.pos[a] - S::splat(shift);
             }
             let run = runs[3 * r + p];
+            // One candidate `j`, in the lanes of `valid`.
+            macro_rules! candidate {
+                ($j:expr, $valid:expr) => {{
+                    let j: usize = $j;
+                    let valid: S::Mask = $valid;
+                    let mut d = [zero; 3];
+                    let mut d2 = zero;
+                    for a in 0..d_n {
+                        // SAFETY: j < n <= the array's length (asserted above).
+                        let p = unsafe { *data.pos[a].get_unchecked(j) };
+                        let mut x = S::splat(p) - origin[a];
+                        if min_image {
+                            x = x - per[a] * (x / per[a]).round();
+                        }
+                        d[a] = x;
+                        d2 = d2 + x * x;
+                    }
+                    let mut take = d2.lt_in(valid, g.max2);
+                    if fov {
+                        let mut dot = zero;
+                        for a in 0..d_n {
+                            dot = dot + d[a] * g.heading[a];
+                        }
+                        // A coincident neighbour has no direction to see it by:
+                        // always seen.
+                        let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
+                        take = S::and(take, S::or(seen, g.no_cone));
+                    }
+                    let mut flock = take;
+                    if multi {
+                        if let Some(rows) = &g.rows {
+                            // SAFETY: as above.
+                            let s = unsafe { *data.species.get_unchecked(j) } as usize;
+                            let rel = |l: usize| rows[l][s % rows[l].len()];
+                            take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
+                            let flocks = S::mask_from(|l| {
+                                matches!(rel(l), Relation::Flock | Relation::Follow)
+                            });
+                            flock = S::and(take, flocks);
+                        } else {
+                            // SAFETY: as above.
+                            let s = unsafe { *data.species_f.get_unchecked(j) };
+                            let own = g.species.eq(S::splat(s));
+                            take = S::and(take, S::or(own, g.takes_others));
+                            flock = S::and(take, own);
+                        }
+                    }
+                    // Separation and the coincident trigger. In 3D, only where
+                    // some lane is this close (7 % of candidates; every lane of
+                    // `push` and every coincident one is in `near`), which saves
+                    // more than the branch costs. In 2D 28 % are this close and
+                    // the branch's mispredictions cost more than it saves.
+                    let near = if d_n == 3 {
+                        d2.lt_in(valid, g.gate2)
+                    } else {
+                        valid
+                    };
+                    if d_n == 2 || S::bits(near) != 0 {
+                        let push = d2.lt_in(take, g.sep2);
+                        // Over every candidate, not only the taken ones: a trigger
+                        // for the exact re-scan of `coincident_fix`, which applies
+                        // the relation masks itself.
+                        nearest2 = nearest2.min_where(near, d2);
+                        // A coincident neighbour (d2 <= eps2) adds -d/eps2 here;
+                        // `coincident_fix` takes that back out and adds its keyed
+                        // push instead, so this loop carries no extra mask.
+                        let inv = one / d2.max(g.eps2);
+                        for a in 0..d_n {
+                            sep[a] = sep[a].sub_where(push, d[a] * inv);
+                        }
+                    }
+                    let (ma, mc) = if same {
+                        (flock, flock)
+                    } else {
+                        (d2.lt_in(flock, g.ali2), d2.lt_in(flock, g.coh2))
+                    };
+                    n_ali = n_ali.add_where(ma, one);
+                    if !same {
+                        n_coh = n_coh.add_where(mc, one);
+                    }
+                    if multi || !same {
+                        n_nb = n_nb.add_where(take, one);
+                    }
+                    for a in 0..d_n {
+                        // SAFETY: as above.
+                        let v = unsafe { *data.vel[a].get_unchecked(j) };
+                        ali[a] = ali[a].add_where(ma, S::splat(v));
+                        coh[a] = coh[a].add_where(mc, d[a]);
+                    }
+                }};
+            }
+            if !min_image {
+                // The whole run in one loop, every lane: a cell is wider than
+                // the reach by more than any rounding ([`crate::grid`]), so a
+                // lane never takes a candidate two cells from its own, and its
+                // sums are those of its own cells, in the same order. Only the
+                // focal boids' own entries skip their lane.
+                let (lo, hi) = run;
+                candidates += g.count as u64 * (hi - lo) as u64;
+                let f0 = g.first.clamp(lo, hi);
+                let f1 = (g.first + g.count).clamp(lo, hi);
+                for j in lo..f0 {
+                    candidate!(j, fill);
+                }
+                for j in f0..f1 {
+                    candidate!(j, S::and(fill, S::all_but(j - g.first)));
+                }
+                for j in f1..hi {
+                    candidate!(j, fill);
+                }
+                continue;
+            }
+            // Nearest images (some periodic axis under three cells): a lane
+            // sees only the cells within one of its own.
             for x in x_a..=x_b {
                 let (lo, hi) = span.see[(see0 + x - x_a) as usize];
                 let see = S::lanes(lo as usize, hi as usize);
@@ -369,97 +487,6 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                 let start = (cell_start[c] as usize).max(run.0);
                 let end = (cell_start[c + 1] as usize).min(run.1).max(start);
                 candidates += (hi - lo) as u64 * (end - start) as u64;
-                // One candidate `j`, in the lanes of `valid`.
-                macro_rules! candidate {
-                    ($j:expr, $valid:expr) => {{
-                        let j: usize = $j;
-                        let valid: S::Mask = $valid;
-                        let mut d = [zero; 3];
-                        let mut d2 = zero;
-                        for a in 0..d_n {
-                            // SAFETY: j < n <= the array's length (asserted above).
-                            let p = unsafe { *data.pos[a].get_unchecked(j) };
-                            let mut x = S::splat(p) - origin[a];
-                            if min_image {
-                                x = x - per[a] * (x / per[a]).round();
-                            }
-                            d[a] = x;
-                            d2 = d2 + x * x;
-                        }
-                        let mut take = d2.lt_in(valid, g.max2);
-                        if fov {
-                            let mut dot = zero;
-                            for a in 0..d_n {
-                                dot = dot + d[a] * g.heading[a];
-                            }
-                            // A coincident neighbour has no direction to see it by:
-                            // always seen.
-                            let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
-                            take = S::and(take, S::or(seen, g.no_cone));
-                        }
-                        let mut flock = take;
-                        if multi {
-                            if let Some(rows) = &g.rows {
-                                // SAFETY: as above.
-                                let s = unsafe { *data.species.get_unchecked(j) } as usize;
-                                let rel = |l: usize| rows[l][s % rows[l].len()];
-                                take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
-                                let flocks = S::mask_from(|l| {
-                                    matches!(rel(l), Relation::Flock | Relation::Follow)
-                                });
-                                flock = S::and(take, flocks);
-                            } else {
-                                // SAFETY: as above.
-                                let s = unsafe { *data.species_f.get_unchecked(j) };
-                                let own = g.species.eq(S::splat(s));
-                                take = S::and(take, S::or(own, g.takes_others));
-                                flock = S::and(take, own);
-                            }
-                        }
-                        // Separation and the coincident trigger. In 3D, only where
-                        // some lane is this close (7 % of candidates; every lane of
-                        // `push` and every coincident one is in `near`), which saves
-                        // more than the branch costs. In 2D 28 % are this close and
-                        // the branch's mispredictions cost more than it saves.
-                        let near = if d_n == 3 {
-                            d2.lt_in(valid, g.gate2)
-                        } else {
-                            valid
-                        };
-                        if d_n == 2 || S::bits(near) != 0 {
-                            let push = d2.lt_in(take, g.sep2);
-                            // Over every candidate, not only the taken ones: a trigger
-                            // for the exact re-scan of `coincident_fix`, which applies
-                            // the relation masks itself.
-                            nearest2 = nearest2.min_where(near, d2);
-                            // A coincident neighbour (d2 <= eps2) adds -d/eps2 here;
-                            // `coincident_fix` takes that back out and adds its keyed
-                            // push instead, so this loop carries no extra mask.
-                            let inv = one / d2.max(g.eps2);
-                            for a in 0..d_n {
-                                sep[a] = sep[a].sub_where(push, d[a] * inv);
-                            }
-                        }
-                        let (ma, mc) = if same {
-                            (flock, flock)
-                        } else {
-                            (d2.lt_in(flock, g.ali2), d2.lt_in(flock, g.coh2))
-                        };
-                        n_ali = n_ali.add_where(ma, one);
-                        if !same {
-                            n_coh = n_coh.add_where(mc, one);
-                        }
-                        if multi || !same {
-                            n_nb = n_nb.add_where(take, one);
-                        }
-                        for a in 0..d_n {
-                            // SAFETY: as above.
-                            let v = unsafe { *data.vel[a].get_unchecked(j) };
-                            ali[a] = ali[a].add_where(ma, S::splat(v));
-                            coh[a] = coh[a].add_where(mc, d[a]);
-                        }
-                    }};
-                }
                 if start < g.first + g.count && g.first < end {
                     // The cell holds focal boids: each lane skips itself.
                     for j in start..end {

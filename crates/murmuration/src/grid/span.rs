@@ -8,10 +8,11 @@ use crate::vector::Vector;
 pub(crate) const MAX_SPAN: u32 = 4;
 
 /// The cells a group of boids scans: the consecutive boids of up to
-/// [`MAX_SPAN`] cells of one row, each seeing only the cells within one of its
-/// own. Rows of cells (3 in 2D, 9 in 3D), each cut along x into up to three
-/// pieces (a periodic seam splits the span); per column of the span, the lanes
-/// (boids) that see it.
+/// [`MAX_SPAN`] cells of one row, each of whose neighbours lies in the cells
+/// within one of its own. Rows of cells (3 in 2D, 9 in 3D), each cut along x
+/// into up to three pieces (a periodic seam splits the span); per column of
+/// the span, the lanes (boids) whose own cells it is among (the kernel masks
+/// by it only with nearest images; the coincident re-scan always).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Span<V> {
     /// Per row: index in `cell_start` of its cell x = 0, and its periodic shift
