@@ -351,21 +351,39 @@ fn gather<V: Vector>(order: &[u32], out: GatherOut<'_, V>, src: &Boids<V>) {
         return;
     }
     let GatherOut {
-        pos,
-        vel,
+        pos: [p0, p1, p2],
+        vel: [v0, v1, v2],
         species,
         ids,
         steering,
     } = out;
-    for (i, &slot) in order.iter().enumerate() {
-        let slot = slot as usize;
-        let (p, v) = (src.positions[slot], src.velocities[slot]);
-        for a in 0..V::DIM {
-            pos[a][i] = p.get(a);
-            vel[a][i] = v.get(a);
+    // Every slice cut to its known length, so one bounds check per boid
+    // stands for all of its reads and none is left on the writes.
+    let n = order.len();
+    let (p0, p1, v0, v1) = (&mut p0[..n], &mut p1[..n], &mut v0[..n], &mut v1[..n]);
+    let third = V::DIM == 3;
+    let (p2, v2) = if third {
+        (&mut p2[..n], &mut v2[..n])
+    } else {
+        (p2, v2)
+    };
+    let (species, ids, steering) = (&mut species[..n], &mut ids[..n], &mut steering[..n]);
+    let len = src.len();
+    let (sp, sv) = (&src.positions[..len], &src.velocities[..len]);
+    let (ss, si, sa) = (&src.species[..len], &src.ids[..len], &src.steering[..len]);
+    for i in 0..n {
+        let slot = order[i] as usize;
+        let (p, v) = (sp[slot], sv[slot]);
+        p0[i] = p.get(0);
+        p1[i] = p.get(1);
+        v0[i] = v.get(0);
+        v1[i] = v.get(1);
+        if third {
+            p2[i] = p.get(2);
+            v2[i] = v.get(2);
         }
-        species[i] = src.species[slot];
-        ids[i] = src.ids[slot];
-        steering[i] = src.steering[slot];
+        species[i] = ss[slot];
+        ids[i] = si[slot];
+        steering[i] = sa[slot];
     }
 }
