@@ -27,9 +27,10 @@ pub struct RuleConsts {
     /// neighbour is seen whatever the vision cone and pushes along
     /// [`coincident_direction`], not its offset.
     pub eps2: f32,
-    /// Distance² under which a neighbour may push or be coincident: the least
-    /// value above both `sep2` and `eps2`'s every `d2 ≤ eps2`, units² (the CPU
-    /// kernel does its separation work only for candidates this close).
+    /// Distance² under which a neighbour may push or be coincident, units²:
+    /// `max(sep2, next float above eps2)`, so every `d2 < sep2` and every
+    /// `d2 ≤ eps2` is under it (the 3D CPU kernel does its separation work
+    /// only for candidates this close).
     pub gate2: f32,
     /// 1 / sqrt(eps2): the separation push of a coincident neighbour (in place of
     /// its -d/|d|² term).
@@ -45,19 +46,20 @@ impl RuleConsts {
     /// The constants of one species.
     pub fn new(p: &SpeciesParams) -> Self {
         let eps = 1e-4 * p.separation_radius;
+        let (sep2, eps2) = (p.separation_radius * p.separation_radius, eps * eps);
         let max2 = p.perception_radius() * p.perception_radius();
         Self {
-            sep2: p.separation_radius * p.separation_radius,
+            sep2,
             ali2: p.alignment_radius * p.alignment_radius,
             coh2: p.cohesion_radius * p.cohesion_radius,
             max2,
             cos_half_fov: p.cos_half_fov(),
-            eps2: eps * eps,
-            gate2: (p.separation_radius * p.separation_radius).max((eps * eps).next_up()),
+            eps2,
+            gate2: sep2.max(eps2.next_up()),
             coincident_push: 1.0 / eps,
             // (eps2 >= max2 only when both underflow: then cut nothing, so the
             // coincident trigger still sees every candidate.)
-            reach: if eps * eps < max2 {
+            reach: if eps2 < max2 {
                 reach_of(max2)
             } else {
                 f32::INFINITY
