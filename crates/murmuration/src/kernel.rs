@@ -212,6 +212,10 @@ pub(crate) const SAME_RADII: u8 = 8;
 /// only where the CPU has AVX-512 (never with [`MIN_IMAGE`]).
 pub(crate) const WIDE: u8 = 16;
 
+/// Candidates noted for deferred separation before they are separated
+/// ([`accumulate`]); a power of two.
+const HELD: usize = 64;
+
 /// The most lanes of any width.
 pub(crate) const MAX_LANES: usize = 16;
 
@@ -324,6 +328,9 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     if multi {
         assert!(data.species.len() >= n && data.species_f.len() >= n);
     }
+    // The arrays as local slices, so the loops keep their addresses in registers.
+    let pos: [&[f32]; 3] = std::array::from_fn(|a| &data.pos[a][..]);
+    let vel: [&[f32]; 3] = std::array::from_fn(|a| &data.vel[a][..]);
     let mut per = [one; 3];
     for (a, p) in per.iter_mut().enumerate().take(d_n) {
         *p = S::splat(period.get(a));
@@ -345,6 +352,15 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     // so their loads and compares overlap instead of each waiting at the head
     // of its row.
     let mut runs = [(0usize, 0usize); 27];
+    // 3D: separation deferred. Some lane is within the separation gate of only
+    // 7 % of candidates, at random, so a branch on it mispredicts often (it
+    // cost a fifth of the pass). Instead the loop notes every candidate (its
+    // index, run and `take` lanes) and counts only those some lane is near,
+    // without a branch; the noted ones are separated in order afterwards, by
+    // the same operations, so every sum keeps its bits.
+    let defer = d_n == 3 && !min_image;
+    let mut held = [0u64; HELD];
+    let mut k = 0usize;
     for (r, &(row, _)) in span.rows[..span.row_count].iter().enumerate() {
         for (p, &(x_a, x_b, x_shift, _)) in span.pieces[..span.piece_count].iter().enumerate() {
             let run = (
@@ -358,61 +374,126 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
             };
         }
     }
-    for (r, &(row, row_shift)) in span.rows[..span.row_count].iter().enumerate() {
-        for (p, &(x_a, x_b, x_shift, see0)) in span.pieces[..span.piece_count].iter().enumerate() {
+    // The lanes' offsets from candidate `j` to `origin` (the lanes' positions
+    // less the run's shift), and their squared lengths. Measured this way
+    // round, `origin - p`, the candidate's load folds into the subtraction.
+    // Each offset is the exact negation of `p - origin`, so the sums below
+    // subtract what they would add (x - y is x + -y in IEEE arithmetic) and
+    // keep their bits.
+    macro_rules! offsets {
+        ($j:expr, $origin:expr) => {{
+            let mut d = [zero; 3];
+            let mut d2 = zero;
+            for a in 0..d_n {
+                // SAFETY: j < n <= the array's length (asserted above).
+                let p = unsafe { *pos[a].get_unchecked($j) };
+                let mut x = $origin[a] - S::splat(p);
+                if min_image {
+                    x = x - per[a] * (x / per[a]).round();
+                }
+                d[a] = x;
+                d2 = d2 + x * x;
+            }
+            (d, d2)
+        }};
+    }
+    // The lanes that take candidate `j` into their rules, and those of them
+    // that flock with it.
+    macro_rules! takes {
+        ($j:expr, $d:expr, $d2:expr, $valid:expr) => {{
+            let (j, d, d2, valid): (usize, [S; 3], S, S::Mask) = ($j, $d, $d2, $valid);
+            let mut take = d2.lt_in(valid, g.max2);
+            if fov {
+                let mut back = zero;
+                for a in 0..d_n {
+                    back = back + d[a] * g.heading[a];
+                }
+                // The offset points back at the lanes: negated, exactly.
+                let dot = S::splat(-0.0) - back;
+                // A coincident neighbour has no direction to see it by:
+                // always seen.
+                let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
+                take = S::and(take, S::or(seen, g.no_cone));
+            }
+            let mut flock = take;
+            if multi {
+                if let Some(rows) = &g.rows {
+                    // SAFETY: as above.
+                    let s = unsafe { *data.species.get_unchecked(j) } as usize;
+                    let rel = |l: usize| rows[l][s % rows[l].len()];
+                    take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
+                    let flocks =
+                        S::mask_from(|l| matches!(rel(l), Relation::Flock | Relation::Follow));
+                    flock = S::and(take, flocks);
+                } else {
+                    // SAFETY: as above.
+                    let s = unsafe { *data.species_f.get_unchecked(j) };
+                    let own = g.species.eq(S::splat(s));
+                    take = S::and(take, S::or(own, g.takes_others));
+                    flock = S::and(take, own);
+                }
+            }
+            (take, flock)
+        }};
+    }
+    // The lanes' positions less the shift of run `3 * r + p`.
+    macro_rules! origin_of {
+        ($r:expr, $p:expr) => {{
+            let (row_shift, x_shift): (V, f32) = (span.rows[$r].1, span.pieces[$p].2);
             let mut origin = [zero; 3];
             for (a, o) in origin.iter_mut().enumerate().take(d_n) {
                 let shift = if a == 0 { x_shift } else { row_shift.get(a) };
                 *o = g.pos[a] - S::splat(shift);
             }
+            origin
+        }};
+    }
+    // Separation and the coincident trigger for one candidate.
+    macro_rules! separate {
+        ($d:expr, $d2:expr, $take:expr, $near:expr) => {{
+            let (d, d2) = ($d, $d2);
+            let push = d2.lt_in($take, g.sep2);
+            // Over every candidate, not only the taken ones: a trigger for the
+            // exact re-scan of `coincident_fix`, which applies the relation
+            // masks itself.
+            nearest2 = nearest2.min_where($near, d2);
+            // A coincident neighbour (d2 <= eps2) adds -d/eps2 here;
+            // `coincident_fix` takes that back out and adds its keyed push
+            // instead, so this loop carries no extra mask.
+            let inv = one / d2.max(g.eps2);
+            for a in 0..d_n {
+                sep[a] = sep[a].add_where(push, d[a] * inv);
+            }
+        }};
+    }
+    // Separates the candidates noted in `held`, in the order noted.
+    macro_rules! separate_held {
+        () => {{
+            for &e in &held[..k] {
+                let j = (e & 0xFFFF_FFFF) as usize;
+                let rp = (e >> 48) as usize;
+                let (d, d2) = offsets!(j, origin_of!(rp / 3, rp % 3));
+                let valid = S::and(fill, S::all_but(j.wrapping_sub(g.first)));
+                let (take, _) = takes!(j, d, d2, valid);
+                let near = d2.lt_in(valid, g.gate2);
+                separate!(d, d2, take, near);
+            }
+            k = 0;
+        }};
+    }
+    for (r, &(row, _)) in span.rows[..span.row_count].iter().enumerate() {
+        for (p, &(x_a, x_b, _, see0)) in span.pieces[..span.piece_count].iter().enumerate() {
+            let origin = origin_of!(r, p);
             let run = runs[3 * r + p];
+            // The run's number in `held` entries (bits 48 and up).
+            let tag = ((3 * r + p) as u64) << 48;
             // One candidate `j`, in the lanes of `valid`.
             macro_rules! candidate {
                 ($j:expr, $valid:expr) => {{
                     let j: usize = $j;
                     let valid: S::Mask = $valid;
-                    let mut d = [zero; 3];
-                    let mut d2 = zero;
-                    for a in 0..d_n {
-                        // SAFETY: j < n <= the array's length (asserted above).
-                        let p = unsafe { *data.pos[a].get_unchecked(j) };
-                        let mut x = S::splat(p) - origin[a];
-                        if min_image {
-                            x = x - per[a] * (x / per[a]).round();
-                        }
-                        d[a] = x;
-                        d2 = d2 + x * x;
-                    }
-                    let mut take = d2.lt_in(valid, g.max2);
-                    if fov {
-                        let mut dot = zero;
-                        for a in 0..d_n {
-                            dot = dot + d[a] * g.heading[a];
-                        }
-                        // A coincident neighbour has no direction to see it by:
-                        // always seen.
-                        let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
-                        take = S::and(take, S::or(seen, g.no_cone));
-                    }
-                    let mut flock = take;
-                    if multi {
-                        if let Some(rows) = &g.rows {
-                            // SAFETY: as above.
-                            let s = unsafe { *data.species.get_unchecked(j) } as usize;
-                            let rel = |l: usize| rows[l][s % rows[l].len()];
-                            take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
-                            let flocks = S::mask_from(|l| {
-                                matches!(rel(l), Relation::Flock | Relation::Follow)
-                            });
-                            flock = S::and(take, flocks);
-                        } else {
-                            // SAFETY: as above.
-                            let s = unsafe { *data.species_f.get_unchecked(j) };
-                            let own = g.species.eq(S::splat(s));
-                            take = S::and(take, S::or(own, g.takes_others));
-                            flock = S::and(take, own);
-                        }
-                    }
+                    let (d, d2) = offsets!(j, origin);
+                    let (take, flock) = takes!(j, d, d2, valid);
                     // Separation and the coincident trigger. In 3D, only where
                     // some lane is this close (7 % of candidates; every lane of
                     // `push` and every coincident one is in `near`), which saves
@@ -423,19 +504,15 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                     } else {
                         valid
                     };
-                    if d_n == 2 || S::bits(near) != 0 {
-                        let push = d2.lt_in(take, g.sep2);
-                        // Over every candidate, not only the taken ones: a trigger
-                        // for the exact re-scan of `coincident_fix`, which applies
-                        // the relation masks itself.
-                        nearest2 = nearest2.min_where(near, d2);
-                        // A coincident neighbour (d2 <= eps2) adds -d/eps2 here;
-                        // `coincident_fix` takes that back out and adds its keyed
-                        // push instead, so this loop carries no extra mask.
-                        let inv = one / d2.max(g.eps2);
-                        for a in 0..d_n {
-                            sep[a] = sep[a].sub_where(push, d[a] * inv);
+                    if defer {
+                        // Noted always, kept (k advances) only if near.
+                        held[k % HELD] = tag | j as u64;
+                        k += (S::bits(near) != 0) as usize;
+                        if k == HELD {
+                            separate_held!();
                         }
+                    } else if d_n == 2 || S::bits(near) != 0 {
+                        separate!(d, d2, take, near);
                     }
                     let (ma, mc) = if same {
                         (flock, flock)
@@ -451,9 +528,9 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                     }
                     for a in 0..d_n {
                         // SAFETY: as above.
-                        let v = unsafe { *data.vel[a].get_unchecked(j) };
+                        let v = unsafe { *vel[a].get_unchecked(j) };
                         ali[a] = ali[a].add_where(ma, S::splat(v));
-                        coh[a] = coh[a].add_where(mc, d[a]);
+                        coh[a] = coh[a].sub_where(mc, d[a]);
                     }
                 }};
             }
@@ -499,6 +576,10 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                 }
             }
         }
+    }
+    if defer {
+        separate_held!();
+        debug_assert_eq!(k, 0);
     }
     GroupSums {
         sep,
