@@ -371,6 +371,8 @@ fn gather<V: Vector>(order: &[u32], out: GatherOut<'_, V>, src: &Boids<V>) {
     let len = src.len();
     let (sp, sv) = (&src.positions[..len], &src.velocities[..len]);
     let (ss, si, sa) = (&src.species[..len], &src.ids[..len], &src.steering[..len]);
+    // Two passes of fewer streams each, so every address stays in a register
+    // (one pass of all of them spilled: 3D gather -40 %, 2D -15 %).
     for i in 0..n {
         let slot = order[i] as usize;
         let (p, v) = (sp[slot], sv[slot]);
@@ -382,6 +384,9 @@ fn gather<V: Vector>(order: &[u32], out: GatherOut<'_, V>, src: &Boids<V>) {
             p2[i] = p.get(2);
             v2[i] = v.get(2);
         }
+    }
+    for i in 0..n {
+        let slot = order[i] as usize;
         species[i] = ss[slot];
         ids[i] = si[slot];
         steering[i] = sa[slot];
