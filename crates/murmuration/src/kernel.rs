@@ -320,6 +320,8 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     let d_n = V::DIM;
     let zero = S::splat(0.0);
     let one = S::splat(1.0);
+    // One the compiler cannot see, for `Lanes::add_where_on_mul`.
+    let unit = std::hint::black_box(one);
     // Every candidate index is below the last cell start, the boid count.
     let n = cell_start.last().copied().unwrap_or(0) as usize;
     for a in 0..d_n {
@@ -529,7 +531,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                     for a in 0..d_n {
                         // SAFETY: as above.
                         let v = unsafe { *vel[a].get_unchecked(j) };
-                        ali[a] = ali[a].add_where(ma, S::splat(v));
+                        ali[a] = ali[a].add_where_on_mul(ma, S::splat(v), unit);
                         coh[a] = coh[a].sub_where(mc, d[a]);
                     }
                 }};

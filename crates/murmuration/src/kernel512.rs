@@ -5,9 +5,12 @@
 //! kernel ([`crate::kernel::accumulate`]) is the same code over both. Each lane
 //! adds its own neighbours in the same order at either width, and a masked-off
 //! lane keeps its accumulator where the 8-lane form adds +0 (an accumulator that
-//! starts at +0 never becomes -0), so the sums agree to the bit. No fused
-//! multiply-add (Rust never contracts one implicitly). So a machine with AVX-512
-//! and one without step to the same digests; the golden-digest test runs both.
+//! starts at +0 never becomes -0), so the sums agree to the bit. No product is
+//! fused into an add (Rust never contracts one implicitly); the only fused
+//! multiply-add is by one ([`Lanes::add_where_on_mul`], to issue an add on the
+//! multiply units), which rounds once, as the add does. So a machine with
+//! AVX-512 and one without step to the same digests; the golden-digest test
+//! runs both.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -171,6 +174,10 @@ mod x86 {
             W16(unsafe { _mm512_mask_add_ps(self.0, m, self.0, x.0) })
         }
         #[inline(always)]
+        fn add_where_on_mul(self, m: u16, x: Self, one: Self) -> Self {
+            W16(unsafe { _mm512_mask3_fmadd_ps(x.0, one.0, self.0, m) })
+        }
+        #[inline(always)]
         fn sub_where(self, m: u16, x: Self) -> Self {
             W16(unsafe { _mm512_mask_sub_ps(self.0, m, self.0, x.0) })
         }
@@ -198,6 +205,79 @@ mod x86 {
         #[inline(always)]
         fn lanes(lo: usize, hi: usize) -> u16 {
             ((1u32 << hi) - (1u32 << lo)) as u16
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::x86::W16;
+    use crate::lanes::Lanes;
+
+    /// `acc + x` in the lanes of `m`, as the add and as the multiply by one.
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    fn both_adds(acc: &[f32; 16], x: &[f32; 16], m: u16) -> ([f32; 16], [f32; 16]) {
+        let (a, b) = (W16::from_slice(acc), W16::from_slice(x));
+        let one = std::hint::black_box(W16::splat(1.0));
+        let (mut plain, mut fused) = ([0.0; 16], [0.0; 16]);
+        a.add_where(m, b).write_to(&mut plain);
+        a.add_where_on_mul(m, b, one).write_to(&mut fused);
+        (plain, fused)
+    }
+
+    #[test]
+    fn an_add_on_the_multiply_units_has_the_bits_of_the_add() {
+        if !super::cpu_has_16_lanes() {
+            eprintln!("no AVX-512 here: the 16-lane forms cannot run");
+            return;
+        }
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            f32::MAX,
+            -f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1.0 + f32::EPSILON,
+            3.0e-8,
+            -0.5,
+            1e30,
+            -1e30,
+        ];
+        // Every special value against every other, then random bit patterns
+        // (NaN aside), each through a mask of alternate lanes.
+        let mut state = 0x2545_f491_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let x = f32::from_bits(state);
+            if x.is_nan() { 0.25 } else { x }
+        };
+        for round in 0..4000 {
+            let (acc, x): ([f32; 16], [f32; 16]) = if round < 16 {
+                (
+                    std::array::from_fn(|l| special[l]),
+                    std::array::from_fn(|l| special[(l + round) % 16]),
+                )
+            } else {
+                (
+                    std::array::from_fn(|_| next()),
+                    std::array::from_fn(|_| next()),
+                )
+            };
+            // SAFETY: the CPU has the features (checked above).
+            let (plain, fused) = unsafe { both_adds(&acc, &x, 0xaaaa ^ round as u16) };
+            assert_eq!(
+                plain.map(f32::to_bits),
+                fused.map(f32::to_bits),
+                "{acc:?} + {x:?}"
+            );
         }
     }
 }

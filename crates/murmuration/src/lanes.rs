@@ -47,6 +47,12 @@ pub(crate) trait Lanes:
     fn or(a: Self::Mask, b: Self::Mask) -> Self::Mask;
     /// `self + x` in the lanes of `m`, `self` elsewhere.
     fn add_where(self, m: Self::Mask, x: Self) -> Self;
+    /// [`Lanes::add_where`], the same bits, issued where it is cheapest: with
+    /// AVX-512 as `x * one + self` (a fused multiply-add by one rounds once,
+    /// as the add does) on the multiply units, leaving the adders to the rest.
+    /// `one` must be 1, and opaque to the compiler, which would fold it back
+    /// into an add.
+    fn add_where_on_mul(self, m: Self::Mask, x: Self, one: Self) -> Self;
     /// `self - x` in the lanes of `m`, `self` elsewhere.
     fn sub_where(self, m: Self::Mask, x: Self) -> Self;
     /// `min(self, x)` in the lanes of `m`, `self` elsewhere (`x` not NaN there).
@@ -157,6 +163,10 @@ impl Lanes for f32x8 {
     fn add_where(self, m: Self, x: Self) -> Self {
         // Mask after the product that made `x`: ∞·0 would be NaN.
         self + (x & m)
+    }
+    #[inline(always)]
+    fn add_where_on_mul(self, m: Self, x: Self, _one: Self) -> Self {
+        self.add_where(m, x)
     }
     #[inline(always)]
     fn sub_where(self, m: Self, x: Self) -> Self {
