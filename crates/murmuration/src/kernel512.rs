@@ -7,7 +7,7 @@
 //! lane keeps its accumulator where the 8-lane form adds +0 (an accumulator that
 //! starts at +0 never becomes -0), so the sums agree to the bit. No product is
 //! fused into an add (Rust never contracts one implicitly); the only fused
-//! multiply-add is by one ([`Lanes::add_where_on_mul`], to issue an add on the
+//! multiply-add is by one ([`crate::lanes::Lanes::add_where_on_mul`], to issue an add on the
 //! multiply units), which rounds once, as the add does. So a machine with
 //! AVX-512 and one without step to the same digests; the golden-digest test
 //! runs both.
