@@ -2,17 +2,35 @@
 //! build, gather, steering.
 //! `cargo run --release -p murmuration --example phases -- [N] [DIM] [K]`
 //! (K > 0: the same workload with K topological neighbours, to price them;
-//! `PHASES_STEPS` sets the number of measured steps, 20 by default).
+//! `PHASES_STEPS` sets the number of measured steps, 20 by default;
+//! `PHASES_COMBINE` and `PHASES_STEERING` another combination mode or steering
+//! method by its scenario key).
 use glam::{Vec2, Vec3};
 use murmuration::Vector;
 
 fn run<V: Vector>(n: u64, k: u32) {
     let mut w = murmuration::World::<V>::benchmark(n).unwrap();
-    if k > 0 {
-        let id = murmuration::SpeciesId::FIRST;
-        let mut p = w.species()[0];
-        p.topological_neighbours = k;
-        w.set_species_params(id, p).unwrap();
+    let mut p = w.species()[0];
+    p.topological_neighbours = k;
+    // PHASES_COMBINE / PHASES_STEERING: another combination mode or steering
+    // method, by its scenario key (`prioritized`; `directions`, `raw`).
+    if let Ok(key) = std::env::var("PHASES_COMBINE") {
+        let all = murmuration::CombineMode::ALL;
+        p.combine = all
+            .into_iter()
+            .find(|m| m.key() == key)
+            .expect("a combine key");
+    }
+    if let Ok(key) = std::env::var("PHASES_STEERING") {
+        let all = murmuration::Steering::ALL;
+        p.steering = all
+            .into_iter()
+            .find(|m| m.key() == key)
+            .expect("a steering key");
+    }
+    if p != w.species()[0] {
+        w.set_species_params(murmuration::SpeciesId::FIRST, p)
+            .unwrap();
     }
     w.step_n(5);
     let (mut g, mut ga, mut s, mut all) = (vec![], vec![], vec![], vec![]);
