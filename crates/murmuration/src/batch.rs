@@ -1,5 +1,6 @@
 //! Steering a group of boids at once: the per-boid half of the step (three
-//! seeks, the weighted sum, its clamp, integration, the speed clamp) in SIMD
+//! seeks, the weighted sum and its clamp or prioritized allocation,
+//! integration, the speed clamp) in SIMD
 //! lanes, eight anywhere and sixteen with AVX-512 (any [`Simd`] width).
 //!
 //! Each boid needs about ten scalar square roots and divisions after its neighbour
@@ -11,8 +12,8 @@
 //! a lane as in a scalar register), so the results are bit-identical to
 //! [`crate::rules`] and `clamp_speed`: the golden digests pin it.
 //!
-//! Used for plain worlds (weighted-sum steering, no obstacles, targets, pulses,
-//! paths or predators); the scalar path handles everything else.
+//! Used for plain worlds (per-rule seeks, no obstacles, targets, pulses, paths
+//! or predators); the scalar path handles everything else.
 
 #![allow(
     clippy::needless_range_loop,
@@ -21,7 +22,7 @@
 
 use crate::kernel::{self, GroupLanes, MAX_LANES, SortedSoa};
 use crate::lanes::Lanes as Simd;
-use crate::params::SpeciesParams;
+use crate::params::{CombineMode, SpeciesParams};
 use crate::rules::Sums;
 use crate::vector::Vector;
 
@@ -54,6 +55,8 @@ pub(crate) struct Batch {
     w_ali: Lanes,
     w_coh: Lanes,
     smoothing: Lanes,
+    /// 1.0 where the species combines by prioritized allocation, else 0.0.
+    prioritized: Lanes,
     /// One more than the species whose parameters each lane holds (0: none yet).
     species: [u32; MAX_LANES],
 }
@@ -224,10 +227,11 @@ impl Batch {
         self.w_ali[l] = sp.alignment_weight;
         self.w_coh[l] = sp.cohesion_weight;
         self.smoothing[l] = sp.smoothing;
+        self.prioritized[l] = f32::from(u8::from(sp.combine == CombineMode::Prioritized));
     }
 
-    /// Steers and integrates every lane over `dt` seconds: `rules::forces`, the
-    /// weighted `rules::combine`, smoothing, jitter, `clamp_speed` and the position
+    /// Steers and integrates every lane over `dt` seconds: `rules::forces`,
+    /// `rules::combine` (weighted or prioritized), smoothing, jitter, `clamp_speed` and the position
     /// update, operation for operation.
     ///
     /// `bounds`, when given, is the world box: lanes that end outside it are
@@ -269,6 +273,14 @@ impl Batch {
             acc[a] = ((zero + sep[a]) + coh[a]) + ali[a];
         }
         let mut accel = clamp(acc, max_force, d);
+        // Prioritized allocation, only for groups that hold such a species.
+        let pri = zero.lt(ld1(&self.prioritized));
+        if S::bits(pri) != 0 {
+            let p = prioritized(&[sep, coh, ali], max_force, d);
+            for a in 0..d {
+                accel[a] = S::select(pri, p[a], accel[a]);
+            }
+        }
         let soft = ld(&self.soft);
         let mut unwalled = S::lanes(0, S::N);
         for a in 0..d {
@@ -353,6 +365,34 @@ fn clamp<S: Simd>(x: [S; 3], max: S, d: usize) -> [S; 3] {
     let l2 = len2(&x, d);
     let scale = S::select((max * max).lt(l2), max / l2.sqrt(), S::splat(1.0));
     [x[0] * scale, x[1] * scale, x[2] * scale]
+}
+
+/// `rules::combine`'s prioritized allocation lane by lane, over the rule
+/// forces in priority order (the scalar path's five leading zero forces each
+/// fit and leave `+0` and the whole budget): each force that fits the budget
+/// left is added whole and spends its length; the first that does not gets
+/// the rest of the budget along its direction, and allocation stops.
+#[inline(always)]
+fn prioritized<S: Simd>(forces: &[[S; 3]; 3], max_force: S, d: usize) -> [S; 3] {
+    let zero = S::splat(0.0);
+    let mut acc = [zero; 3];
+    let mut left = max_force;
+    let mut going = S::lanes(0, S::N);
+    for f in forces {
+        let m = len2(f, d).sqrt();
+        let fits = S::and(going, m.le(left));
+        // Over the budget (so longer than zero); a NaN length neither fits
+        // nor is cut, and stops allocation as the scalar `break` does.
+        let cut = S::and(going, left.lt(m));
+        let share = left / m;
+        for a in 0..d {
+            acc[a] = S::select(fits, acc[a] + f[a], acc[a]);
+            acc[a] = S::select(cut, acc[a] + f[a] * share, acc[a]);
+        }
+        left = S::select(fits, left - m, left);
+        going = fits;
+    }
+    acc
 }
 
 /// `rules::seek` lane by lane: normalize_or_zero, desired − velocity,

@@ -16,7 +16,7 @@ use crate::focus::{Focuser, PassEnv};
 use crate::grid::{Extent, Grid};
 use crate::interactions::{self, Interactions, Sorted};
 use crate::kernel::{self, RelationPattern, SortedSoa};
-use crate::params::{Boundary, CombineMode, SpeciesParams, Steering};
+use crate::params::{Boundary, SpeciesParams, Steering};
 use crate::rules::{RuleConsts, Sums};
 use crate::stats::StepStats;
 use crate::steer::{CHUNK, steer_chunk};
@@ -241,8 +241,7 @@ impl<V: Vector> Pipeline<V> {
                 && ctx.pulses.is_empty()
                 && ctx.paths.is_empty()
                 && ctx.species.iter().all(|p| {
-                    p.combine == CombineMode::WeightedSum
-                        && p.steering == Steering::PerRule
+                    p.steering == Steering::PerRule
                         && p.cruise_speed == 0.0
                         && p.wander_weight == 0.0
                         && p.roll_rate == 0.0
