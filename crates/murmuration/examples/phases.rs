@@ -8,25 +8,28 @@
 use glam::{Vec2, Vec3};
 use murmuration::Vector;
 
+/// The mode of `all` whose scenario key the environment variable `var` names.
+fn from_env<T: Copy, const N: usize>(
+    var: &str,
+    all: [T; N],
+    key: fn(T) -> &'static str,
+) -> Option<T> {
+    let name = std::env::var(var).ok()?;
+    let found = all.into_iter().find(|&m| key(m) == name);
+    Some(found.unwrap_or_else(|| panic!("{var}={name}: not a key of {N} modes")))
+}
+
 fn run<V: Vector>(n: u64, k: u32) {
     let mut w = murmuration::World::<V>::benchmark(n).unwrap();
     let mut p = w.species()[0];
     p.topological_neighbours = k;
     // PHASES_COMBINE / PHASES_STEERING: another combination mode or steering
     // method, by its scenario key (`prioritized`; `directions`, `raw`).
-    if let Ok(key) = std::env::var("PHASES_COMBINE") {
-        let all = murmuration::CombineMode::ALL;
-        p.combine = all
-            .into_iter()
-            .find(|m| m.key() == key)
-            .expect("a combine key");
+    if let Some(m) = from_env("PHASES_COMBINE", murmuration::CombineMode::ALL, |m| m.key()) {
+        p.combine = m;
     }
-    if let Ok(key) = std::env::var("PHASES_STEERING") {
-        let all = murmuration::Steering::ALL;
-        p.steering = all
-            .into_iter()
-            .find(|m| m.key() == key)
-            .expect("a steering key");
+    if let Some(m) = from_env("PHASES_STEERING", murmuration::Steering::ALL, |m| m.key()) {
+        p.steering = m;
     }
     if p != w.species()[0] {
         w.set_species_params(murmuration::SpeciesId::FIRST, p)

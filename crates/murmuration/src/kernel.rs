@@ -357,9 +357,10 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     // 3D: separation deferred. Some lane is within the separation gate of only
     // 7 % of candidates, at random, so a branch on it mispredicts often (it
     // cost a fifth of the pass). Instead the loop notes every candidate (its
-    // index, run and `take` lanes) and counts only those some lane is near,
-    // without a branch; the noted ones are separated in order afterwards, by
-    // the same operations, so every sum keeps its bits.
+    // index and run) and keeps only those some lane is near, without a
+    // branch; the kept ones are separated in order afterwards, their offsets
+    // and masks recomputed by the same operations, so every sum keeps its bits.
+    // (Nearest-image worlds keep the branch.)
     let defer = d_n == 3 && !min_image;
     let mut held = [0u64; HELD];
     let mut k = 0usize;
@@ -498,9 +499,9 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
                     let (take, flock) = takes!(j, d, d2, valid);
                     // Separation and the coincident trigger. In 3D, only where
                     // some lane is this close (7 % of candidates; every lane of
-                    // `push` and every coincident one is in `near`), which saves
-                    // more than the branch costs. In 2D 28 % are this close and
-                    // the branch's mispredictions cost more than it saves.
+                    // `push` and every coincident one is in `near`): deferred
+                    // (`defer`), or behind a branch with nearest images. In 2D
+                    // 28 % are this close: branchless, for every candidate.
                     let near = if d_n == 3 {
                         d2.lt_in(valid, g.gate2)
                     } else {

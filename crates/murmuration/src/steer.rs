@@ -1,8 +1,8 @@
 //! The steering pass over one chunk of boids in cell order: neighbour sums from
 //! the kernel, then the forces, integration and boundaries, written in place.
 //!
-//! Plain worlds (weighted-sum steering; no obstacles, targets, pulses, paths or
-//! predators) steer a group at a time in SIMD lanes ([`Batch`]: sixteen boids
+//! Plain worlds (per-rule seeks, weighted or prioritized; no obstacles, targets,
+//! pulses, paths or predators) steer a group at a time in SIMD lanes ([`Batch`]: sixteen boids
 //! with AVX-512, eight elsewhere, as the kernel's groups); everything
 //! else takes the scalar path. Both give the same bits.
 
