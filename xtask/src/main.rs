@@ -1,6 +1,11 @@
 //! `cargo xtask test`: every test of the project in one command.
 //!
-//! 1. `cargo test --workspace` (any arguments after `--` go to it);
+//! 0. the machine (`setup.rs`): what the tests need (Debian packages, the
+//!    wasm target, Python with venv) is checked and, the first time, installed
+//!    after one list of what and why; `cargo xtask setup` does only this;
+//! 1. `cargo test --workspace` (any arguments after `--` go to it), with
+//!    `MURMURATION_REQUIRE_ALL=1`: a test that finds no GPU adapter, no Xvfb or
+//!    no ffmpeg fails instead of skipping;
 //! 2. the Python package: a virtual environment in `target/python-venv` with
 //!    `python/requirements-test.txt` installed (once, and again when that file
 //!    changes), the package built into it by `maturin develop`, then `pytest
@@ -11,10 +16,12 @@
 //!    the Rust tests built, and driven in headless Chromium by
 //!    `web/tests/browser.mjs` (puppeteer-core).
 //!
-//! `--rust`, `--web` or `--python` runs one part. Needs `python3` (3.9 or later)
-//! with `venv` and PyPI the first time; node, npm, Chromium (`/usr/bin/chromium`
-//! or `MURMURATION_CHROMIUM`) and the `wasm32-unknown-unknown` target.
+//! `--rust`, `--web` or `--python` runs one part (after the set-up). The first
+//! run needs root or passwordless sudo on Debian or Ubuntu to install packages
+//! (elsewhere it prints the commands to run), and crates.io, PyPI and the npm
+//! registry.
 
+mod setup;
 mod web;
 
 use std::path::{Path, PathBuf};
@@ -31,7 +38,7 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask test [--rust | --web | --python] [-- CARGO TEST ARGS...]";
+const USAGE: &str = "usage: cargo xtask test [--rust | --web | --python] [-- CARGO TEST ARGS...]\n       cargo xtask setup";
 
 fn run(args: &[String]) -> Result<(), String> {
     let (ours, rest) = match args.iter().position(|a| a == "--") {
@@ -41,8 +48,11 @@ fn run(args: &[String]) -> Result<(), String> {
     let Some((task, flags)) = ours.split_first() else {
         return Err(USAGE.into());
     };
-    if task != "test" {
-        return Err(format!("unknown task {task:?}; {USAGE}"));
+    match task.as_str() {
+        "test" => {}
+        "setup" if flags.is_empty() && rest.is_empty() => return setup::ensure(),
+        "setup" => return Err(format!("`setup` takes no options; {USAGE}")),
+        _ => return Err(format!("unknown task {task:?}; {USAGE}")),
     }
     let parts = ["--rust", "--web", "--python"];
     for f in flags {
@@ -61,6 +71,20 @@ fn run(args: &[String]) -> Result<(), String> {
         .map(PathBuf::from)
         .map(|t| if t.is_absolute() { t } else { root.join(t) })
         .unwrap_or_else(|| root.join("target"));
+    setup::ensure()?;
+    // Every test runs: a missing adapter, display or program fails the test
+    // (murmuration_gpu::testing reads this variable).
+    let mut env = vec![("MURMURATION_REQUIRE_ALL".to_string(), "1".into())];
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        // wgpu and Mesa warn without a runtime directory.
+        let dir = target.join("xdg-runtime");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        env.push(("XDG_RUNTIME_DIR".into(), dir.display().to_string()));
+    }
+    TEST_ENV
+        .set(env)
+        .map_err(|_| "the test environment is set twice")?;
     if rust {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut c = Command::new(cargo);
@@ -78,8 +102,15 @@ fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Variables every command of the test run gets (set once, before the first).
+static TEST_ENV: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+
+/// Runs a command of the test run, with [`TEST_ENV`], and fails if it does.
 fn status(c: &mut Command) -> Result<(), String> {
     let shown = format!("{c:?}");
+    if let Some(env) = TEST_ENV.get() {
+        c.envs(env.iter().map(|(k, v)| (k, v)));
+    }
     let s = c
         .status()
         .map_err(|e| format!("cannot start {shown}: {e}"))?;
@@ -96,8 +127,12 @@ fn python_tests(root: &Path, target: &Path) -> Result<(), String> {
     let requirements = root.join("python/requirements-test.txt");
     let stamp = venv.join("requirements.installed");
     if !bin.join("python").exists() {
-        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        status(Command::new(python).arg("-m").arg("venv").arg(&venv))?;
+        status(
+            Command::new(setup::python())
+                .arg("-m")
+                .arg("venv")
+                .arg(&venv),
+        )?;
     }
     let wanted = std::fs::read(&requirements)
         .map_err(|e| format!("cannot read {}: {e}", requirements.display()))?;

@@ -201,7 +201,7 @@ fn bench_on_the_gpu_reports_the_device() {
         assert!(v["median_ms"].as_f64().unwrap() > 0.0);
         assert!(v["neighbours"].as_f64().unwrap() > 5.0, "{v}");
     } else {
-        eprintln!("SKIPPED: no GPU adapter, bench fell back to the CPU");
+        murmuration_gpu::testing::missing("no GPU adapter: bench fell back to the CPU");
     }
 }
 

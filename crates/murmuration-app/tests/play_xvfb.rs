@@ -1,7 +1,8 @@
 //! The sandbox in a real window under Xvfb: `murmuration play FILE --frames N
 //! --screenshot out.png` opens the window, runs, saves a screenshot and exits 0;
 //! the picture is not blank and the boids move between two screenshots.
-//! Skipped (with a message) where Xvfb is not installed; `.ci/run` installs it.
+//! Skipped (with a message) where Xvfb is not installed; under `cargo xtask
+//! test`, which installs it, a missing Xvfb fails the test.
 
 use std::path::Path;
 use std::process::{Child, Command};
@@ -51,7 +52,9 @@ fn xvfb() -> Option<Xvfb> {
         {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("SKIPPED: Xvfb is not available ({e}); apt-get install xvfb");
+                murmuration_gpu::testing::missing(&format!(
+                    "Xvfb is not available ({e}); `cargo xtask test` installs it"
+                ));
                 return None;
             }
         };

@@ -21,10 +21,10 @@ fn can_render(dir: &Path) -> bool {
         .output()
         .unwrap();
     if !out.status.success() {
-        eprintln!(
-            "SKIPPED: no adapter for offscreen rendering: {}",
+        murmuration_gpu::testing::missing(&format!(
+            "no adapter for offscreen rendering: {}",
             String::from_utf8_lossy(&out.stderr)
-        );
+        ));
     }
     out.status.success()
 }
@@ -107,7 +107,9 @@ fn render_writes_an_mp4_through_ffmpeg() {
         return;
     }
     if !ffmpeg_available() {
-        eprintln!("SKIPPED: ffmpeg is not installed (.ci/run installs it)");
+        murmuration_gpu::testing::missing(
+            "ffmpeg is not installed (`cargo xtask test` installs it)",
+        );
         return;
     }
     let mp4 = dir.path().join("flock.mp4");

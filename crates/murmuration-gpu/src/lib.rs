@@ -40,6 +40,7 @@ mod error;
 mod flock;
 mod relations;
 mod simulation;
+pub mod testing;
 mod uniforms;
 
 pub use device::{Gpu, instance};

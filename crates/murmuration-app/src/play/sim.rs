@@ -292,15 +292,10 @@ mod tests {
         assert_eq!(s.selected, None, "a removed boid is deselected");
     }
 
-    /// The default adapter (lavapipe here), or `None`.
+    /// The default adapter (lavapipe here), or `None` (a skip, or a failure
+    /// under `cargo xtask test`).
     fn gpu() -> Option<Gpu> {
-        match Gpu::new() {
-            Ok(g) => Some(g),
-            Err(e) => {
-                eprintln!("SKIPPED: no GPU adapter ({e})");
-                None
-            }
-        }
+        murmuration_gpu::testing::gpu()
     }
 
     #[test]

@@ -5,13 +5,7 @@ use murmuration::{Boundary, Spawn, SpeciesId, SpeciesParams, World, WorldConfig}
 use murmuration_gpu::{Gpu, GpuFlock, GpuVector};
 
 pub fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
+    murmuration_gpu::testing::gpu()
 }
 
 /// Per boid (the same ids in the same order), the distance between its

@@ -73,7 +73,9 @@ fn offscreen() -> Option<Offscreen> {
     match Offscreen::new(W, H) {
         Ok(o) => Some(o),
         Err(e) => {
-            eprintln!("SKIPPED: no GPU adapter for offscreen rendering ({e})");
+            murmuration_gpu::testing::missing(&format!(
+                "no GPU adapter for offscreen rendering ({e})"
+            ));
             None
         }
     }

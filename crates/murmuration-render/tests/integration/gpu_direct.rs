@@ -86,12 +86,8 @@ fn assert_same_picture(what: &str, a: &[u8], b: &[u8]) {
 
 #[test]
 fn drawing_from_gpu_buffers_matches_the_uploaded_state() {
-    let gpu = match Gpu::new() {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            return;
-        }
+    let Some(gpu) = murmuration_gpu::testing::gpu() else {
+        return;
     };
     let mut out = Offscreen::with_gpu(gpu.clone(), W, H).unwrap();
     for colour in [ColourMode::Species, ColourMode::Speed] {
