@@ -295,15 +295,8 @@ fn apt_runner() -> Result<Runner, String> {
     Err("not root, and sudo asks for a password".into())
 }
 
+/// Runs a set-up command, shown first so the reader sees what changes.
 fn run_shown(c: &mut Command) -> Result<(), String> {
-    let shown = format!("{c:?}");
-    eprintln!("xtask: {shown}");
-    let s = c
-        .status()
-        .map_err(|e| format!("cannot start {shown}: {e}"))?;
-    if s.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({s})"))
-    }
+    eprintln!("xtask: {c:?}");
+    crate::status(c)
 }
