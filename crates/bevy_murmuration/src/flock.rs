@@ -1,7 +1,7 @@
 //! The [`Flock`] component: one Murmuration world stepped by the plugin.
 
-use crate::hooks::Mirror;
-use crate::sync::BoidEntities;
+use crate::boid_entities::BoidEntities;
+use crate::mirror::Mirror;
 use bevy_ecs::prelude::{Component, Entity};
 use bevy_ecs::system::EntityCommands;
 use bevy_transform::components::Transform;

@@ -152,36 +152,6 @@ pub struct ZoneCount(pub usize);
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
 pub struct HookError(pub String);
 
-/// What the plugin last wrote into a world for each hook, in the world's order
-/// (after the scenario's own entries).
-pub(crate) struct Mirror<V: Vector> {
-    attractors: Vec<(Entity, Attractor<V>)>,
-    obstacles: Vec<(Entity, Obstacle<V>)>,
-    paths: Vec<(Entity, Path<V>)>,
-    pub(crate) zones: Vec<(Entity, Zone<V>)>,
-    /// Fired pulses and the world time at which each has faded.
-    pub(crate) pulses: Vec<(Entity, f64)>,
-}
-
-impl<V: Vector> Default for Mirror<V> {
-    fn default() -> Self {
-        Self {
-            attractors: Vec::new(),
-            obstacles: Vec::new(),
-            paths: Vec::new(),
-            zones: Vec::new(),
-            pulses: Vec::new(),
-        }
-    }
-}
-
-impl<V: Vector> Mirror<V> {
-    /// Index in the world's zone list of the first mirrored zone.
-    pub(crate) fn zone_base(&self, world: &World<V>) -> usize {
-        world.zones().len().saturating_sub(self.zones.len())
-    }
-}
-
 /// One kind of world list the hooks mirror into.
 trait Kind<V: Vector> {
     type Item: Clone + PartialEq;

@@ -37,9 +37,11 @@
 //! [`FlockZone`]. What happened in a step arrives as messages: [`BoidEaten`],
 //! [`ZoneCrossed`] and [`ZoneThreshold`].
 
+mod boid_entities;
 mod flock;
 mod hooks;
 mod messages;
+mod mirror;
 mod plugin;
 mod sync;
 

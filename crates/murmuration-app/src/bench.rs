@@ -1,4 +1,4 @@
-//! `murmuration bench`: the standard flock benchmark of `shared/BENCHMARK.md`.
+//! `murmuration bench`: the standard flock benchmark of BENCHMARKS.md, "The standard workload".
 //!
 //! Workload: one species (perception 1.0, separation 0.4, weights 1.5/1.0/0.8, max
 //! speed 1, max force 2, dt 1/60, fov 360°, no jitter, weighted sum) in a periodic
@@ -47,7 +47,7 @@ pub struct BenchArgs {
     /// vicsek and abm-flocking are 2D models).
     #[arg(long, default_value = "reynolds", value_parser = parse_model, value_name = "MODEL")]
     model: ModelKind,
-    /// The world: `standard` (shared/BENCHMARK.md), or `oap`, the standard world
+    /// The world: `standard` (BENCHMARKS.md, "The standard workload"), or `oap`, the standard world
     /// with behaviours — 10 obstacles, 3 attractors and 2 predator species of 50
     /// that the prey flee and that chase and eat them (BENCHMARKS.md's `oap`).
     #[arg(long, value_enum, default_value_t = Workload::Standard)]
@@ -88,7 +88,7 @@ fn reynolds() -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Workload {
-    /// The standard workload of shared/BENCHMARK.md.
+    /// The standard workload (BENCHMARKS.md, "The standard workload").
     #[default]
     Standard,
     /// The standard world with obstacles, attractors and predators.
@@ -157,32 +157,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
         return crate::game::bench::run(level, args.threads, args.steps, args.json);
     }
-    if let Some(&n) = args
-        .n
-        .iter()
-        .find(|&&n| n == 0 || n > murmuration::MAX_BOIDS)
-    {
-        bail!(
-            "--n {n} is out of range: must be in [1, {}]",
-            murmuration::MAX_BOIDS
-        );
-    }
+    check_args(args)?;
     let two_d_only = matches!(args.model, ModelKind::Vicsek | ModelKind::AbmFlocking);
-    if two_d_only && args.dim == Some(3) {
-        bail!("--model {} is a 2D model: use --dim 2", args.model.name());
-    }
-    if args.model != ModelKind::Reynolds && args.workload != Workload::Standard {
-        bail!(
-            "--model {} runs the standard world only: drop --workload",
-            args.model.name()
-        );
-    }
-    if args.model != ModelKind::Reynolds && args.backend != Backend::Cpu {
-        bail!(
-            "--model {} steps on the CPU only: drop --backend",
-            args.model.name()
-        );
-    }
     let dims: Vec<u8> = match args.dim {
         Some(d) => vec![d],
         None if two_d_only => vec![2],
@@ -194,31 +170,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let gpu = backend::open(args.backend)?;
     let threads = thread_counts(args.threads);
     if !args.json {
-        if gpu.is_none() {
-            // On stderr: stdout stays exactly the header and one row per
-            // configuration, for scripts that read the table.
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "CPU neighbour kernel: {} lanes ({}=8 selects 8; both give the same bits)",
-                murmuration::kernel_lanes(),
-                murmuration::KERNEL_LANES_ENV,
-            );
-        }
-        outln!(
-            "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",
-            "dim",
-            "n",
-            "phase",
-            "backend",
-            "threads",
-            "median_ms",
-            "min_ms",
-            "ns/boid-step",
-            "neighbours",
-            "candidates",
-            "B/boid"
-        )?;
+        print_header(gpu.is_none())?;
     }
     // Each configuration runs in its own process so its peak resident memory is
     // its own (memory freed by an earlier, larger run is not returned to the OS by
@@ -259,6 +211,67 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// The options that do not go together, or out of range.
+fn check_args(args: &BenchArgs) -> Result<()> {
+    if let Some(&n) = args
+        .n
+        .iter()
+        .find(|&&n| n == 0 || n > murmuration::MAX_BOIDS)
+    {
+        bail!(
+            "--n {n} is out of range: must be in [1, {}]",
+            murmuration::MAX_BOIDS
+        );
+    }
+    let two_d_only = matches!(args.model, ModelKind::Vicsek | ModelKind::AbmFlocking);
+    if two_d_only && args.dim == Some(3) {
+        bail!("--model {} is a 2D model: use --dim 2", args.model.name());
+    }
+    if args.model != ModelKind::Reynolds && args.workload != Workload::Standard {
+        bail!(
+            "--model {} runs the standard world only: drop --workload",
+            args.model.name()
+        );
+    }
+    if args.model != ModelKind::Reynolds && args.backend != Backend::Cpu {
+        bail!(
+            "--model {} steps on the CPU only: drop --backend",
+            args.model.name()
+        );
+    }
+    Ok(())
+}
+
+/// The table's header (and, on the CPU, the kernel's lane count on stderr).
+fn print_header(cpu: bool) -> Result<()> {
+    if cpu {
+        // On stderr: stdout stays exactly the header and one row per
+        // configuration, for scripts that read the table.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "CPU neighbour kernel: {} lanes ({}=8 selects 8; both give the same bits)",
+            murmuration::kernel_lanes(),
+            murmuration::KERNEL_LANES_ENV,
+        );
+    }
+    outln!(
+        "{:>3} {:>9} {:>8} {:>7} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",
+        "dim",
+        "n",
+        "phase",
+        "backend",
+        "threads",
+        "median_ms",
+        "min_ms",
+        "ns/boid-step",
+        "neighbours",
+        "candidates",
+        "B/boid"
+    )?;
     Ok(())
 }
 

@@ -48,7 +48,7 @@ enum Command {
     Render(render::RenderArgs),
     /// List the shipped scenarios (or print one with --show NAME).
     Presets(presets::PresetsArgs),
-    /// The standard flock benchmark (shared/BENCHMARK.md).
+    /// The standard flock benchmark (BENCHMARKS.md, "The standard workload").
     Bench(bench::BenchArgs),
     /// Lumen Swarm (docs/GAME.md): play a level's recording headless or draw it.
     Game(game::GameArgs),

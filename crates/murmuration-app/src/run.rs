@@ -182,45 +182,15 @@ fn run_world<V: GpuVector>(
         Some(g) => format!("GPU {}", g.name()),
         None => format!("{} threads", pool.current_num_threads()),
     };
-    let boundary = match world.config().boundary {
-        Boundary::Wrap => "periodic".to_string(),
-        Boundary::Reflect => "reflecting".to_string(),
-        Boundary::Unbounded => "unbounded".to_string(),
-        Boundary::Soft { margin, strength } => {
-            format!("soft (margin {margin}, strength {strength})")
-        }
-        Boundary::Roost { margin, strength } => {
-            format!("roost (margin {margin}, strength {strength})")
-        }
-    };
     outln!(
-        "scenario: {label} ({}D, {} boids, {} species, {boundary} boundary, seed {}), {steps} steps on {engine}",
+        "scenario: {label} ({}D, {} boids, {} species, {} boundary, seed {}), {steps} steps on {engine}",
         V::DIM,
         world.len(),
         world.species().len(),
+        boundary_text(world.config().boundary),
         world.config().seed,
     )?;
-    let mut metrics = match &args.metrics {
-        Some(p) => Some(MetricsCsv::create(p, world.zones().len())?),
-        None => None,
-    };
-    let mut trajectory = match &args.trajectory {
-        Some(p) => Some(Trajectory::create(
-            p,
-            world.boids().next_id() as usize,
-            V::DIM,
-        )?),
-        None => None,
-    };
-    pool.install(|| -> Result<()> {
-        if let Some(m) = &mut metrics {
-            m.row(&world)?;
-        }
-        if let Some(t) = &mut trajectory {
-            t.frame(&world)?;
-        }
-        Ok(())
-    })?;
+    let mut outputs = Outputs::open(args, &world, pool)?;
     let mut sim = Simulation::with_gpu(world, gpu, None)?;
     progress::catch_ctrl_c();
     let bar = progress::bar(steps, "steps", args.quiet);
@@ -235,45 +205,146 @@ fn run_world<V: GpuVector>(
             interrupted = true;
             break;
         }
-        let mut k = (steps - done).min(batch);
+        let k = outputs.steps_to_next((steps - done).min(batch), done);
+        pool.install(|| sim.step_n(k))?;
+        done += k;
+        bar.inc(k);
+        outputs.record(done, &mut sim, pool)?;
+    }
+    bar.finish_and_clear();
+    let world = sim.into_world()?;
+    let wall = start.elapsed().as_secs_f64();
+    outputs.finish()?;
+    if let Some(p) = &args.snapshot {
+        world
+            .save_snapshot(p)
+            .with_context(|| format!("cannot write --snapshot {}", p.display()))?;
+    }
+    summary(&world, done, wall, expect, pool)?;
+    if interrupted {
+        eprintln!(
+            "interrupted after {done} of {steps} steps: the outputs hold everything up to step {}",
+            world.step_index()
+        );
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
+/// The boundary as the run's first line names it.
+fn boundary_text(b: Boundary) -> String {
+    match b {
+        Boundary::Wrap => "periodic".to_string(),
+        Boundary::Reflect => "reflecting".to_string(),
+        Boundary::Unbounded => "unbounded".to_string(),
+        Boundary::Soft { margin, strength } => {
+            format!("soft (margin {margin}, strength {strength})")
+        }
+        Boundary::Roost { margin, strength } => {
+            format!("roost (margin {margin}, strength {strength})")
+        }
+    }
+}
+
+/// The files a run writes while it steps: the metrics CSV every
+/// `--metrics-every` steps and the trajectory every `--every`.
+struct Outputs<'a> {
+    args: &'a RunArgs,
+    metrics: Option<MetricsCsv>,
+    trajectory: Option<Trajectory>,
+}
+
+impl<'a> Outputs<'a> {
+    /// Opens the outputs asked for and writes their first row: the start.
+    fn open<V: GpuVector>(
+        args: &'a RunArgs,
+        world: &World<V>,
+        pool: &rayon::ThreadPool,
+    ) -> Result<Self> {
+        let mut metrics = match &args.metrics {
+            Some(p) => Some(MetricsCsv::create(p, world.zones().len())?),
+            None => None,
+        };
+        let mut trajectory = match &args.trajectory {
+            Some(p) => Some(Trajectory::create(
+                p,
+                world.boids().next_id() as usize,
+                V::DIM,
+            )?),
+            None => None,
+        };
+        pool.install(|| -> Result<()> {
+            if let Some(m) = &mut metrics {
+                m.row(world)?;
+            }
+            if let Some(t) = &mut trajectory {
+                t.frame(world)?;
+            }
+            Ok(())
+        })?;
+        Ok(Self {
+            args,
+            metrics,
+            trajectory,
+        })
+    }
+
+    /// At most `k` steps from step `done`, stopping at the next output.
+    fn steps_to_next(&self, mut k: u64, done: u64) -> u64 {
         for every in [
-            metrics.as_ref().map(|_| args.metrics_every),
-            trajectory.as_ref().map(|_| args.every),
+            self.metrics.as_ref().map(|_| self.args.metrics_every),
+            self.trajectory.as_ref().map(|_| self.args.every),
         ]
         .into_iter()
         .flatten()
         {
             k = k.min(every - done % every);
         }
-        pool.install(|| sim.step_n(k))?;
-        done += k;
-        bar.inc(k);
-        if let Some(m) = &mut metrics
-            && done.is_multiple_of(args.metrics_every)
+        k
+    }
+
+    /// Writes what is due after step `done`.
+    fn record<V: GpuVector>(
+        &mut self,
+        done: u64,
+        sim: &mut Simulation<V>,
+        pool: &rayon::ThreadPool,
+    ) -> Result<()> {
+        if let Some(m) = &mut self.metrics
+            && done.is_multiple_of(self.args.metrics_every)
         {
             let w = sim.world()?;
             pool.install(|| m.row(w))?;
         }
-        if let Some(t) = &mut trajectory
-            && done.is_multiple_of(args.every)
+        if let Some(t) = &mut self.trajectory
+            && done.is_multiple_of(self.args.every)
         {
             t.frame(sim.world()?)?;
         }
+        Ok(())
     }
-    bar.finish_and_clear();
-    let world = sim.into_world()?;
-    let wall = start.elapsed().as_secs_f64();
-    if let Some(m) = metrics {
-        m.finish()?;
+
+    /// Completes every file (each written whole, or not at all).
+    fn finish(self) -> Result<()> {
+        if let Some(m) = self.metrics {
+            m.finish()?;
+        }
+        if let Some(t) = self.trajectory {
+            t.finish()?;
+        }
+        Ok(())
     }
-    if let Some(t) = trajectory {
-        t.finish()?;
-    }
-    if let Some(p) = &args.snapshot {
-        world
-            .save_snapshot(p)
-            .with_context(|| format!("cannot write --snapshot {}", p.display()))?;
-    }
+}
+
+/// The run's summary: steps, time, every metric, the zones, the scenario's own
+/// bands once its transient is over, and the digest.
+fn summary<V: GpuVector>(
+    world: &World<V>,
+    done: u64,
+    wall: f64,
+    expect: Option<&Expectations>,
+    pool: &rayon::ThreadPool,
+) -> Result<()> {
     let m = pool.install(|| world.metrics());
     outln!("steps: {done}")?;
     outln!("wall_s: {wall:.3}")?;
@@ -284,7 +355,6 @@ fn run_world<V: GpuVector>(
     for (i, z) in world.zones().iter().enumerate() {
         outln!("zone_{i}: {}", z.count())?;
     }
-    // The scenario's own bands, once its transient is over.
     if let Some(e) = expect
         && world.step_index() >= e.after
     {
@@ -303,13 +373,6 @@ fn run_world<V: GpuVector>(
         }
     }
     outln!("digest: {:016x}", world.digest())?;
-    if interrupted {
-        eprintln!(
-            "interrupted after {done} of {steps} steps: the outputs hold everything up to step {}",
-            world.step_index()
-        );
-        return Err(Interrupted.into());
-    }
     Ok(())
 }
 

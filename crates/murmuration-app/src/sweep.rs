@@ -96,24 +96,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             )));
         }
     }
-    let mut axes: Vec<Axis> = Vec::new();
-    for set in &args.set {
-        let (path, values) = set.split_once('=').ok_or_else(|| {
-            invalid(format!(
-                "--set {set:?} is not PATH=V1,V2,... (e.g. species.fish.alignment_weight=0.5,1,2)"
-            ))
-        })?;
-        let values = split_values(values);
-        if path.trim().is_empty() || values.iter().any(|v| v.is_empty()) {
-            return Err(invalid(format!("--set {set:?} has an empty path or value")));
-        }
-        let axis = Axis {
-            path: path.trim().to_string(),
-            values,
-        };
-        axis.check().map_err(invalid)?;
-        axes.push(axis);
-    }
+    let axes = parse_axes(&args.set)?;
     if args.plot.is_some() {
         crate::plot::check_x_axis(&axes[0]).map_err(|e| invalid(e.to_string()))?;
     }
@@ -168,14 +151,58 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             }
         }
     }
+    write_table(args, &axes, &runs, &stats, steps)?;
+    outln!(
+        "wrote {} rows to {} in {:.1} s",
+        runs.len(),
+        args.out.display(),
+        start.elapsed().as_secs_f64()
+    )?;
+    if let Some(path) = &args.plot {
+        draw(args, path, &base, &axes, &runs, &stats, steps)?;
+    }
+    Ok(())
+}
+
+/// The swept parameters: each `--set PATH=V1,V2,...`, checked.
+fn parse_axes(sets: &[String]) -> Result<Vec<Axis>> {
+    let mut axes: Vec<Axis> = Vec::new();
+    for set in sets {
+        let (path, values) = set.split_once('=').ok_or_else(|| {
+            invalid(format!(
+                "--set {set:?} is not PATH=V1,V2,... (e.g. species.fish.alignment_weight=0.5,1,2)"
+            ))
+        })?;
+        let values = split_values(values);
+        if path.trim().is_empty() || values.iter().any(|v| v.is_empty()) {
+            return Err(invalid(format!("--set {set:?} has an empty path or value")));
+        }
+        let axis = Axis {
+            path: path.trim().to_string(),
+            values,
+        };
+        axis.check().map_err(invalid)?;
+        axes.push(axis);
+    }
+    Ok(axes)
+}
+
+/// Writes the table: one row per run in grid order, then its statistics.
+fn write_table(
+    args: &SweepArgs,
+    axes: &[Axis],
+    runs: &[sweep::Run],
+    stats: &[RunStats],
+    steps: u64,
+) -> Result<()> {
     let mut file = AtomicFile::create(&args.out, "--out")?;
     let w = file.writer();
     write!(w, "run")?;
-    for a in &axes {
+    for a in axes {
         write!(w, ",{}", csv_field(&a.path))?;
     }
     writeln!(w, ",{}", sweep::stat_columns().join(","))?;
-    for (r, st) in runs.iter().zip(&stats) {
+    for (r, st) in runs.iter().zip(stats) {
         write!(w, "{}", r.index)?;
         for v in &r.values {
             write!(w, ",{}", csv_field(v))?;
@@ -187,35 +214,40 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         writeln!(w)?;
     }
     file.finish()?;
-    outln!(
-        "wrote {} rows to {} in {:.1} s",
-        runs.len(),
-        args.out.display(),
-        start.elapsed().as_secs_f64()
-    )?;
-    if let Some(path) = &args.plot {
-        let species: Vec<(String, murmuration::SpeciesParams)> = base
-            .species()
+    Ok(())
+}
+
+/// `--plot`: the figure of the sweep's own table.
+fn draw(
+    args: &SweepArgs,
+    path: &std::path::Path,
+    base: &murmuration::scenario::Scenario,
+    axes: &[Axis],
+    runs: &[sweep::Run],
+    stats: &[RunStats],
+    steps: u64,
+) -> Result<()> {
+    let species: Vec<(String, murmuration::SpeciesParams)> = base
+        .species()
+        .iter()
+        .map(|(n, _)| n.clone())
+        .zip(base.species_params())
+        .collect();
+    let spec = crate::plot::PlotSpec {
+        metric: &args.plot_metric,
+        labels: axes
             .iter()
-            .map(|(n, _)| n.clone())
-            .zip(base.species_params())
-            .collect();
-        let spec = crate::plot::PlotSpec {
-            metric: &args.plot_metric,
-            labels: axes
-                .iter()
-                .map(|a| crate::plot::axis_label(a, &species))
-                .collect(),
-            lines: args.plot_lines,
-            seeds: args.seeds,
-            subtitle: format!(
-                "{}, {steps} steps ({} transient), {} seed(s)",
-                args.file, args.skip, args.seeds
-            ),
-        };
-        crate::plot::plot(path, &axes, &runs, &stats, &spec)?;
-        outln!("drew {}", path.display())?;
-    }
+            .map(|a| crate::plot::axis_label(a, &species))
+            .collect(),
+        lines: args.plot_lines,
+        seeds: args.seeds,
+        subtitle: format!(
+            "{}, {steps} steps ({} transient), {} seed(s)",
+            args.file, args.skip, args.seeds
+        ),
+    };
+    crate::plot::plot(path, axes, runs, stats, &spec)?;
+    outln!("drew {}", path.display())?;
     Ok(())
 }
 

@@ -178,164 +178,11 @@ impl Level {
             ));
         };
         let err = |field: &str, m: String| scenario.field_error(field, m);
-        let names: Vec<&str> = scenario.species().iter().map(|(n, _)| n.as_str()).collect();
-        let swarm = match &spec.swarm {
-            None => 0,
-            Some(s) => names.iter().position(|n| n == s).ok_or_else(|| {
-                err(
-                    "game.swarm",
-                    format!(
-                        "game.swarm = {s:?} is not a species of this level (it has {})",
-                        names.join(", ")
-                    ),
-                )
-            })?,
-        };
-        let swarm_name = names[swarm];
-        let creatures = scenario.species()[swarm].1;
-        // Seed 001, 6.2: strong forces in conflict never make creatures jitter.
-        let params = scenario.species_params()[swarm];
-        if params.combine != CombineMode::Prioritized {
-            return Err(err(
-                &format!("species.{swarm_name}.combine"),
-                format!(
-                    "species.{swarm_name}.combine must be \"prioritized\" in a level: force priorities keep the swarm from jittering between strong forces (style \"lumen\" has it)"
-                ),
-            ));
-        }
-        if params.smoothing <= 0.0 {
-            return Err(err(
-                &format!("species.{swarm_name}.smoothing"),
-                format!(
-                    "species.{swarm_name}.smoothing must be above 0 in a level: steering smoothing keeps the swarm from jittering (style \"lumen\" has 0.6)"
-                ),
-            ));
-        }
-        if !(1..=creatures).contains(&spec.save) {
-            return Err(err(
-                "game.save",
-                format!(
-                    "game.save = {} is out of range: the level has {creatures} {swarm_name}, so it must be in [1, {creatures}]",
-                    spec.save
-                ),
-            ));
-        }
-        if spec.time_limit.is_nan() || spec.time_limit <= 0.0 {
-            return Err(err(
-                "game.time_limit",
-                format!(
-                    "game.time_limit = {} must be a positive number of seconds (or inf)",
-                    spec.time_limit
-                ),
-            ));
-        }
-        spec.exit
-            .validate("game.exit")
-            .map_err(|e| err("game.exit", e.to_string()))?;
-        if let Some(p) = spec.focus.position
-            && !p.is_finite()
-        {
-            return Err(err(
-                "game.focus.position",
-                format!("game.focus.position = {p} must be finite"),
-            ));
-        }
-        if let Some((key, m)) = spec.controls.invalid() {
-            return Err(err(
-                &format!("game.controls.{key}"),
-                format!("game.controls.{m}"),
-            ));
-        }
-        let mut plates = Vec::with_capacity(spec.plates.len());
-        for (i, p) in spec.plates.iter().enumerate() {
-            let field = format!("game.plates[{i}]");
-            if p.name.is_empty() || plates.iter().any(|q: &Plate| q.name == p.name) {
-                return Err(err(
-                    &format!("{field}.name"),
-                    format!(
-                        "{field}.name = {:?} must be a name no other plate has",
-                        p.name
-                    ),
-                ));
-            }
-            p.shape
-                .validate(&format!("{field}.shape"))
-                .map_err(|e| err(&format!("{field}.shape"), e.to_string()))?;
-            if !(1..=creatures).contains(&p.need) {
-                return Err(err(
-                    &format!("{field}.need"),
-                    format!(
-                        "{field}.need = {} is out of range: the level has {creatures} {swarm_name}, so a plate can need 1 to {creatures}",
-                        p.need
-                    ),
-                ));
-            }
-            let release = p.release.unwrap_or(p.need * 4 / 5);
-            if release > p.need {
-                return Err(err(
-                    &format!("{field}.release"),
-                    format!(
-                        "{field}.release = {release} must not exceed {field}.need = {}",
-                        p.need
-                    ),
-                ));
-            }
-            if !(0.0..=60.0).contains(&p.hold) {
-                return Err(err(
-                    &format!("{field}.hold"),
-                    format!(
-                        "{field}.hold = {} is out of range: must be in [0, 60] s",
-                        p.hold
-                    ),
-                ));
-            }
-            plates.push(Plate {
-                name: p.name.clone(),
-                shape: p.shape.clone(),
-                need: p.need,
-                release,
-                hold: p.hold,
-            });
-        }
-        let mut gates = Vec::with_capacity(spec.gates.len());
-        for (i, g) in spec.gates.iter().enumerate() {
-            let field = format!("game.gates[{i}]");
-            if g.plates.is_empty() {
-                return Err(err(
-                    &format!("{field}.plates"),
-                    format!(
-                        "{field}.plates is empty: a gate opens when its plates hold, so name at least one plate"
-                    ),
-                ));
-            }
-            let mut idx = Vec::with_capacity(g.plates.len());
-            for (k, name) in g.plates.iter().enumerate() {
-                let Some(j) = plates.iter().position(|p| &p.name == name) else {
-                    let known: Vec<&str> = plates.iter().map(|p| p.name.as_str()).collect();
-                    return Err(err(
-                        &format!("{field}.plates[{k}]"),
-                        format!(
-                            "{field}.plates[{k}] = {name:?} is no plate of this level (plates: {})",
-                            if known.is_empty() {
-                                "none".to_string()
-                            } else {
-                                known.join(", ")
-                            }
-                        ),
-                    ));
-                };
-                idx.push(j);
-            }
-            g.shape
-                .validate(&format!("{field}.shape"))
-                .map_err(|e| err(&format!("{field}.shape"), e.to_string()))?;
-            gates.push(Gate {
-                plates: idx,
-                shape: g.shape.clone(),
-                latch: g.latch,
-                required: g.required,
-            });
-        }
+        let (swarm, creatures) = find_swarm(&scenario, &spec, &err)?;
+        let swarm_name = scenario.species()[swarm].0.as_str();
+        check_goal(&spec, creatures, swarm_name, &err)?;
+        let plates = read_plates(&spec.plates, creatures, swarm_name, &err)?;
+        let gates = read_gates(&spec.gates, &plates, &err)?;
         // The content, not the text: a comment or a blank line edited keeps the
         // level's recordings; a value changed, in the file or by --set, refuses them.
         let content = scenario.content();
@@ -388,4 +235,207 @@ impl Level {
         let o = self.scenario.offset();
         Vec2::new(o[0] as f32, o[1] as f32)
     }
+}
+
+/// Makes a located error for a field of the level's scenario.
+type ErrAt<'a> = &'a dyn Fn(&str, String) -> ScenarioError;
+
+/// The species the player guides (`game.swarm`, else the first) and how many
+/// it has; its steering must use force priorities and smoothing (seed 001,
+/// 6.2: strong forces in conflict never make creatures jitter).
+fn find_swarm(
+    scenario: &Scenario,
+    spec: &GameSpec,
+    err: ErrAt<'_>,
+) -> Result<(usize, u64), ScenarioError> {
+    let names: Vec<&str> = scenario.species().iter().map(|(n, _)| n.as_str()).collect();
+    let swarm = match &spec.swarm {
+        None => 0,
+        Some(s) => names.iter().position(|n| n == s).ok_or_else(|| {
+            err(
+                "game.swarm",
+                format!(
+                    "game.swarm = {s:?} is not a species of this level (it has {})",
+                    names.join(", ")
+                ),
+            )
+        })?,
+    };
+    let swarm_name = names[swarm];
+    let creatures = scenario.species()[swarm].1;
+    // Seed 001, 6.2: strong forces in conflict never make creatures jitter.
+    let params = scenario.species_params()[swarm];
+    if params.combine != CombineMode::Prioritized {
+        return Err(err(
+            &format!("species.{swarm_name}.combine"),
+            format!(
+                "species.{swarm_name}.combine must be \"prioritized\" in a level: force priorities keep the swarm from jittering between strong forces (style \"lumen\" has it)"
+            ),
+        ));
+    }
+    if params.smoothing <= 0.0 {
+        return Err(err(
+            &format!("species.{swarm_name}.smoothing"),
+            format!(
+                "species.{swarm_name}.smoothing must be above 0 in a level: steering smoothing keeps the swarm from jittering (style \"lumen\" has 0.6)"
+            ),
+        ));
+    }
+    Ok((swarm, creatures))
+}
+
+/// The goal's values: how many to save, the time limit, the exit, the focus's
+/// start and the controls' tuning.
+fn check_goal(
+    spec: &GameSpec,
+    creatures: u64,
+    swarm_name: &str,
+    err: ErrAt<'_>,
+) -> Result<(), ScenarioError> {
+    if !(1..=creatures).contains(&spec.save) {
+        return Err(err(
+            "game.save",
+            format!(
+                "game.save = {} is out of range: the level has {creatures} {swarm_name}, so it must be in [1, {creatures}]",
+                spec.save
+            ),
+        ));
+    }
+    if spec.time_limit.is_nan() || spec.time_limit <= 0.0 {
+        return Err(err(
+            "game.time_limit",
+            format!(
+                "game.time_limit = {} must be a positive number of seconds (or inf)",
+                spec.time_limit
+            ),
+        ));
+    }
+    spec.exit
+        .validate("game.exit")
+        .map_err(|e| err("game.exit", e.to_string()))?;
+    if let Some(p) = spec.focus.position
+        && !p.is_finite()
+    {
+        return Err(err(
+            "game.focus.position",
+            format!("game.focus.position = {p} must be finite"),
+        ));
+    }
+    if let Some((key, m)) = spec.controls.invalid() {
+        return Err(err(
+            &format!("game.controls.{key}"),
+            format!("game.controls.{m}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The pressure plates, each checked: a unique name, a valid shape, a need the
+/// swarm can meet, a release at most the need, a hold time in [0, 60] s.
+fn read_plates(
+    specs: &[PlateSpec],
+    creatures: u64,
+    swarm_name: &str,
+    err: ErrAt<'_>,
+) -> Result<Vec<Plate>, ScenarioError> {
+    let mut plates = Vec::with_capacity(specs.len());
+    for (i, p) in specs.iter().enumerate() {
+        let field = format!("game.plates[{i}]");
+        if p.name.is_empty() || plates.iter().any(|q: &Plate| q.name == p.name) {
+            return Err(err(
+                &format!("{field}.name"),
+                format!(
+                    "{field}.name = {:?} must be a name no other plate has",
+                    p.name
+                ),
+            ));
+        }
+        p.shape
+            .validate(&format!("{field}.shape"))
+            .map_err(|e| err(&format!("{field}.shape"), e.to_string()))?;
+        if !(1..=creatures).contains(&p.need) {
+            return Err(err(
+                &format!("{field}.need"),
+                format!(
+                    "{field}.need = {} is out of range: the level has {creatures} {swarm_name}, so a plate can need 1 to {creatures}",
+                    p.need
+                ),
+            ));
+        }
+        let release = p.release.unwrap_or(p.need * 4 / 5);
+        if release > p.need {
+            return Err(err(
+                &format!("{field}.release"),
+                format!(
+                    "{field}.release = {release} must not exceed {field}.need = {}",
+                    p.need
+                ),
+            ));
+        }
+        if !(0.0..=60.0).contains(&p.hold) {
+            return Err(err(
+                &format!("{field}.hold"),
+                format!(
+                    "{field}.hold = {} is out of range: must be in [0, 60] s",
+                    p.hold
+                ),
+            ));
+        }
+        plates.push(Plate {
+            name: p.name.clone(),
+            shape: p.shape.clone(),
+            need: p.need,
+            release,
+            hold: p.hold,
+        });
+    }
+    Ok(plates)
+}
+
+/// The gates, each naming at least one plate of the level and a valid shape.
+fn read_gates(
+    specs: &[GateSpec],
+    plates: &[Plate],
+    err: ErrAt<'_>,
+) -> Result<Vec<Gate>, ScenarioError> {
+    let mut gates = Vec::with_capacity(specs.len());
+    for (i, g) in specs.iter().enumerate() {
+        let field = format!("game.gates[{i}]");
+        if g.plates.is_empty() {
+            return Err(err(
+                &format!("{field}.plates"),
+                format!(
+                    "{field}.plates is empty: a gate opens when its plates hold, so name at least one plate"
+                ),
+            ));
+        }
+        let mut idx = Vec::with_capacity(g.plates.len());
+        for (k, name) in g.plates.iter().enumerate() {
+            let Some(j) = plates.iter().position(|p| &p.name == name) else {
+                let known: Vec<&str> = plates.iter().map(|p| p.name.as_str()).collect();
+                return Err(err(
+                    &format!("{field}.plates[{k}]"),
+                    format!(
+                        "{field}.plates[{k}] = {name:?} is no plate of this level (plates: {})",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                ));
+            };
+            idx.push(j);
+        }
+        g.shape
+            .validate(&format!("{field}.shape"))
+            .map_err(|e| err(&format!("{field}.shape"), e.to_string()))?;
+        gates.push(Gate {
+            plates: idx,
+            shape: g.shape.clone(),
+            latch: g.latch,
+            required: g.required,
+        });
+    }
+    Ok(gates)
 }

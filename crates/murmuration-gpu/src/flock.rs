@@ -6,7 +6,7 @@ use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu, bind_buffers};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::relations::DEAD;
-use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code};
+use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code, species_wgsl};
 use murmuration::{BoidId, Event, SpeciesParams, World};
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
@@ -113,8 +113,9 @@ fn groups_for(threads: u32) -> (u32, u32) {
 
 fn shader_source<V: GpuVector>() -> String {
     format!(
-        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
+        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
         V::WGSL,
+        species_wgsl(),
         include_str!("shaders/rng.wgsl"),
         include_str!("shaders/flock.wgsl"),
         include_str!("shaders/behaviours.wgsl"),

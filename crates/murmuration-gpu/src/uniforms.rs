@@ -43,123 +43,110 @@ pub(crate) struct SimUniform {
     pub _pad1: u32,
 }
 
-/// The shader's `Species` (storage; 160 bytes).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub(crate) struct SpeciesUniform {
-    pub sep2: f32,
-    pub ali2: f32,
-    pub coh2: f32,
-    pub max2: f32,
-    pub cos_half_fov: f32,
-    pub eps2: f32,
-    pub coincident_push: f32,
-    pub w_sep: f32,
-    pub w_ali: f32,
-    pub w_coh: f32,
-    pub max_speed: f32,
-    pub min_speed: f32,
-    pub max_force: f32,
-    pub jitter: f32,
-    pub smoothing: f32,
-    pub combine: u32,
-    pub has_fov: u32,
-    /// [`Steering`] as the shader's `STEERING_*` codes.
-    pub steering: u32,
-    pub cruise_speed: f32,
-    pub cruise_time: f32,
-    pub obstacle_weight: f32,
-    pub obstacle_lookahead: f32,
-    pub obstacle_margin: f32,
-    pub wander_weight: f32,
-    pub flee_radius: f32,
-    pub flee_weight: f32,
-    pub chase_radius: f32,
-    pub chase_weight: f32,
-    pub eat_radius: f32,
-    pub straggler_preference: f32,
-    pub confusion: f32,
-    pub follow_radius: f32,
-    pub follow_weight: f32,
-    pub perception_radius: f32,
-    pub roll_rate: f32,
-    pub max_bank: f32,
-    pub gravity: f32,
-    /// Topological neighbours `k` (0: metric).
-    pub topological: u32,
-    pub _pad: [f32; 2],
-}
-
-// The WGSL structs' sizes (`Sim` in uniform layout, `Species` in storage layout):
-// a field added on one side only fails the build here.
-const _: () = assert!(std::mem::size_of::<SimUniform>() == 176);
-const _: () = assert!(std::mem::size_of::<SpeciesUniform>() == 160);
-
-impl SpeciesUniform {
-    /// The CPU kernel's own derived constants ([`RuleConsts`]) and the weights,
-    /// limits and flags the shader reads.
-    pub fn new(p: &SpeciesParams) -> Self {
-        let RuleConsts {
-            sep2,
-            ali2,
-            coh2,
-            max2,
-            cos_half_fov,
-            eps2,
-            coincident_push,
-            reach: _,
-            gate2: _,
-        } = RuleConsts::new(p);
-        Self {
-            sep2,
-            ali2,
-            coh2,
-            max2,
-            cos_half_fov,
-            eps2,
-            coincident_push,
-            w_sep: p.separation_weight,
-            w_ali: p.alignment_weight,
-            w_coh: p.cohesion_weight,
-            max_speed: p.max_speed,
-            min_speed: p.min_speed,
-            max_force: p.max_force,
-            jitter: p.jitter,
-            smoothing: p.smoothing,
-            combine: match p.combine {
-                CombineMode::WeightedSum => 0,
-                CombineMode::Prioritized => 1,
-            },
-            has_fov: u32::from(p.has_vision_cone()),
-            steering: match p.steering {
-                Steering::PerRule => 0,
-                Steering::Directions => 1,
-                Steering::Raw => 2,
-            },
-            cruise_speed: p.cruise_speed,
-            cruise_time: p.cruise_time,
-            obstacle_weight: p.obstacle_weight,
-            obstacle_lookahead: p.obstacle_lookahead,
-            obstacle_margin: p.obstacle_margin,
-            wander_weight: p.wander_weight,
-            flee_radius: p.flee_radius,
-            flee_weight: p.flee_weight,
-            chase_radius: p.chase_radius,
-            chase_weight: p.chase_weight,
-            eat_radius: p.eat_radius,
-            straggler_preference: p.straggler_preference,
-            confusion: p.confusion,
-            follow_radius: p.follow_radius,
-            follow_weight: p.follow_weight,
-            perception_radius: p.perception_radius(),
-            roll_rate: p.roll_rate,
-            max_bank: p.max_bank,
-            gravity: p.gravity,
-            topological: p.topological_neighbours,
-            _pad: [0.0; 2],
+/// The species list the shaders read, written once: each field's name, WGSL
+/// type (`f32` or `u32`) and value from the species' parameters `p` and the CPU
+/// kernel's own derived constants `c` ([`RuleConsts`]). It generates the host
+/// struct [`SpeciesUniform`], its constructor and the WGSL `Species` struct
+/// ([`species_wgsl`]), so a GPU-visible parameter is one line here plus its use
+/// in a shader.
+macro_rules! species_uniform {
+    (|$p:ident, $c:ident| $($(#[$doc:meta])* $name:ident: $ty:ident = $value:expr;)*) => {
+        /// The shader's `Species` (storage), field for field as [`species_wgsl`]
+        /// declares it.
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+        pub(crate) struct SpeciesUniform {
+            $($(#[$doc])* pub $name: $ty,)*
+            /// Padding to a whole number of 16-byte rows.
+            pub _pad: [u32; SPECIES_PAD],
         }
-    }
+
+        /// Fields of the list (without padding).
+        const SPECIES_FIELDS: usize = [$(stringify!($name)),*].len();
+
+        impl SpeciesUniform {
+            /// The species' row as the shaders read it.
+            pub fn new($p: &SpeciesParams) -> Self {
+                let $c = RuleConsts::new($p);
+                Self {
+                    $($name: $value,)*
+                    _pad: [0; SPECIES_PAD],
+                }
+            }
+        }
+
+        /// The WGSL `Species` struct, generated from the same list as
+        /// [`SpeciesUniform`].
+        pub(crate) fn species_wgsl() -> String {
+            let mut s = String::from("struct Species {\n");
+            $(s.push_str(&format!("    {}: {},\n", stringify!($name), stringify!($ty)));)*
+            for i in 0..SPECIES_PAD {
+                s.push_str(&format!("    _pad{i}: u32,\n"));
+            }
+            s.push_str("}\n");
+            s
+        }
+    };
 }
+
+/// Padding words that round the species row to 16 bytes.
+const SPECIES_PAD: usize = (4 - SPECIES_FIELDS % 4) % 4;
+
+species_uniform! { |p, c|
+    sep2: f32 = c.sep2;
+    ali2: f32 = c.ali2;
+    coh2: f32 = c.coh2;
+    max2: f32 = c.max2;
+    cos_half_fov: f32 = c.cos_half_fov;
+    eps2: f32 = c.eps2;
+    coincident_push: f32 = c.coincident_push;
+    w_sep: f32 = p.separation_weight;
+    w_ali: f32 = p.alignment_weight;
+    w_coh: f32 = p.cohesion_weight;
+    max_speed: f32 = p.max_speed;
+    min_speed: f32 = p.min_speed;
+    max_force: f32 = p.max_force;
+    jitter: f32 = p.jitter;
+    smoothing: f32 = p.smoothing;
+    /// [`CombineMode`]: 0 weighted sum, 1 prioritized.
+    combine: u32 = match p.combine {
+        CombineMode::WeightedSum => 0,
+        CombineMode::Prioritized => 1,
+    };
+    has_fov: u32 = u32::from(p.has_vision_cone());
+    /// [`Steering`] as the shader's `STEERING_*` codes.
+    steering: u32 = match p.steering {
+        Steering::PerRule => 0,
+        Steering::Directions => 1,
+        Steering::Raw => 2,
+    };
+    cruise_speed: f32 = p.cruise_speed;
+    cruise_time: f32 = p.cruise_time;
+    obstacle_weight: f32 = p.obstacle_weight;
+    obstacle_lookahead: f32 = p.obstacle_lookahead;
+    obstacle_margin: f32 = p.obstacle_margin;
+    wander_weight: f32 = p.wander_weight;
+    flee_radius: f32 = p.flee_radius;
+    flee_weight: f32 = p.flee_weight;
+    chase_radius: f32 = p.chase_radius;
+    chase_weight: f32 = p.chase_weight;
+    eat_radius: f32 = p.eat_radius;
+    straggler_preference: f32 = p.straggler_preference;
+    confusion: f32 = p.confusion;
+    follow_radius: f32 = p.follow_radius;
+    follow_weight: f32 = p.follow_weight;
+    perception_radius: f32 = p.perception_radius();
+    roll_rate: f32 = p.roll_rate;
+    max_bank: f32 = p.max_bank;
+    gravity: f32 = p.gravity;
+    /// Topological neighbours `k` (0: metric; topological.wgsl).
+    topological: u32 = p.topological_neighbours;
+}
+
+// The WGSL `Sim` struct's size in uniform layout: a field added on one side
+// only fails the build here (`Species` is generated, so it cannot differ).
+const _: () = assert!(std::mem::size_of::<SimUniform>() == 176);
+const _: () = assert!(std::mem::size_of::<SpeciesUniform>().is_multiple_of(16));
 
 /// Relation codes as the neighbour kernel reads them: follow takes part in the
 /// rules as flock does, flee and chase as ignore does (the core kernel's masks);
@@ -277,4 +264,27 @@ fn plan_with_span<V: GpuVector>(world: &World<V>, span: u32) -> SimUniform {
     u.seed_key = split(mix(cfg.seed ^ 0x9e37_79b9_7f4a_7c15));
     u.seed = split(cfg.seed);
     u
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generated WGSL struct has one 4-byte field per word of the host
+    /// struct, in the same order.
+    #[test]
+    fn the_wgsl_species_is_the_host_struct_word_for_word() {
+        let w = species_wgsl();
+        let fields: Vec<&str> = w.lines().filter(|l| l.ends_with(',')).collect();
+        assert_eq!(fields.len() * 4, std::mem::size_of::<SpeciesUniform>());
+        assert_eq!(fields[0], "    sep2: f32,");
+        assert!(
+            w.contains("    steering: u32,\n    cruise_speed: f32,\n"),
+            "{w}"
+        );
+        let p = SpeciesParams::default();
+        let u = SpeciesUniform::new(&p);
+        assert_eq!(u.w_sep, p.separation_weight);
+        assert_eq!(u.sep2, RuleConsts::new(&p).sep2);
+    }
 }

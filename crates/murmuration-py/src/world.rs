@@ -337,7 +337,7 @@ impl World {
         let g = self.lock()?;
         let (names, row) = with_world!(&g.world, w => (
             murmuration::metrics::table_columns(w.zones().len()),
-            murmuration::metrics::table_row(w),
+            w.metrics_row(),
         ));
         let d = PyDict::new(py);
         for (k, v) in names.iter().zip(row).skip(2) {
@@ -400,7 +400,7 @@ impl World {
             let g = self.lock()?;
             with_world!(&g.world, w => (
                 murmuration::metrics::table_columns(w.zones().len()),
-                murmuration::metrics::table_row(w),
+                w.metrics_row(),
             ))
         };
         let width = columns.len();
@@ -411,7 +411,7 @@ impl World {
                 let mut g = self.lock()?;
                 Ok(with_world!(&mut g.world, w => {
                     w.step_n(k);
-                    (done + k).is_multiple_of(every).then(|| murmuration::metrics::table_row(w))
+                    (done + k).is_multiple_of(every).then(|| w.metrics_row())
                 }))
             })?;
             done += k;

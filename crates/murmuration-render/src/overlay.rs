@@ -3,7 +3,7 @@
 
 use crate::vertex::{ColourVertex, to3};
 use glam::{Vec2, Vec3};
-use murmuration::{Obstacle, Vector, World};
+use murmuration::{Obstacle, SdfGrid, Vector, World};
 
 const OBSTACLE_FILL: [f32; 4] = [0.011, 0.015, 0.028, 1.0];
 const WORLD_EDGE: [f32; 4] = [0.016, 0.024, 0.055, 1.0];
@@ -143,60 +143,9 @@ impl Out<'_> {
             Obstacle::Box {
                 center,
                 half_extents,
-            } => {
-                let (c, h) = (to3(*center), to3(*half_extents));
-                if d2 {
-                    let r: Vec<Vec2> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
-                        .iter()
-                        .map(|&(x, y)| c.truncate() + Vec2::new(x, y) * h.truncate())
-                        .collect();
-                    self.fill_polygon(&r, fill);
-                    let r3: Vec<Vec3> = r.iter().map(|p| p.extend(0.0)).collect();
-                    self.polyline(&r3, true, edge);
-                } else {
-                    let corner = |i: usize| {
-                        c + h * Vec3::new(
-                            if i & 1 == 0 { -1.0 } else { 1.0 },
-                            if i & 2 == 0 { -1.0 } else { 1.0 },
-                            if i & 4 == 0 { -1.0 } else { 1.0 },
-                        )
-                    };
-                    for i in 0..8 {
-                        for bit in [1, 2, 4] {
-                            if i & bit == 0 {
-                                self.line(corner(i), corner(i | bit), edge);
-                            }
-                        }
-                    }
-                }
-            }
+            } => self.box_shape(to3(*center), to3(*half_extents), edge, fill),
             Obstacle::Capsule { a, b, radius } => {
-                let (a, b) = (to3(*a), to3(*b));
-                let axis = (b - a).normalize_or(Vec3::X);
-                if d2 {
-                    let base = axis.truncate().to_angle();
-                    let mut outline: Vec<Vec2> = Vec::new();
-                    for (end, start) in [
-                        (b, base - std::f32::consts::FRAC_PI_2),
-                        (a, base + std::f32::consts::FRAC_PI_2),
-                    ] {
-                        for k in 0..=ROUND / 2 {
-                            let t = start + k as f32 / (ROUND / 2) as f32 * std::f32::consts::PI;
-                            outline.push(end.truncate() + *radius * Vec2::from_angle(t));
-                        }
-                    }
-                    self.fill_polygon(&outline, fill);
-                    let o3: Vec<Vec3> = outline.iter().map(|p| p.extend(0.0)).collect();
-                    self.polyline(&o3, true, edge);
-                } else {
-                    self.ball(a, *radius, edge);
-                    self.ball(b, *radius, edge);
-                    let side = axis.any_orthonormal_vector();
-                    let other = axis.cross(side);
-                    for s in [side, -side, other, -other] {
-                        self.line(a + *radius * s, b + *radius * s, edge);
-                    }
-                }
+                self.capsule(to3(*a), to3(*b), *radius, edge, fill)
             }
             Obstacle::Polygon { points } => {
                 let pts: Vec<Vec2> = points.iter().map(|p| to3(*p).truncate()).collect();
@@ -204,36 +153,99 @@ impl Out<'_> {
                 let p3: Vec<Vec3> = pts.iter().map(|p| p.extend(0.0)).collect();
                 self.polyline(&p3, true, edge);
             }
-            Obstacle::Field(f) => {
-                let origin = to3(f.origin());
-                let [nx, ny, nz] = f.dims();
-                let cell = f.cell();
-                if d2 {
-                    let v = f.values();
-                    for j in 0..ny.saturating_sub(1) {
-                        for i in 0..nx.saturating_sub(1) {
-                            let s = v[j * nx + i]
-                                + v[j * nx + i + 1]
-                                + v[(j + 1) * nx + i]
-                                + v[(j + 1) * nx + i + 1];
-                            if s < 0.0 {
-                                let p = origin + cell * Vec3::new(i as f32, j as f32, 0.0);
-                                let q = p + Vec3::new(cell, cell, 0.0);
-                                self.triangle(p, Vec3::new(q.x, p.y, 0.0), q, fill);
-                                self.triangle(p, q, Vec3::new(p.x, q.y, 0.0), fill);
-                            }
-                        }
+            Obstacle::Field(f) => self.field(f, edge, fill),
+        }
+    }
+
+    /// An axis-aligned box: outline and fill in 2D, its twelve edges in 3D.
+    fn box_shape(&mut self, c: Vec3, h: Vec3, edge: [f32; 4], fill: [f32; 4]) {
+        let d2 = self.dim == 2;
+        if d2 {
+            let r: Vec<Vec2> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                .iter()
+                .map(|&(x, y)| c.truncate() + Vec2::new(x, y) * h.truncate())
+                .collect();
+            self.fill_polygon(&r, fill);
+            let r3: Vec<Vec3> = r.iter().map(|p| p.extend(0.0)).collect();
+            self.polyline(&r3, true, edge);
+        } else {
+            let corner = |i: usize| {
+                c + h * Vec3::new(
+                    if i & 1 == 0 { -1.0 } else { 1.0 },
+                    if i & 2 == 0 { -1.0 } else { 1.0 },
+                    if i & 4 == 0 { -1.0 } else { 1.0 },
+                )
+            };
+            for i in 0..8 {
+                for bit in [1, 2, 4] {
+                    if i & bit == 0 {
+                        self.line(corner(i), corner(i | bit), edge);
                     }
-                } else {
-                    let size =
-                        cell * Vec3::new((nx - 1) as f32, (ny - 1) as f32, (nz.max(2) - 1) as f32);
-                    let b = Obstacle::<Vec3>::Box {
-                        center: origin + 0.5 * size,
-                        half_extents: 0.5 * size,
-                    };
-                    self.shape(&b, edge, fill);
                 }
             }
+        }
+    }
+
+    /// A capsule: its rounded outline and fill in 2D, two balls and four side
+    /// lines in 3D.
+    fn capsule(&mut self, a: Vec3, b: Vec3, radius: f32, edge: [f32; 4], fill: [f32; 4]) {
+        let d2 = self.dim == 2;
+        let axis = (b - a).normalize_or(Vec3::X);
+        if d2 {
+            let base = axis.truncate().to_angle();
+            let mut outline: Vec<Vec2> = Vec::new();
+            for (end, start) in [
+                (b, base - std::f32::consts::FRAC_PI_2),
+                (a, base + std::f32::consts::FRAC_PI_2),
+            ] {
+                for k in 0..=ROUND / 2 {
+                    let t = start + k as f32 / (ROUND / 2) as f32 * std::f32::consts::PI;
+                    outline.push(end.truncate() + radius * Vec2::from_angle(t));
+                }
+            }
+            self.fill_polygon(&outline, fill);
+            let o3: Vec<Vec3> = outline.iter().map(|p| p.extend(0.0)).collect();
+            self.polyline(&o3, true, edge);
+        } else {
+            self.ball(a, radius, edge);
+            self.ball(b, radius, edge);
+            let side = axis.any_orthonormal_vector();
+            let other = axis.cross(side);
+            for s in [side, -side, other, -other] {
+                self.line(a + radius * s, b + radius * s, edge);
+            }
+        }
+    }
+
+    /// A baked field: its solid cells filled in 2D, its bounding box in 3D.
+    fn field<V: Vector>(&mut self, f: &SdfGrid<V>, edge: [f32; 4], fill: [f32; 4]) {
+        let d2 = self.dim == 2;
+        let origin = to3(f.origin());
+        let [nx, ny, nz] = f.dims();
+        let cell = f.cell();
+        if d2 {
+            let v = f.values();
+            for j in 0..ny.saturating_sub(1) {
+                for i in 0..nx.saturating_sub(1) {
+                    let s = v[j * nx + i]
+                        + v[j * nx + i + 1]
+                        + v[(j + 1) * nx + i]
+                        + v[(j + 1) * nx + i + 1];
+                    if s < 0.0 {
+                        let p = origin + cell * Vec3::new(i as f32, j as f32, 0.0);
+                        let q = p + Vec3::new(cell, cell, 0.0);
+                        self.triangle(p, Vec3::new(q.x, p.y, 0.0), q, fill);
+                        self.triangle(p, q, Vec3::new(p.x, q.y, 0.0), fill);
+                    }
+                }
+            }
+        } else {
+            let size = cell * Vec3::new((nx - 1) as f32, (ny - 1) as f32, (nz.max(2) - 1) as f32);
+            let b = Obstacle::<Vec3>::Box {
+                center: origin + 0.5 * size,
+                half_extents: 0.5 * size,
+            };
+            self.shape(&b, edge, fill);
         }
     }
 

@@ -459,6 +459,17 @@ fn viewport_within(viewport: [f32; 4], (width, height): (u32, u32)) -> [f32; 4] 
     ]
 }
 
+/// The scene's depth test (nearer or equal passes), writing depth or not.
+fn depth_state(write: bool) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH,
+        depth_write_enabled: Some(write),
+        depth_compare: Some(wgpu::CompareFunction::LessEqual),
+        stencil: Default::default(),
+        bias: Default::default(),
+    }
+}
+
 impl ScenePipelines {
     /// The pipelines of `shaders/scene.wgsl`, drawing into the multisampled
     /// HDR target with depth.
@@ -472,13 +483,6 @@ impl ScenePipelines {
             bind_group_layouts: &[Some(globals_layout)],
             immediate_size: 0,
         });
-        let depth = |write: bool| wgpu::DepthStencilState {
-            format: DEPTH,
-            depth_write_enabled: Some(write),
-            depth_compare: Some(wgpu::CompareFunction::LessEqual),
-            stencil: Default::default(),
-            bias: Default::default(),
-        };
         let multisample = wgpu::MultisampleState {
             count: MSAA,
             ..Default::default()
@@ -502,7 +506,7 @@ impl ScenePipelines {
                     topology,
                     ..Default::default()
                 },
-                depth_stencil: Some(depth(write_depth)),
+                depth_stencil: Some(depth_state(write_depth)),
                 multisample,
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
@@ -566,7 +570,7 @@ impl ScenePipelines {
                     module: &module,
                     globals_layout,
                     mesh_layout,
-                    depth: depth(true),
+                    depth: depth_state(true),
                     multisample,
                     target: HDR,
                 },

@@ -350,7 +350,7 @@ fn fields_json() -> Vec<Value> {
                 "key": f.key,
                 "label": f.label,
                 "unit": f.unit,
-                "range": f.range_text(),
+                "range": f.range.text(),
                 "log": f.log,
                 "group": match f.group { FieldGroup::Rules => "rules", FieldGroup::Behaviours => "behaviours" },
                 "meaning": f.meaning,

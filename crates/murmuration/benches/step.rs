@@ -1,5 +1,5 @@
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
-//! Criterion views of a step on the standard benchmark workload (shared/BENCHMARK.md):
+//! Criterion views of a step on the standard benchmark workload (BENCHMARKS.md, "The standard workload"):
 //! the grid build (counting sort), the steering pass alone, and the whole step.
 //! `murmuration bench` remains the reference numbers.
 

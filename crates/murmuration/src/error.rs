@@ -83,22 +83,6 @@ fn num(v: f64) -> String {
     }
 }
 
-/// A range as messages write it: `(0, 10000]` (open ends in parentheses).
-pub(crate) fn range_text(min: f32, min_open: bool, max: f32, max_open: bool) -> String {
-    format!(
-        "{}{min}, {max}{}",
-        if min_open { "(" } else { "[" },
-        if max_open { ")" } else { "]" }
-    )
-}
-
-/// True when `v` lies in the range (NaN never does).
-pub(crate) fn in_range(v: f32, min: f32, min_open: bool, max: f32, max_open: bool) -> bool {
-    let above = if min_open { v > min } else { v >= min };
-    let below = if max_open { v < max } else { v <= max };
-    above && below
-}
-
 impl ParamError {
     /// Checks an entity's species filter (`{field}.species`): `None`, or an index
     /// below `count`, the number of species the world has.

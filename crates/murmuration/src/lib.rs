@@ -30,90 +30,67 @@
 
 #![allow(
     unsafe_code,
-    reason = "unaligned 8-lane loads and stores in kernel.rs, candidates.rs and grid.rs's parallel scatter; each unsafe block states why it is sound"
+    reason = "unaligned 8-lane loads and stores in step/kernel.rs, step/kernel512.rs and grid's parallel scatter; each unsafe block states why it is sound"
 )]
 
+// The foundation: plain helpers every layer uses.
 mod atomic;
-mod attractors;
-mod bake;
-mod batch;
 mod boids;
-mod boundary;
-mod clearance;
-mod context;
 mod digest;
-pub mod entities;
 mod error;
-pub mod fields;
-mod flight;
-mod focus;
-mod grid;
-mod inspect;
-mod interactions;
-mod kernel;
-mod kernel512;
-mod lanes;
-pub mod memory;
-pub mod metrics;
-pub mod model;
-mod models;
-mod obstacles;
-mod params;
-mod paths;
-mod pipeline;
-mod pointer;
 mod rng;
-mod rules;
-pub mod scenario;
-pub mod schedule;
-mod sdf_grid;
-mod snapshot;
-mod spawn;
 mod stats;
-mod steer;
 mod stopwatch;
-mod structure;
-mod surface;
-pub mod sweep;
-mod topological;
 mod vector;
-mod vicsek;
-mod wander;
-mod workload;
-mod world;
-mod zones;
 
+// The layers, each using only those above it in this list (the module-graph
+// test in murmuration-app checks it): parameters, behaviours, the neighbour
+// grid, the research models, the Reynolds step, measurements, the world,
+// scenario files, experiments.
+mod analysis;
+mod behaviours;
+mod experiments;
+mod grid;
+mod models;
+mod params;
+pub mod scenario;
+mod step;
+mod world;
+
+pub use analysis::metrics;
 pub use atomic::{AtomicFile, write_atomic};
-pub use attractors::{Attractor, Pulse};
+pub use behaviours::attractors::{Attractor, Pulse};
+pub use behaviours::clearance::ClearanceGrid;
+pub use behaviours::entities;
+pub use behaviours::obstacles::{Obstacle, ObstacleSet};
+pub use behaviours::paths::Path;
+pub use behaviours::sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
+pub use behaviours::surface::Surface;
+pub use behaviours::wander::knot_phase;
+pub use behaviours::zones::Zone;
 pub use boids::{BoidId, Boids};
-pub use clearance::ClearanceGrid;
-pub use context::StepContext;
 pub use digest::{digest, hash_bytes};
 pub use error::{ParamError, ScenarioError, SnapshotError, WorldError, error_chain};
+pub use experiments::sweep;
 pub use glam;
 pub use grid::{Extent, Grid};
-pub use inspect::Inspection;
-pub use interactions::Event;
-pub use kernel512::{KERNEL_LANES_ENV, kernel_lanes, limit_kernel_to_8_lanes};
-pub use model::{Model, ModelKind};
-pub use obstacles::{Obstacle, ObstacleSet};
+pub use params::model::{self, Model, ModelKind};
 pub use params::{
-    Boundary, CombineMode, Relation, Relations, SpeciesId, SpeciesParams, Steering, WorldConfig,
+    Boundary, CombineMode, MAX_TOPOLOGICAL, Relation, Relations, SpeciesId, SpeciesParams,
+    Steering, WorldConfig, fields, schedule,
 };
-pub use paths::Path;
-pub use pipeline::Pipeline;
-pub use rules::RuleConsts;
-pub use rules::coincident_direction;
-pub use sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
-pub use snapshot::SNAPSHOT_VERSION;
-pub use spawn::Spawn;
+pub use scenario::memory;
 pub use stats::StepStats;
-pub use surface::Surface;
-pub use topological::MAX_TOPOLOGICAL;
+pub use step::context::StepContext;
+pub use step::interactions::Event;
+pub use step::kernel512::{KERNEL_LANES_ENV, kernel_lanes, limit_kernel_to_8_lanes};
+pub use step::pipeline::Pipeline;
+pub use step::rules::{RuleConsts, coincident_direction};
 pub use vector::Vector;
-pub use wander::knot_phase;
+pub use world::inspect::Inspection;
+pub use world::snapshot::SNAPSHOT_VERSION;
+pub use world::spawn::Spawn;
 pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};
-pub use zones::Zone;
 
 /// A 2D world.
 pub type World2 = World<glam::Vec2>;

@@ -214,6 +214,17 @@ pub(crate) fn select(c: bool, a: f32, b: f32) -> f32 {
     f32::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
 }
 
+/// Offset to the nearest periodic image, per axis.
+#[inline(always)]
+pub(crate) fn min_image<V: Vector>(mut d: V, period: V) -> V {
+    for i in 0..V::DIM {
+        let l = period.get(i);
+        let x = d.get(i);
+        d.set(i, x - l * (x / l).round());
+    }
+    d
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,5 +245,11 @@ mod tests {
         assert_eq!(Vec3::ZERO.clamp_length_max(1.0), Vec3::ZERO);
         let v = Vec2::new(3.0, 4.0).clamp_length_max(1.0);
         assert!((v.length() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn min_image_picks_the_nearest_copy() {
+        let d = min_image(Vec2::new(9.0, -9.5), Vec2::splat(10.0));
+        assert!((d - Vec2::new(-1.0, 0.5)).length() < 1e-6);
     }
 }

@@ -78,7 +78,22 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
         ),
     );
     p.circle_filled(focus, 3.0, Color32::from_rgb(255, 250, 220));
-    // An arrow at the screen's edge toward a swarm off screen.
+    edge_arrow(p, view, game, centroid);
+    plate_counters(p, view, game);
+    status_lines(p, game);
+    if let Some(h) = hint {
+        p.text(
+            Pos2::new(view.size.x * 0.5, view.size.y - 30.0),
+            Align2::CENTER_CENTER,
+            h,
+            FontId::proportional(18.0),
+            Color32::from_rgb(200, 215, 240),
+        );
+    }
+}
+
+/// An arrow at the screen's edge toward a swarm off screen.
+fn edge_arrow(p: &egui::Painter, view: &View, game: &Game, centroid: Vec2) {
     let c = view.to_screen(centroid);
     let rect = egui::Rect::from_min_size(Pos2::ZERO, view.size).shrink(28.0);
     if game.alive() > 0 && !rect.contains(c) {
@@ -95,7 +110,10 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
             Stroke::NONE,
         ));
     }
-    // Plate counters: "37 / 60", bright while held.
+}
+
+/// Plate counters: "37 / 60", bright while held.
+fn plate_counters(p: &egui::Painter, view: &View, game: &Game) {
     for (plate, state) in game.level().plates.iter().zip(game.plates()) {
         let (centre, _) = plate.shape.bounds();
         let colour = if state.held {
@@ -111,7 +129,11 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
             colour,
         );
     }
-    // The status line and cooldowns, top left.
+}
+
+/// The level's title, saved against needed, the cooldowns and the time left,
+/// top left.
+fn status_lines(p: &egui::Painter, game: &Game) {
     let level = game.level();
     let mut y = 12.0;
     let line = |text: String, y: &mut f32, colour: Color32| {
@@ -160,15 +182,6 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
     if level.time_limit.is_finite() {
         let left = (level.time_limit as f64 - game.time()).max(0.0);
         line(format!("{left:.0} s left"), &mut y, white);
-    }
-    if let Some(h) = hint {
-        p.text(
-            Pos2::new(view.size.x * 0.5, view.size.y - 30.0),
-            Align2::CENTER_CENTER,
-            h,
-            FontId::proportional(18.0),
-            Color32::from_rgb(200, 215, 240),
-        );
     }
 }
 

@@ -291,34 +291,7 @@ impl App {
         let now = Instant::now();
         let real = now.duration_since(self.last).as_secs_f64().min(0.1);
         self.last = now;
-        // Fixed steps: one per frame in scripted runs, else as real time allows.
-        self.gather_keys();
-        let scripted = self.opts.frames.is_some();
-        if let Screen::Playing(p) = &mut self.screen
-            && !p.paused
-            && p.game.outcome().is_none()
-        {
-            let dt = p.game.world().config().dt as f64;
-            let steps = if scripted {
-                1
-            } else {
-                self.carry += real;
-                let n = (self.carry / dt).floor().min(6.0);
-                self.carry -= n * dt;
-                n as u64
-            };
-            for _ in 0..steps {
-                p.step(&self.audio);
-            }
-            if p.game.outcome().is_some() && !p.saved_progress {
-                p.saved_progress = true;
-                if p.replay.is_none()
-                    && let Some(o) = p.game.outcome()
-                {
-                    p.best = self.store.record(&p.key, o, p.game.time());
-                }
-            }
-        }
+        self.advance(real);
         self.frame_camera(if self.frame == 0 { 1.0 } else { 0.08 });
         let view = self.view();
         let mut choice = Choice::None;
@@ -380,6 +353,45 @@ impl App {
         if done {
             el.exit();
         }
+        self.choose(choice, el)?;
+        Ok(())
+    }
+
+    /// Fixed steps of the game being played: one per frame in scripted runs,
+    /// else as many as the `real` seconds since the last frame allow (at most
+    /// six); the best result is recorded when the level ends.
+    fn advance(&mut self, real: f64) {
+        self.gather_keys();
+        let scripted = self.opts.frames.is_some();
+        if let Screen::Playing(p) = &mut self.screen
+            && !p.paused
+            && p.game.outcome().is_none()
+        {
+            let dt = p.game.world().config().dt as f64;
+            let steps = if scripted {
+                1
+            } else {
+                self.carry += real;
+                let n = (self.carry / dt).floor().min(6.0);
+                self.carry -= n * dt;
+                n as u64
+            };
+            for _ in 0..steps {
+                p.step(&self.audio);
+            }
+            if p.game.outcome().is_some() && !p.saved_progress {
+                p.saved_progress = true;
+                if p.replay.is_none()
+                    && let Some(o) = p.game.outcome()
+                {
+                    p.best = self.store.record(&p.key, o, p.game.time());
+                }
+            }
+        }
+    }
+
+    /// What the player chose on a screen.
+    fn choose(&mut self, choice: Choice, el: &ActiveEventLoop) -> Result<()> {
         match choice {
             Choice::None => {}
             Choice::Play(i) => self.start(i)?,

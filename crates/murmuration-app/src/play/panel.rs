@@ -91,6 +91,23 @@ impl Panel {
     /// Draws the panel; changes apply to `sim` and `settings` at once.
     pub fn ui(&mut self, ui: &mut Ui, sim: &mut Sim, settings: &mut RenderSettings) -> Requests {
         let mut req = Requests::default();
+        self.status_lines(ui, sim);
+        ui.separator();
+        self.run_controls(ui, sim, &mut req);
+        ui.separator();
+        self.view(ui, settings);
+        self.boundary(ui, sim);
+        self.species(ui, sim);
+        ui.separator();
+        self.selection(ui, sim);
+        self.plots(ui, sim);
+        help(ui);
+        req
+    }
+
+    /// The scenario, boid count, frame rate, step time, entities and engine,
+    /// and the last error.
+    fn status_lines(&mut self, ui: &mut Ui, sim: &mut Sim) {
         let name = sim.scenario.name().to_string();
         let n = sim.flock.len();
         ui.heading(RichText::new(format!("Murmuration: {name}")).strong());
@@ -113,7 +130,11 @@ impl Panel {
         if let Some(e) = &self.error {
             ui.colored_label(Color32::from_rgb(255, 110, 100), e);
         }
-        ui.separator();
+    }
+
+    /// Preset, run / step / reset, speed, save and load, and the A/B switch.
+    fn run_controls(&mut self, ui: &mut Ui, sim: &mut Sim, req: &mut Requests) {
+        let name = sim.scenario.name().to_string();
         egui::ComboBox::from_label("preset")
             .selected_text(name.clone())
             .show_ui(ui, |ui| {
@@ -186,7 +207,10 @@ impl Panel {
                 ui.label("(A kept)");
             }
         });
-        ui.separator();
+    }
+
+    /// Colouring, glow, trails, overlays and the following camera.
+    fn view(&mut self, ui: &mut Ui, settings: &mut RenderSettings) {
         ui.collapsing("View", |ui| {
             ui.horizontal(|ui| {
                 ui.radio_value(&mut settings.colour, ColourMode::Species, "species");
@@ -203,7 +227,10 @@ impl Panel {
             ui.checkbox(&mut settings.overlays, "obstacles, zones, targets");
             ui.checkbox(&mut self.follow, "follow the flock");
         });
-        self.boundary(ui, sim);
+    }
+
+    /// One folder per species: its count and the sliders of its parameters.
+    fn species(&mut self, ui: &mut Ui, sim: &mut Sim) {
         let counts = sim.counts();
         let names: Vec<String> = sim
             .scenario
@@ -236,7 +263,10 @@ impl Panel {
                     }
                 });
         }
-        ui.separator();
+    }
+
+    /// The selected boid's summary, with clearing and removing it.
+    fn selection(&mut self, ui: &mut Ui, sim: &mut Sim) {
         if let Some(text) = sim.selected_summary() {
             ui.label(RichText::new(text).small());
             ui.horizontal(|ui| {
@@ -252,22 +282,6 @@ impl Panel {
                 }
             });
         }
-        self.plots(ui, sim);
-        ui.collapsing("Mouse and keys", |ui| {
-            ui.label("2D: left click sets the target; left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; ctrl + click (or I) selects the nearest boid to show its radii, vision cone and forces (separation red, alignment green, cohesion blue, boundary yellow, applied white); Esc clears it; middle drag pans; wheel zooms.");
-            ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
-        });
-        ui.collapsing("Tuning help", |ui| {
-            // One block per symptom, wrapped to the panel's width (three columns
-            // did not fit in 340 px and were cut off).
-            for (symptom, cause, fix) in HELP {
-                ui.add(egui::Label::new(RichText::new(symptom).strong()).wrap());
-                ui.add(egui::Label::new(format!("cause: {cause}")).wrap());
-                ui.add(egui::Label::new(format!("fix: {fix}")).wrap());
-                ui.add_space(4.0);
-            }
-        });
-        req
     }
 
     fn result(&mut self, r: Result<(), String>) {
@@ -420,6 +434,24 @@ pub fn human(x: f64) -> String {
     s
 }
 
+/// How the mouse and keys work, and the symptom → cause → fix tuning table.
+fn help(ui: &mut Ui) {
+    ui.collapsing("Mouse and keys", |ui| {
+        ui.label("2D: left click sets the target; left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; ctrl + click (or I) selects the nearest boid to show its radii, vision cone and forces (separation red, alignment green, cohesion blue, boundary yellow, applied white); Esc clears it; middle drag pans; wheel zooms.");
+        ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
+    });
+    ui.collapsing("Tuning help", |ui| {
+        // One block per symptom, wrapped to the panel's width (three columns
+        // did not fit in 340 px and were cut off).
+        for (symptom, cause, fix) in HELP {
+            ui.add(egui::Label::new(RichText::new(symptom).strong()).wrap());
+            ui.add(egui::Label::new(format!("cause: {cause}")).wrap());
+            ui.add(egui::Label::new(format!("fix: {fix}")).wrap());
+            ui.add_space(4.0);
+        }
+    });
+}
+
 /// One slider per row of the parameter table (`murmuration::fields`), over its
 /// range and scale; true if any changed.
 fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
@@ -472,15 +504,15 @@ fn model_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
     let mut changed = false;
     for f in MODEL_FIELDS.iter().filter(|f| f.model == kind) {
         let d = (f.get)(&paper).unwrap_or(1.0).abs().max(1e-3);
-        let hi = f.max.min((4.0 * d).max(1.0));
-        let lo = if f.min_open {
+        let hi = f.range.max.min((4.0 * d).max(1.0));
+        let lo = if f.range.min_open {
             (0.01 * d).min(hi)
         } else {
-            f.min
+            f.range.min
         };
         if let Some(v) = (f.get_mut)(&mut m) {
             let label = format!("{} {}", f.symbol, f.unit);
-            changed |= slider(ui, v, lo, hi, f.min_open, &label);
+            changed |= slider(ui, v, lo, hi, f.range.min_open, &label);
         }
     }
     if changed {

@@ -51,48 +51,7 @@ struct Sim {
     _pad1: u32,
 }
 
-struct Species {
-    sep2: f32,
-    ali2: f32,
-    coh2: f32,
-    max2: f32,
-    cos_half_fov: f32,
-    eps2: f32,
-    coincident_push: f32,
-    w_sep: f32,
-    w_ali: f32,
-    w_coh: f32,
-    max_speed: f32,
-    min_speed: f32,
-    max_force: f32,
-    jitter: f32,
-    smoothing: f32,
-    combine: u32,
-    has_fov: u32,
-    steering: u32,
-    cruise_speed: f32,
-    cruise_time: f32,
-    obstacle_weight: f32,
-    obstacle_lookahead: f32,
-    obstacle_margin: f32,
-    wander_weight: f32,
-    flee_radius: f32,
-    flee_weight: f32,
-    chase_radius: f32,
-    chase_weight: f32,
-    eat_radius: f32,
-    straggler_preference: f32,
-    confusion: f32,
-    follow_radius: f32,
-    follow_weight: f32,
-    perception_radius: f32,
-    roll_rate: f32,
-    max_bank: f32,
-    gravity: f32,
-    topological: u32,   // k nearest neighbours (topological.wgsl); 0: metric
-    _pad1: f32,
-    _pad2: f32,
-}
+// `struct Species` is generated from the host list (uniforms.rs, species_uniform!).
 
 @group(0) @binding(0) var<uniform> sim: Sim;
 @group(0) @binding(1) var<storage, read> species: array<Species>;

@@ -5,14 +5,14 @@
 //! periodic world the centroid is the per-axis circular mean and offsets use the
 //! nearest periodic image.
 
+pub use crate::analysis::structure::Structure;
+use crate::analysis::structure::structure;
+use crate::behaviours::obstacles::ObstacleSet;
 use crate::grid::{Extent, Grid};
-use crate::model::Model;
-use crate::obstacles::ObstacleSet;
+use crate::params::model::Model;
 use crate::params::{Boundary, SpeciesParams, WorldConfig};
-use crate::rules::min_image;
-pub use crate::structure::Structure;
-use crate::structure::structure;
 use crate::vector::Vector;
+use crate::vector::min_image;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -54,85 +54,108 @@ pub struct Metrics<V: Vector> {
     pub model_order: f64,
 }
 
-/// Names of the scalar metrics, in the order [`Metrics::scalars`] gives them.
-pub const SCALAR_NAMES: [&str; 15] = [
-    "count",
-    "polarization",
-    "milling",
-    "mean_nn_distance",
-    "median_nn_distance",
-    "min_pair_distance",
-    "mean_speed",
-    "speed_variance",
-    "local_order",
-    "groups",
-    "largest_group_fraction",
-    "speed_fraction",
-    "outside",
-    "inside_obstacles",
-    "model_order",
-];
+/// One scalar metric: its name in tables and `[expect]`, unit and definition,
+/// as `docs/SCENARIOS.md` documents it (a test holds the page to this table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricRow {
+    /// Column name (`polarization`).
+    pub name: &'static str,
+    /// Unit as the documentation writes it (`—` for none).
+    pub unit: &'static str,
+    /// What it measures, in one sentence of Markdown.
+    pub definition: &'static str,
+}
 
-/// Units of the scalar metrics, in [`SCALAR_NAMES`] order (`—`: dimensionless).
-pub const SCALAR_UNITS: [&str; SCALAR_NAMES.len()] = [
-    "boids",
-    "—",
-    "—",
-    "units",
-    "units",
-    "units",
-    "units/s",
-    "(units/s)²",
-    "—",
-    "groups",
-    "—",
-    "—",
-    "boids",
-    "boids",
-    "—",
-];
+impl MetricRow {
+    /// The metric's row of the table in `docs/SCENARIOS.md`, "Metrics".
+    pub fn markdown_row(&self) -> String {
+        format!("| `{}` | {} | {} |", self.name, self.unit, self.definition)
+    }
+}
+
+/// The scalar metrics, one row each: name, unit, definition, and how the value
+/// is read from a [`Metrics`]. A new metric is a field of [`Metrics`], its
+/// computation in [`compute`] and one row here.
+macro_rules! metric_rows {
+    ($($name:ident, $unit:literal, $definition:literal, |$m:ident| $value:expr;)*) => {
+        /// Every scalar metric, in table order.
+        pub const METRICS: [MetricRow; [$(stringify!($name)),*].len()] = [
+            $(MetricRow { name: stringify!($name), unit: $unit, definition: $definition }),*
+        ];
+
+        impl<V: Vector> Metrics<V> {
+            /// `(name, value)` pairs of the scalar metrics, in [`METRICS`] order
+            /// (for CSV and summaries).
+            pub fn scalars(&self) -> [(&'static str, f64); METRICS.len()] {
+                [$((stringify!($name), { let $m = self; $value })),*]
+            }
+        }
+    };
+}
+
+metric_rows! {
+    count, "boids", "boids alive",
+        |m| m.count as f64;
+    polarization, "—", "`\\|Σ v̂\\| / N` in [0, 1]: 1 when all head the same way",
+        |m| m.polarization;
+    milling, "—", "`\\|Σ r̂ × v̂\\| / N` in [0, 1], `r` the offset from the centroid: 1 for a perfect mill",
+        |m| m.milling;
+    mean_nn_distance, "units", "mean distance to the nearest other boid (exact, by the nearest periodic image; NaN with fewer than 2 boids)",
+        |m| m.mean_nn_distance;
+    median_nn_distance, "units", "median distance to the nearest other boid (as above)",
+        |m| m.median_nn_distance;
+    min_pair_distance, "units", "smallest distance between two boids (NaN with fewer than 2 boids)",
+        |m| m.min_pair_distance;
+    mean_speed, "units/s", "mean speed",
+        |m| m.mean_speed;
+    speed_variance, "(units/s)²", "variance of speed",
+        |m| m.speed_variance;
+    local_order, "—", "for each boid with another boid within its species' perception radius: `\\|Σ v̂\\|` over itself and those neighbours divided by their number; the mean over such boids (NaN if none). High in a flock even when it mills or splits; about `1/√(k+1)` for k neighbours heading at random",
+        |m| m.structure.local_order;
+    groups, "groups", "classes of boids linked by chains of pairs closer than the link distance, the largest perception radius of the world's species; a lone boid is a group of one",
+        |m| m.structure.groups as f64;
+    largest_group_fraction, "—", "share of the boids in the largest group",
+        |m| m.structure.largest_group_fraction;
+    speed_fraction, "—", "mean of each boid's speed over its species' max speed (a flock that cruises near 0.3 is braking itself)",
+        |m| m.structure.speed_fraction;
+    outside, "boids", "boids outside the world box (possible only with a soft or no boundary)",
+        |m| m.outside as f64;
+    inside_obstacles, "boids", "boids inside an obstacle: always 0, a check rather than a statistic",
+        |m| m.inside_obstacles as f64;
+    model_order, "—", "the order parameter of the species' model as its paper defines it ([docs/RESEARCH.md](RESEARCH.md)): Vicsek's v_a = \\|Σ v_i\\| / (N v0), Couzin's p = \\|Σ v̂_i\\| / N, D'Orsogna's \\|Σ v_i\\| / Σ \\|v_i\\|; for boids and the ABM model the polarization",
+        |m| m.model_order;
+}
+
+/// Names of the scalar metrics, in [`METRICS`] order.
+pub const SCALAR_NAMES: [&str; METRICS.len()] = {
+    let mut names = [""; METRICS.len()];
+    let mut i = 0;
+    while i < METRICS.len() {
+        names[i] = METRICS[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// Units of the scalar metrics, in [`METRICS`] order (`—`: dimensionless).
+pub const SCALAR_UNITS: [&str; METRICS.len()] = {
+    let mut units = [""; METRICS.len()];
+    let mut i = 0;
+    while i < METRICS.len() {
+        units[i] = METRICS[i].unit;
+        i += 1;
+    }
+    units
+};
 
 /// Column names of a metrics table (the `--metrics` CSV, the Python package's
-/// `run`): `step`, `time`, every scalar metric, then `zone_0`, … one per zone.
+/// `run`): `step`, `time`, every scalar metric, then `zone_0`, … one per zone;
+/// [`World::metrics_row`](crate::World::metrics_row) fills a row.
 pub fn table_columns(zones: usize) -> Vec<String> {
     let mut c = vec!["step".to_string(), "time".to_string()];
     c.extend(SCALAR_NAMES.iter().map(|s| s.to_string()));
     c.extend((0..zones).map(|z| format!("zone_{z}")));
     c
-}
-
-/// One row of the metrics table for the world's current state, in
-/// [`table_columns`] order.
-pub fn table_row<V: Vector>(world: &crate::World<V>) -> Vec<f64> {
-    let mut r = vec![world.step_index() as f64, world.time()];
-    r.extend(world.metrics().scalars().map(|(_, v)| v));
-    r.extend(world.zones().iter().map(|z| z.count() as f64));
-    r
-}
-
-impl<V: Vector> Metrics<V> {
-    /// `(name, value)` pairs of the scalar metrics, in a fixed order (for CSV and summaries).
-    pub fn scalars(&self) -> [(&'static str, f64); SCALAR_NAMES.len()] {
-        let s = &self.structure;
-        let values = [
-            self.count as f64,
-            self.polarization,
-            self.milling,
-            self.mean_nn_distance,
-            self.median_nn_distance,
-            self.min_pair_distance,
-            self.mean_speed,
-            self.speed_variance,
-            s.local_order,
-            s.groups as f64,
-            s.largest_group_fraction,
-            s.speed_fraction,
-            self.outside as f64,
-            self.inside_obstacles as f64,
-            self.model_order,
-        ];
-        std::array::from_fn(|i| (SCALAR_NAMES[i], values[i]))
-    }
 }
 
 /// What the metrics are computed over: the state and what it lives in.
@@ -471,6 +494,44 @@ pub fn neighbour_counts<V: Vector>(
 mod tests {
     use super::*;
     use glam::{Vec2, Vec3};
+
+    const DOC: &str = include_str!("../../../../docs/SCENARIOS.md");
+
+    /// `docs/SCENARIOS.md`'s metrics table is [`METRICS`], row for row: a new,
+    /// renamed or redefined metric fails here until the page follows.
+    #[test]
+    fn the_documentation_table_is_the_metrics_table() {
+        let section = DOC
+            .split("\n## Metrics\n")
+            .nth(1)
+            .expect("docs/SCENARIOS.md has a Metrics section");
+        let section = section.split("\n## ").next().unwrap();
+        let documented: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+        let rows: Vec<String> = METRICS.iter().map(MetricRow::markdown_row).collect();
+        assert_eq!(documented, rows, "regenerate the table from METRICS");
+    }
+
+    /// The `--metrics` columns `docs/SCENARIOS.md` lists are the table's.
+    #[test]
+    fn the_documented_csv_columns_are_the_tables() {
+        let columns = table_columns(0).join(",");
+        let line = DOC
+            .lines()
+            .find(|l| l.starts_with("| `--metrics m.csv"))
+            .expect("docs/SCENARIOS.md documents --metrics");
+        assert!(line.contains(&format!("`{columns}[,zone_0,…]`")), "{line}");
+    }
+
+    #[test]
+    fn scalars_follow_the_table() {
+        let w = WorldConfig::new(Vec2::splat(10.0), Boundary::Wrap);
+        let m = compute(&[Vec2::ZERO, Vec2::ONE], &[Vec2::X, Vec2::X], &w);
+        let scalars = m.scalars();
+        assert_eq!(scalars.map(|(n, _)| n), SCALAR_NAMES);
+        assert_eq!(scalars[0].1, 2.0);
+        assert_eq!(scalars[1], ("polarization", 1.0));
+        assert_eq!(SCALAR_UNITS[7], "(units/s)²");
+    }
 
     fn compute<V: Vector>(
         positions: &[V],

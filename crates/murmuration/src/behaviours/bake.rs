@@ -2,9 +2,9 @@
 //! the grid's nodes (in parallel rows), lowered by half a cell diagonal so the
 //! baked solid contains every shape.
 
+use crate::behaviours::obstacles::{Obstacle, ObstacleSet};
+use crate::behaviours::sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
 use crate::error::ParamError;
-use crate::obstacles::{Obstacle, ObstacleSet};
-use crate::sdf_grid::{MAX_SDF_SAMPLES, SdfGrid};
 use crate::vector::Vector;
 use rayon::prelude::*;
 

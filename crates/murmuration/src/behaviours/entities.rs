@@ -3,8 +3,8 @@
 //! backend, which computes each step's entity state on the host with these same
 //! functions (so both engines see the same bits).
 
-use crate::attractors::{Attractor, Pulse};
-use crate::paths::Path;
+use crate::behaviours::attractors::{Attractor, Pulse};
+use crate::behaviours::paths::Path;
 use crate::vector::Vector;
 
 /// Ages every entity by one step of `dt` seconds: attractors move toward their

@@ -7,10 +7,10 @@
 //! distance field (sphere tracing), stopped at first contact with the normal
 //! velocity removed, and any remaining penetration is projected out.
 
-use crate::clearance::{Clearance, ClearanceGrid};
+use crate::behaviours::clearance::{Clearance, ClearanceGrid};
+use crate::behaviours::sdf_grid::SdfGrid;
+use crate::behaviours::surface::Surface;
 use crate::error::ParamError;
-use crate::sdf_grid::SdfGrid;
-use crate::surface::Surface;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
 

@@ -7,8 +7,8 @@
 //! obstacles stays exact for the baked solid. Baking shapes shifts the samples
 //! down by half a cell diagonal, so the baked solid contains every shape.
 
+use crate::behaviours::surface::Surface;
 use crate::error::ParamError;
-use crate::surface::Surface;
 use crate::vector::Vector;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

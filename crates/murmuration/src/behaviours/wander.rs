@@ -7,9 +7,9 @@
 //! its heading plus that direction (the classic target on a circle ahead of
 //! it), so it turns gradually toward each new direction instead of jumping.
 
+use crate::behaviours::seek;
 use crate::params::SpeciesParams;
 use crate::rng::{CounterRng, Stream};
-use crate::rules::seek;
 use crate::vector::Vector;
 
 /// The keyed random unit vector of knot `k`.

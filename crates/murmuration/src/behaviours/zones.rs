@@ -1,9 +1,9 @@
 //! Zones: regions that count the boids inside them each step (the game's pressure
 //! plates), with enter, exit and threshold events.
 
+use crate::behaviours::obstacles::Obstacle;
 use crate::boids::{BoidId, Boids};
 use crate::error::ParamError;
-use crate::obstacles::Obstacle;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
 

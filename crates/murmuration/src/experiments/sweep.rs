@@ -3,8 +3,8 @@
 //! Python package both build their tables from these, so a row means the same
 //! wherever it was computed.
 
+use crate::analysis::metrics::SCALAR_NAMES;
 use crate::error::ScenarioError;
-use crate::metrics::SCALAR_NAMES;
 use crate::scenario::{AnyWorld, Override, Scenario};
 use crate::vector::Vector;
 use crate::world::World;

@@ -1,16 +1,16 @@
-//! The standard benchmark workload of `shared/BENCHMARK.md`, shared by
+//! The standard benchmark workload (BENCHMARKS.md, "The standard workload"), shared by
 //! `murmuration bench`, the criterion benches and the profiling example.
 
-use crate::attractors::Attractor;
+use crate::behaviours::attractors::Attractor;
+use crate::behaviours::obstacles::Obstacle;
 use crate::error::WorldError;
-use crate::model::{AbmFlocking, Couzin, Dorsogna, Model, ModelKind, Vicsek};
-use crate::obstacles::Obstacle;
 use crate::params::Relation;
 use crate::params::SpeciesParams as Params;
+use crate::params::model::{AbmFlocking, Couzin, Dorsogna, Model, ModelKind, Vicsek};
 use crate::params::{Boundary, SpeciesId, SpeciesParams, WorldConfig};
-use crate::spawn::Spawn;
 use crate::vector::Vector;
 use crate::world::World;
+use crate::world::spawn::Spawn;
 
 impl<V: Vector> World<V> {
     /// The standard benchmark world: `n` boids of [`SpeciesParams::benchmark`] in a

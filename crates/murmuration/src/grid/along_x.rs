@@ -1,6 +1,6 @@
 //! Within each cell, boids in order of x ([`Grid::sort_cells_along_x`]): a row
 //! of cells is then one run sorted by x, which lets the group kernel cut a
-//! row's run to the x range its lanes can reach ([`crate::kernel::accumulate`]).
+//! row's run to the x range its lanes can reach ([`crate::step::kernel::accumulate`]).
 
 use super::Grid;
 use crate::vector::Vector;

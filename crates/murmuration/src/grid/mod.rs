@@ -488,7 +488,7 @@ impl Grid {
                 let slot = slot as usize;
                 let mut d = positions[slot] - origin;
                 if self.min_image {
-                    d = crate::rules::min_image(d, period);
+                    d = crate::vector::min_image(d, period);
                 }
                 if Some(slot) != exclude && d.length_squared() < r2 {
                     f(slot, d);
@@ -810,7 +810,7 @@ mod tests {
                 pts.extend([lo, hi].map(|x| Vec2::new(x, at + radius)));
             }
             g.build(&pts, radius, extent);
-            let reach = crate::rules::reach_of(radius * radius);
+            let reach = crate::step::rules::reach_of(radius * radius);
             let period = if periodic { side } else { 0.0 };
             let n = g.dims()[0] as i64;
             for &a in &pts {

@@ -1,5 +1,5 @@
 //! The cells a group of boids scans ([`Span`]), for the group kernel
-//! ([`crate::kernel::accumulate`]).
+//! ([`crate::step::kernel::accumulate`]).
 
 use super::Grid;
 use crate::vector::Vector;

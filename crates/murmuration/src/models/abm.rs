@@ -4,15 +4,15 @@
 //! one in a new random order each step, each reading the others' current state.
 
 use super::neighbours::Scratch;
+use crate::behaviours::boundary::wrap;
 use crate::boids::Boids;
-use crate::boundary::wrap;
 use crate::grid::Extent;
-use crate::model::{AbmFlocking, Model};
+use crate::params::model::AbmFlocking;
 use crate::params::{SpeciesParams, WorldConfig};
 use crate::rng::{CounterRng, Stream};
-use crate::rules::min_image;
 use crate::stats::StepStats;
 use crate::vector::Vector;
+use crate::vector::min_image;
 
 pub(super) fn step<V: Vector>(
     scratch: &mut Scratch<V>,
@@ -21,10 +21,7 @@ pub(super) fn step<V: Vector>(
     species: &[SpeciesParams],
     step: u64,
 ) -> StepStats {
-    let params = |s: u16| match species[s as usize].model {
-        Model::AbmFlocking(m) => m,
-        _ => AbmFlocking::default(),
-    };
+    let params = |s: u16| species[s as usize].model_params::<AbmFlocking>();
     let dt = config.dt;
     // A bird reads the others as they are now; each has moved at most
     // speed·dt since the grid was built, so cells this wide hold every candidate.

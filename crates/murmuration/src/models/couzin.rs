@@ -5,9 +5,9 @@
 //! τ = `world.dt`.
 
 use super::neighbours::{Scratch, for_each_near, perpendicular, turn_toward, update_each};
+use crate::behaviours::boundary::confine;
 use crate::boids::Boids;
-use crate::boundary::confine;
-use crate::model::{Couzin, Model};
+use crate::params::model::Couzin;
 use crate::params::{SpeciesParams, WorldConfig};
 use crate::rng::{CounterRng, Stream};
 use crate::stats::StepStats;
@@ -72,10 +72,7 @@ pub(super) fn step<V: Vector>(
     species: &[SpeciesParams],
     step: u64,
 ) -> StepStats {
-    let params = |s: u16| match species[s as usize].model {
-        Model::Couzin(m) => m,
-        _ => Couzin::default(),
-    };
+    let params = |s: u16| species[s as usize].model_params::<Couzin>();
     scratch.gather(boids, config, super::widest(species));
     let Scratch {
         grid,

@@ -12,10 +12,10 @@
 //! the cutoff is exact at every stage.
 
 use super::neighbours::Scratch;
+use crate::behaviours::boundary::{confine, wrap};
 use crate::boids::Boids;
-use crate::boundary::{confine, wrap};
 use crate::grid::Extent;
-use crate::model::{Dorsogna, Model};
+use crate::params::model::Dorsogna;
 use crate::params::{Boundary, SpeciesParams, WorldConfig};
 use crate::stats::StepStats;
 use crate::vector::Vector;
@@ -39,10 +39,7 @@ fn accelerations<V: Vector>(
         .for_each(|(c, chunk)| {
             for (k, a) in chunk.iter_mut().enumerate() {
                 let i = c * super::neighbours::CHUNK + k;
-                let m = &match species[sp[i] as usize].model {
-                    Model::Dorsogna(m) => m,
-                    _ => Dorsogna::default(),
-                };
+                let m = &species[sp[i] as usize].model_params::<Dorsogna>();
                 let mut f = V::ZERO;
                 grid.for_each_within(xs, xs[i], m.cutoff, Some(i), |_, d| {
                     let r = d.length();

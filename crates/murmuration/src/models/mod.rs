@@ -1,15 +1,16 @@
 //! The steps of the research models that do not run in the boids pipeline
 //! (Couzin, D'Orsogna, the ABM comparison's Flocking; Vicsek steps in the
-//! pipeline, `crate::vicsek`), and the rule that one world runs one model.
+//! pipeline, `crate::models::vicsek`), and the rule that one world runs one model.
 
 mod abm;
 mod couzin;
 mod dorsogna;
 mod neighbours;
+pub(crate) mod vicsek;
 
 use crate::boids::Boids;
 use crate::error::ParamError;
-use crate::model::ModelKind;
+use crate::params::model::ModelKind;
 use crate::params::{Boundary, SpeciesParams, WorldConfig};
 use crate::stats::StepStats;
 use crate::vector::Vector;

@@ -5,8 +5,8 @@
 use crate::boids::Boids;
 use crate::grid::{Extent, Grid};
 use crate::params::WorldConfig;
-use crate::rules::min_image;
 use crate::vector::Vector;
+use crate::vector::min_image;
 use rayon::prelude::*;
 
 /// Individuals per parallel task.

@@ -4,9 +4,9 @@
 //! [−η/2, η/2], all at once. The neighbour sums are the boids kernel's alignment
 //! sums (`steer.rs` calls these eight particles at a time).
 
-use crate::boundary::wrap;
-use crate::model::{Vicsek, VicsekUpdate};
+use crate::behaviours::boundary::wrap;
 use crate::params::WorldConfig;
+use crate::params::model::{Vicsek, VicsekUpdate};
 use crate::rng::{CounterRng, Stream};
 use crate::vector::Vector;
 use wide::f32x8;

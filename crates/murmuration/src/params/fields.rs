@@ -4,6 +4,8 @@
 //! sandbox draws one slider per row, and a test holds `docs/SCENARIOS.md`'s table
 //! to [`Field::markdown_row`]. A new parameter is a struct field plus a row here.
 
+pub use super::range::Range;
+use super::range::range;
 use crate::error::ParamError;
 use crate::params::SpeciesParams;
 
@@ -28,14 +30,8 @@ pub struct Field {
     pub label: &'static str,
     /// Unit as the documentation writes it (`units/s`, `—` for none).
     pub unit: &'static str,
-    /// Lower end of the valid range.
-    pub min: f32,
-    /// True when `min` itself is excluded: `(min, …`.
-    pub min_open: bool,
-    /// Upper end of the valid range.
-    pub max: f32,
-    /// True when `max` itself is excluded: `…, max)`.
-    pub max_open: bool,
+    /// The valid range.
+    pub range: Range,
     /// True when a slider should move on a logarithmic scale.
     pub log: bool,
     /// Panel group.
@@ -51,16 +47,6 @@ pub struct Field {
     pub get_mut: fn(&mut SpeciesParams) -> &mut f32,
 }
 
-/// True for `open`, false for `closed`: how a row writes each end of its range.
-macro_rules! open {
-    (open) => {
-        true
-    };
-    (closed) => {
-        false
-    };
-}
-
 /// One row: key, label, unit, range (`open 0.0, 1e4 closed` is `(0, 10⁴]`), log
 /// scale, group, bound and meaning.
 macro_rules! row {
@@ -70,10 +56,7 @@ macro_rules! row {
             key: stringify!($key),
             label: $label,
             unit: $unit,
-            min: $min,
-            min_open: open!($lo),
-            max: $max,
-            max_open: open!($hi),
+            range: range!($lo $min, $max, $hi),
             log: $log,
             group: FieldGroup::$group,
             bound: $bound,
@@ -174,35 +157,11 @@ pub const SPECIES_FIELDS: [Field; 31] = [
 ];
 
 impl Field {
-    /// The valid range as messages write it: `(0, 10000]`.
-    pub fn range_text(&self) -> String {
-        crate::error::range_text(self.min, self.min_open, self.max, self.max_open)
-    }
-
-    /// True when `v` lies in the range (NaN never does).
-    pub fn contains(&self, v: f32) -> bool {
-        crate::error::in_range(v, self.min, self.min_open, self.max, self.max_open)
-    }
-
     /// Checks the field of `p` (`prefix` names the species): finite, in range, and
     /// not above its bound.
     pub fn check(&self, p: &SpeciesParams, prefix: &str) -> Result<(), ParamError> {
-        let v = (self.get)(p);
-        let field = || format!("{prefix}.{}", self.key);
-        if !v.is_finite() {
-            return Err(ParamError::NotFinite {
-                field: field(),
-                value: v as f64,
-            });
-        }
-        if !self.contains(v) {
-            return Err(ParamError::OutOfRange {
-                field: field(),
-                value: v as f64,
-                range: format!("in {}", self.range_text()),
-            });
-        }
-        Ok(())
+        self.range
+            .check((self.get)(p), || format!("{prefix}.{}", self.key))
     }
 
     /// Checks the field's bound, after every field is in range.
@@ -226,16 +185,17 @@ impl Field {
     /// open zero on a log scale, a 360th of the span on a linear one; a hundredth
     /// of the span below an open top), and the bound applied.
     pub fn slider_range(&self, p: &SpeciesParams) -> (f32, f32) {
-        let span = self.max - self.min;
-        let lo = match (self.min_open, self.log) {
-            (false, _) => self.min,
-            (true, true) => self.min + 1e-3,
-            (true, false) => self.min + span / 360.0,
+        let r = &self.range;
+        let span = r.max - r.min;
+        let lo = match (r.min_open, self.log) {
+            (false, _) => r.min,
+            (true, true) => r.min + 1e-3,
+            (true, false) => r.min + span / 360.0,
         };
-        let mut hi = if self.max_open {
-            self.max - span / 100.0
+        let mut hi = if r.max_open {
+            r.max - span / 100.0
         } else {
-            self.max
+            r.max
         };
         if let Some((_, limit)) = self.bound {
             hi = hi.min(limit(p)).max(lo);
@@ -251,13 +211,7 @@ impl Field {
             1e7 => "10⁷".to_string(),
             x => x.to_string(),
         };
-        let mut range = format!(
-            "{}{}, {}{}",
-            if self.min_open { "(" } else { "[" },
-            end(self.min),
-            end(self.max),
-            if self.max_open { ")" } else { "]" }
-        );
+        let mut range = self.range.text_with(end);
         if let Some((name, _)) = self.bound {
             range.push_str(&format!(", ≤ `{name}`"));
         }
@@ -285,11 +239,11 @@ impl SpeciesParams {
             f.check_bound(self, prefix)?;
         }
         let k = self.topological_neighbours;
-        if k > crate::MAX_TOPOLOGICAL {
+        if k > super::MAX_TOPOLOGICAL {
             return Err(ParamError::OutOfRange {
                 field: format!("{prefix}.topological_neighbours"),
                 value: k as f64,
-                range: format!("in [0, {}]", crate::MAX_TOPOLOGICAL),
+                range: format!("in [0, {}]", super::MAX_TOPOLOGICAL),
             });
         }
         Ok(())
@@ -335,10 +289,11 @@ mod tests {
     #[test]
     fn ranges_hold_their_ends_as_written() {
         let r = species_field("separation_radius").unwrap();
+        let r = r.range;
         assert!(!r.contains(0.0) && r.contains(1e4) && !r.contains(f32::NAN));
-        assert_eq!(r.range_text(), "(0, 10000]");
+        assert_eq!(r.text(), "(0, 10000]");
         let s = species_field("smoothing").unwrap();
-        assert!(s.contains(0.0) && !s.contains(1.0));
+        assert!(s.range.contains(0.0) && !s.range.contains(1.0));
         assert_eq!(s.slider_range(&SpeciesParams::default()), (0.0, 0.99));
         let m = species_field("min_speed").unwrap();
         assert_eq!(m.slider_range(&SpeciesParams::default()), (0.0, 3.0));
@@ -350,7 +305,7 @@ mod tests {
     /// default, unit or sentence fails here until the documentation follows.
     #[test]
     fn the_documentation_table_is_the_parameter_table() {
-        let doc = include_str!("../../../docs/SCENARIOS.md");
+        let doc = include_str!("../../../../docs/SCENARIOS.md");
         let section = doc
             .split("### Species parameters")
             .nth(1)
@@ -372,7 +327,7 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("| `topological_neighbours`"))
             .expect("docs/SCENARIOS.md documents topological_neighbours");
-        let range = format!("| [0, {}] |", crate::MAX_TOPOLOGICAL);
+        let range = format!("| [0, {}] |", crate::params::MAX_TOPOLOGICAL);
         assert!(topological.contains(&range), "{topological}");
     }
 }

@@ -5,9 +5,18 @@
 //! so this module need not know the table), returning a [`ParamError`] naming
 //! the field and the value.
 
+pub mod fields;
+pub mod model;
+pub(crate) mod range;
+pub mod schedule;
+
 use crate::error::ParamError;
 use crate::vector::Vector;
 use serde::{Deserialize, Serialize};
+
+/// The largest `topological_neighbours` a species may ask for (the step keeps
+/// each boid's nearest in a fixed array of this length).
+pub const MAX_TOPOLOGICAL: u32 = 64;
 
 /// How the per-rule steering forces are combined into one acceleration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,8 +179,8 @@ pub struct SpeciesParams {
     /// Weight of following, dimensionless, in [0, 1000].
     pub follow_weight: f32,
     /// The model this species moves by: Reynolds' rules (the fields above) or a
-    /// research model with its own parameters ([`crate::model`]).
-    pub model: crate::model::Model,
+    /// research model with its own parameters ([`crate::params::model`]).
+    pub model: crate::params::model::Model,
 }
 
 impl Default for SpeciesParams {
@@ -213,17 +222,23 @@ impl Default for SpeciesParams {
             confusion: 0.0,
             follow_radius: 6.0,
             follow_weight: 1.5,
-            model: crate::model::Model::Reynolds,
+            model: crate::params::model::Model::Reynolds,
         }
     }
 }
 
 impl SpeciesParams {
+    /// This species' parameters of research model `M`, or the paper's defaults
+    /// when it runs another model (the model steps read them per particle).
+    pub(crate) fn model_params<M: model::ModelParams>(&self) -> M {
+        M::of(&self.model).unwrap_or_default()
+    }
+
     /// A species moving by this model: its interaction range stands as the three
     /// rule radii and its speed as `max_speed`, so the grid, spawning and the
     /// metrics (groups, speed fraction) read them as for boids; nothing else of
     /// the Reynolds parameters is used.
-    pub fn of_model(model: crate::model::Model) -> Self {
+    pub fn of_model(model: crate::params::model::Model) -> Self {
         let (Some(r), Some(s)) = (model.range(), model.speed()) else {
             return Self::default();
         };
@@ -238,7 +253,7 @@ impl SpeciesParams {
         }
     }
 
-    /// The standard benchmark's species (`shared/BENCHMARK.md`): perception 1.0,
+    /// The standard benchmark's species (BENCHMARKS.md, "The standard workload"): perception 1.0,
     /// separation 0.4, weights 1.5 / 1.0 / 0.8, max speed 1, max force 2.
     pub fn benchmark() -> Self {
         Self {

@@ -4,9 +4,9 @@
 //! Part of the world: snapshots keep it, and a resumed run continues it.
 
 use crate::error::ParamError;
-use crate::fields::species_field;
-use crate::model::{ModelKind, model_field};
 use crate::params::SpeciesParams;
+use crate::params::fields::species_field;
+use crate::params::model::{ModelKind, model_field};
 use serde::{Deserialize, Serialize};
 
 /// One change of one species parameter over time.

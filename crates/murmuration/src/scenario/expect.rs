@@ -9,7 +9,7 @@
 //! outside = [0, 0]
 //! ```
 
-use crate::metrics::SCALAR_NAMES;
+use crate::analysis::metrics::SCALAR_NAMES;
 
 /// A scenario's expectations: from step `after` on, each metric lies in its band.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -62,7 +62,7 @@ impl Verdict {
 
 impl Expectations {
     /// Checks every band against `(name, value)` pairs (as
-    /// [`crate::metrics::Metrics::scalars`] gives them).
+    /// [`crate::analysis::metrics::Metrics::scalars`] gives them).
     pub fn check(&self, scalars: &[(&str, f64)]) -> Vec<Verdict> {
         self.bands
             .iter()

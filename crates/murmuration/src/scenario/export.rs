@@ -1,7 +1,7 @@
 //! A world written back as a scenario file: what the sandbox saves, so a tuned
 //! flock can be loaded, run headless or shared.
 
-use crate::model::Model;
+use crate::params::model::Model;
 use crate::params::{Boundary, Relation};
 use crate::vector::Vector;
 use crate::world::World;
@@ -65,6 +65,23 @@ pub fn to_toml<V: Vector>(
     t.insert("name".into(), name.into());
     t.insert("description".into(), description.into());
     t.insert("dimension".into(), Value::Integer(V::DIM as i64));
+    t.insert("world".into(), world_table(world));
+    t.insert(
+        "species".into(),
+        species_tables(world, looks, &species_name),
+    );
+    let relations = relations_table(world, &species_name);
+    if !relations.is_empty() {
+        t.insert("relations".into(), Value::Table(relations));
+    }
+    entity_tables(world, &species_name, &mut t);
+    let mut t = Value::Table(t);
+    tidy_floats(&mut t);
+    toml::to_string(&t).expect("a scenario table serializes")
+}
+
+/// `[world]`: box, boundary, time step and seed.
+fn world_table<V: Vector>(world: &World<V>) -> Value {
     let c = world.config();
     let mut w = Table::new();
     w.insert("min".into(), vector(c.min));
@@ -81,7 +98,15 @@ pub fn to_toml<V: Vector>(
     );
     w.insert("dt".into(), Value::Float(c.dt as f64));
     w.insert("seed".into(), Value::Integer(c.seed as i64));
-    t.insert("world".into(), Value::Table(w));
+    Value::Table(w)
+}
+
+/// `[species.<name>]`: each species' current count, parameters and look.
+fn species_tables<V: Vector>(
+    world: &World<V>,
+    looks: &[super::Look],
+    species_name: &dyn Fn(usize) -> String,
+) -> Value {
     let mut counts = vec![0i64; world.species().len()];
     for &s in world.boid_species() {
         counts[s as usize] += 1;
@@ -99,7 +124,12 @@ pub fn to_toml<V: Vector>(
         }
         species.insert(species_name(i), Value::Table(s));
     }
-    t.insert("species".into(), Value::Table(species));
+    Value::Table(species)
+}
+
+/// `[relations]`: the pairs that differ from the default (flock with one's own
+/// species, separate from the others).
+fn relations_table<V: Vector>(world: &World<V>, species_name: &dyn Fn(usize) -> String) -> Table {
     let mut relations = Table::new();
     let n = world.species().len();
     for a in 0..n {
@@ -119,9 +149,16 @@ pub fn to_toml<V: Vector>(
             relations.insert(species_name(a), Value::Table(row));
         }
     }
-    if !relations.is_empty() {
-        t.insert("relations".into(), Value::Table(relations));
-    }
+    relations
+}
+
+/// The obstacles, attractors, pulses, paths and zones, each list only when it
+/// has entries.
+fn entity_tables<V: Vector>(
+    world: &World<V>,
+    species_name: &dyn Fn(usize) -> String,
+    t: &mut Table,
+) {
     let list = |items: Vec<Value>| Value::Array(items);
     if !world.obstacles().is_empty() {
         let o = world
@@ -194,9 +231,6 @@ pub fn to_toml<V: Vector>(
             .collect();
         t.insert("zones".into(), list(z));
     }
-    let mut t = Value::Table(t);
-    tidy_floats(&mut t);
-    toml::to_string(&t).expect("a scenario table serializes")
 }
 
 /// Writes every float that is an `f32` widened to `f64` as the shortest decimal

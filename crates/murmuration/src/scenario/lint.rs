@@ -4,7 +4,7 @@
 //! can reach.
 
 use super::{Plan, Scenario};
-use crate::obstacles::Obstacle;
+use crate::behaviours::obstacles::Obstacle;
 use crate::params::Boundary;
 use crate::vector::Vector;
 use std::fmt;
@@ -47,23 +47,50 @@ fn thickness<V: Vector>(o: &Obstacle<V>) -> Option<f32> {
     }
 }
 
-pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
-    let mut out = Vec::new();
-    let mut warn = |field: String, message: String| {
-        let span = super::span_of(&s.text, &super::split_path(&field)).map_or(0, |r| r.start);
-        let (line, column) = super::location::line_column(&s.text, span);
-        out.push(Lint {
+/// The warnings of one scenario, each located at its field.
+struct Warnings<'s> {
+    text: &'s str,
+    out: Vec<Lint>,
+}
+
+impl Warnings<'_> {
+    fn warn(&mut self, field: String, message: String) {
+        let span = super::span_of(self.text, &super::split_path(&field)).map_or(0, |r| r.start);
+        let (line, column) = super::location::line_column(self.text, span);
+        self.out.push(Lint {
             field,
             line,
             column,
             message,
         });
+    }
+}
+
+pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
+    let mut w = Warnings {
+        text: &s.text,
+        out: Vec::new(),
     };
+    let names: Vec<&str> = plan.spawns.iter().map(|p| p.name.as_str()).collect();
+    radii(&mut w, plan, &names);
+    soft_walls(&mut w, plan, &names);
+    thin_obstacles(&mut w, plan, &names);
+    crowded_spawns(&mut w, plan);
+    unreachable_zones(&mut w, plan);
+    if plan.spawns.iter().all(|p| p.count == 0) {
+        w.warn(
+            "species".into(),
+            "every species has count = 0: the world is empty".into(),
+        );
+    }
+    w.out
+}
+
+/// Radii that waste the grid (one species far narrower than the cell) or
+/// burst the flock (separation as wide as perception).
+fn radii<V: Vector>(w: &mut Warnings<'_>, plan: &Plan<V>, names: &[&str]) {
     let world = &plan.world;
     let species = world.species();
-    let names: Vec<&str> = plan.spawns.iter().map(|p| p.name.as_str()).collect();
-    let dt = world.config().dt;
-
     // The grid cell is the widest perception radius of any species.
     let (widest, cell) = species
         .iter()
@@ -74,7 +101,7 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         let r = p.perception_radius();
         if plan.spawns[i].count > 0 && r < 0.5 * cell {
             let waste = (cell / r).powi(V::DIM as i32);
-            warn(
+            w.warn(
                 format!("species.{}", names[i]),
                 format!(
                     "species.{} sees {r} units but the neighbour grid cell is {cell} (species.{}'s perception radius): its neighbour queries scan about {waste:.0}x the area they need; narrow the widest radius or use one closer to the others",
@@ -86,11 +113,11 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         // as perception spaces them evenly instead of bursting the flock.
         // (Reynolds' rules only: a research model's radii all stand for its range.)
         if plan.spawns[i].count > 0
-            && p.model == crate::model::Model::Reynolds
+            && p.model == crate::params::model::Model::Reynolds
             && p.topological_neighbours == 0
             && p.separation_radius >= 0.95 * r
         {
-            warn(
+            w.warn(
                 format!("species.{}.separation_radius", names[i]),
                 format!(
                     "species.{}.separation_radius = {} is as wide as its perception radius {r}: every neighbour repels and the flock bursts apart; about half the perception radius is usual",
@@ -99,7 +126,12 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
             );
         }
     }
+}
 
+/// Soft walls too weak to turn a boid around within their margin.
+fn soft_walls<V: Vector>(w: &mut Warnings<'_>, plan: &Plan<V>, names: &[&str]) {
+    let world = &plan.world;
+    let species = world.species();
     // A soft wall too weak to turn a full-speed boid within its margin: the push
     // grows linearly into the band (a spring of stiffness k = strength / margin)
     // while the whole steering budget may pull outward (max_force f), so a boid
@@ -112,7 +144,7 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
             if plan.spawns[i].count > 0 && strength < needed {
                 let k = strength / margin;
                 let depth = (f + (f * f + k * v * v).sqrt()) / k;
-                warn(
+                w.warn(
                     "world.boundary.strength".into(),
                     format!(
                         "world.boundary.strength = {strength} cannot turn species.{} around within the {margin}-unit margin at its max speed {v}: it can reach {:.2} units past the face; use strength >= {needed:.3} (max_speed² / margin + 2 max_force) or a wider margin",
@@ -123,8 +155,13 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
             }
         }
     }
+}
 
-    // A step longer than an obstacle is thick.
+/// A step longer than an obstacle is thick.
+fn thin_obstacles<V: Vector>(w: &mut Warnings<'_>, plan: &Plan<V>, names: &[&str]) {
+    let world = &plan.world;
+    let species = world.species();
+    let dt = world.config().dt;
     let thinnest = world
         .obstacles()
         .iter()
@@ -138,7 +175,7 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
         for (i, p) in species.iter().enumerate() {
             let travel = p.max_speed * dt;
             if plan.spawns[i].count > 0 && travel > t {
-                warn(
+                w.warn(
                     format!("species.{}.max_speed", names[i]),
                     format!(
                         "species.{} moves up to {travel} units a step (max_speed {} x dt {dt}), more than obstacles[{oi}] is thick ({t}): boids are still kept out (each step is swept), but avoidance starts late and turns look abrupt; lower max_speed or world.dt, or thicken the obstacle",
@@ -148,13 +185,15 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
             }
         }
     }
+}
 
-    // Spawn regions mostly inside obstacles (wholly inside is an error).
+/// Spawn regions mostly inside obstacles (wholly inside is an error).
+fn crowded_spawns<V: Vector>(w: &mut Warnings<'_>, plan: &Plan<V>) {
     for s in &plan.spawns {
         let solid = s.solid;
         if s.count > 0 && solid >= 0.5 {
             let field = super::spawn_field(&s.name, s.region.is_some());
-            warn(
+            w.warn(
                 field.clone(),
                 format!(
                     "{field}: {:.0}% of the spawn region lies inside obstacles; boids are placed only in the free part, so the flock starts that much denser; move the region or the obstacles",
@@ -163,8 +202,11 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
             );
         }
     }
+}
 
-    // Zones no boid can reach.
+/// Zones no boid can reach.
+fn unreachable_zones<V: Vector>(w: &mut Warnings<'_>, plan: &Plan<V>) {
+    let world = &plan.world;
     let config = world.config();
     for (zi, z) in world.zones().iter().enumerate() {
         let field = format!("zones[{zi}]");
@@ -199,17 +241,10 @@ pub(crate) fn lints<V: Vector>(s: &Scenario, plan: &Plan<V>) -> Vec<Lint> {
             None
         };
         if let Some(why) = why {
-            warn(
+            w.warn(
                 field.clone(),
                 format!("{field} {why}: no boid can ever enter it"),
             );
         }
     }
-    if plan.spawns.iter().all(|p| p.count == 0) {
-        warn(
-            "species".into(),
-            "every species has count = 0: the world is empty".into(),
-        );
-    }
-    out
 }

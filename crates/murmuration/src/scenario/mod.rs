@@ -30,6 +30,7 @@ mod export;
 mod lint;
 mod location;
 mod look;
+pub mod memory;
 mod presets;
 mod recentre;
 mod retune;
@@ -43,10 +44,10 @@ pub use look::{Look, MAX_LOOK_COLOUR, MAX_LOOK_SIZE};
 pub use presets::{PRESETS, preset};
 
 use crate::error::{ParamError, ScenarioError, WorldError};
-use crate::model::{Model, ModelKind};
+use crate::params::model::{Model, ModelKind};
 use crate::params::{Relations, SpeciesId, SpeciesParams, WorldConfig};
-use crate::spawn::Spawn;
 use crate::vector::Vector;
+use crate::world::spawn::Spawn;
 use crate::world::{MAX_BOIDS, World};
 use glam::{Vec2, Vec3};
 use location::{Segment, join_path, span_of, split_path};
@@ -725,7 +726,7 @@ impl Scenario {
         doc: &Doc<V>,
         names: &[String],
         species: &[SpeciesParams],
-    ) -> Result<Vec<crate::schedule::Change>, ScenarioError> {
+    ) -> Result<Vec<crate::params::schedule::Change>, ScenarioError> {
         let mut out = Vec::with_capacity(doc.schedule.len());
         for (i, e) in doc.schedule.iter().enumerate() {
             let field = format!("schedule[{i}]");
@@ -745,7 +746,7 @@ impl Scenario {
             };
             let index = self.species_index(names, name, &at("set"))?;
             let mut trial = species[index];
-            if let Err(reason) = crate::schedule::set(&mut trial, key, 0.0) {
+            if let Err(reason) = crate::params::schedule::set(&mut trial, key, 0.0) {
                 return Err(self.error_at(
                     &at("set"),
                     format!("{field}.set = {:?}: {reason} of species {name}", e.set),
@@ -778,7 +779,7 @@ impl Scenario {
                     format!("{field}.{k} = {to} is beyond the run (steps = {steps})"),
                 ));
             }
-            let change = crate::schedule::Change {
+            let change = crate::params::schedule::Change {
                 species: index as u16,
                 key: key.to_string(),
                 from,
@@ -1085,11 +1086,11 @@ fn rename_species(field: &str, names: &[String]) -> String {
 fn model_owns(model: ModelKind, key: &str) -> bool {
     match model {
         ModelKind::Reynolds => {
-            crate::fields::species_field(key).is_some()
+            crate::params::fields::species_field(key).is_some()
                 || ["steering", "combine", "topological_neighbours"].contains(&key)
         }
         m => {
-            crate::model::model_field(m, key).is_some()
+            crate::params::model::model_field(m, key).is_some()
                 || (m == ModelKind::Vicsek && key == "update")
         }
     }
@@ -1097,7 +1098,7 @@ fn model_owns(model: ModelKind, key: &str) -> bool {
 
 /// The keys a research model's species takes, comma separated.
 fn model_keys(model: ModelKind) -> String {
-    let mut keys: Vec<&str> = crate::model::MODEL_FIELDS
+    let mut keys: Vec<&str> = crate::params::model::MODEL_FIELDS
         .iter()
         .filter(|f| f.model == model)
         .map(|f| f.key)

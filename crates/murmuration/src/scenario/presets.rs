@@ -92,9 +92,9 @@ impl Scenario {
 
 impl Scenario {
     /// An error when the scenario's boids would not fit in the memory this
-    /// process may still allocate ([`crate::memory::allocatable`]).
+    /// process may still allocate ([`crate::scenario::memory::allocatable`]).
     pub fn check_memory(&self) -> Result<(), ScenarioError> {
-        self.check_memory_within(crate::memory::allocatable())
+        self.check_memory_within(crate::scenario::memory::allocatable())
     }
 
     /// [`Scenario::check_memory`] against a given amount (bytes, and what sets it).

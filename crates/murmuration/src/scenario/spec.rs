@@ -1,12 +1,12 @@
 //! The typed sections of a scenario file (everything but the species tables, which
 //! are read one by one so their parameters can sit beside their spawn settings).
 
-use crate::attractors::{Attractor, Pulse};
-use crate::obstacles::Obstacle;
+use crate::behaviours::attractors::{Attractor, Pulse};
+use crate::behaviours::obstacles::Obstacle;
+use crate::behaviours::paths::Path;
+use crate::behaviours::zones::Zone;
 use crate::params::Boundary;
-use crate::paths::Path;
 use crate::vector::Vector;
-use crate::zones::Zone;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

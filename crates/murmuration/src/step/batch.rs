@@ -10,7 +10,7 @@
 //! measured (BENCHMARKS.md), so each boid's share of the divider halves. Every
 //! lane performs exactly the scalar path's operations in the same order (IEEE square root, division, products and sums are the same in
 //! a lane as in a scalar register), so the results are bit-identical to
-//! [`crate::rules`] and `clamp_speed`: the golden digests pin it.
+//! [`crate::step::rules`] and `clamp_speed`: the golden digests pin it.
 //!
 //! Used for plain worlds (per-rule seeks, no obstacles, targets, pulses, paths
 //! or predators); the scalar path handles everything else.
@@ -20,10 +20,10 @@
     reason = "axis loops index several per-axis arrays in step"
 )]
 
-use crate::kernel::{self, GroupLanes, MAX_LANES, SortedSoa};
-use crate::lanes::Lanes as Simd;
 use crate::params::{CombineMode, SpeciesParams};
-use crate::rules::Sums;
+use crate::step::kernel::{self, GroupLanes, MAX_LANES, SortedSoa};
+use crate::step::lanes::Lanes as Simd;
+use crate::step::rules::Sums;
 use crate::vector::Vector;
 
 /// One value per lane (of the widest vector; narrower ones use the first).
@@ -395,7 +395,7 @@ fn prioritized<S: Simd>(forces: &[[S; 3]; 3], max_force: S, d: usize) -> [S; 3] 
     acc
 }
 
-/// `rules::seek` lane by lane: normalize_or_zero, desired − velocity,
+/// `behaviours::seek` lane by lane: normalize_or_zero, desired − velocity,
 /// clamped; zero when the direction is zero.
 #[inline(always)]
 fn seek<S: Simd>(x: &[S; 3], vel: &[S; 3], max_speed: S, max_force: S, d: usize) -> [S; 3] {

@@ -2,10 +2,10 @@
 //! world's configuration, species, relations and entities), borrowed from the
 //! world for one step. The pipeline and the steering pass both read it.
 
-use crate::attractors::{Attractor, Pulse};
-use crate::obstacles::ObstacleSet;
+use crate::behaviours::attractors::{Attractor, Pulse};
+use crate::behaviours::obstacles::ObstacleSet;
+use crate::behaviours::paths::Path;
 use crate::params::{Relations, SpeciesParams, WorldConfig};
-use crate::paths::Path;
 use crate::vector::Vector;
 
 /// Everything a step reads besides the state.

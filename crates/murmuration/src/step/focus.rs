@@ -7,14 +7,14 @@
 //! candidate lanes and the candidate-block copy of a candidates-in-lanes kernel
 //! are gone. Each boid's sums do not depend on its group (see the kernel).
 
-use crate::context::StepContext;
 use crate::grid::{Grid, Runs};
-use crate::interactions::Interactions;
-use crate::kernel::{self, Focal, Group, GroupLanes, MAX_LANES, RelationPattern, SortedSoa};
-use crate::lanes::Lanes;
 use crate::params::Relation;
-use crate::rules::{RuleConsts, Sums, coincident_direction};
-use crate::topological;
+use crate::step::context::StepContext;
+use crate::step::interactions::Interactions;
+use crate::step::kernel::{self, Focal, Group, GroupLanes, MAX_LANES, RelationPattern, SortedSoa};
+use crate::step::lanes::Lanes;
+use crate::step::rules::{RuleConsts, Sums, coincident_direction};
+use crate::step::topological;
 use crate::vector::Vector;
 use std::cell::RefCell;
 use wide::f32x8;
@@ -26,7 +26,7 @@ thread_local! {
 }
 
 /// The most topological neighbours a species may ask for, as an array length.
-const MAX_K: usize = topological::MAX_TOPOLOGICAL as usize;
+const MAX_K: usize = crate::params::MAX_TOPOLOGICAL as usize;
 
 /// Scratch for one boid's topological neighbours.
 type Nearest = [topological::Chosen; MAX_K];
@@ -50,9 +50,9 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub period: V,
     pub has_obstacles: bool,
     pub has_interactions: bool,
-    /// Some species reacts to its k nearest neighbours only ([`crate::topological`]).
+    /// Some species reacts to its k nearest neighbours only ([`crate::step::topological`]).
     pub topological: bool,
-    /// Steer a group of boids at a time ([`crate::batch::Batch`]).
+    /// Steer a group of boids at a time ([`crate::step::batch::Batch`]).
     pub batched: bool,
     /// Every species is a Vicsek species: eight particles at a time.
     pub vicsek: bool,
@@ -207,13 +207,13 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     }
 
     /// [`Self::group_from`] sixteen lanes wide, compiled with AVX-512 so every
-    /// [`crate::kernel512::W16`] operation is one instruction.
+    /// [`crate::step::kernel512::W16`] operation is one instruction.
     ///
-    /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
+    /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::step::kernel512::wide`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
     unsafe fn group_wide(&mut self, si: usize) {
-        self.group_sums::<crate::kernel512::W16>(si);
+        self.group_sums::<crate::step::kernel512::W16>(si);
     }
 
     /// The sums of the group that starts at sorted index `first` (in the

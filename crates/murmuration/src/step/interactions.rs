@@ -7,13 +7,13 @@
 //! grid built with the largest radius anyone looks at it with. Either way a school
 //! fleeing a few sharks costs a few distance checks per fish.
 
+use crate::behaviours::seek;
 use crate::boids::{BoidId, Boids};
 use crate::grid::{Extent, Grid};
-use crate::kernel::SortedSoa;
 use crate::params::{Relation, Relations, SpeciesParams, Steering, WorldConfig};
-use crate::rules::min_image;
-use crate::rules::seek;
+use crate::step::kernel::SortedSoa;
 use crate::vector::Vector;
+use crate::vector::min_image;
 use serde::{Deserialize, Serialize};
 
 /// Something that happened during a step, in a deterministic order.
@@ -609,7 +609,7 @@ pub(crate) fn eat<V: Vector>(
                 }
                 let mut d = boids.positions[j] - pc;
                 if let Some(l) = period {
-                    d = crate::rules::min_image(d, l);
+                    d = crate::vector::min_image(d, l);
                 }
                 let d2 = d.length_squared();
                 if d2 < r2

@@ -11,12 +11,12 @@
 //! entries so a group's lanes load in one vector from any sorted index.
 //!
 //! The candidates-in-lanes form ([`load`], [`TAIL`], [`ALL_BUT`]) remains for
-//! the topological kernel ([`crate::topological`]).
+//! the topological kernel ([`crate::step::topological`]).
 
 use crate::grid::Span;
-use crate::lanes::Lanes;
 use crate::params::Relation;
-use crate::rules::{RuleConsts, Sums};
+use crate::step::lanes::Lanes;
+use crate::step::rules::{RuleConsts, Sums};
 use crate::vector::Vector;
 use wide::f32x8;
 
@@ -24,7 +24,7 @@ use wide::f32x8;
 /// topological kernel).
 pub(crate) const LANES: usize = 8;
 
-/// Padding after neighbour data: the widest load (16 lanes, [`crate::kernel512`])
+/// Padding after neighbour data: the widest load (16 lanes, [`crate::step::kernel512`])
 /// from the last entry stays in bounds.
 pub(crate) const PAD: usize = 16;
 
@@ -208,7 +208,7 @@ pub(crate) const MIN_IMAGE: u8 = 4;
 /// Kernel variant flag: alignment and cohesion radii both equal the perception
 /// radius (the common case), so their masks and counts are the neighbour mask.
 pub(crate) const SAME_RADII: u8 = 8;
-/// Kernel variant flag: sixteen boids per group ([`crate::kernel512`]); set
+/// Kernel variant flag: sixteen boids per group ([`crate::step::kernel512`]); set
 /// only where the CPU has AVX-512 (never with [`MIN_IMAGE`]).
 pub(crate) const WIDE: u8 = 16;
 
@@ -303,7 +303,7 @@ pub(crate) struct GroupSums<S> {
 /// every candidate a lane may take lies in the cells within one of its own
 /// (cells are wider than the reach, [`crate::grid`]; with nearest images the
 /// lane is masked to those cells), and a masked-off term leaves its
-/// accumulator as it is (see [`crate::lanes`]). Every lane measures a whole
+/// accumulator as it is (see [`crate::step::lanes`]). Every lane measures a whole
 /// row piece's run: one loop per run, not one per cell.
 #[inline(always)]
 pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
@@ -728,7 +728,7 @@ pub(crate) fn coincident_fix<V: Vector, const FLAGS: u8>(
                     // coincident.
                     let mut dd = data.position::<V>(j) - (pos - shift);
                     if min_image {
-                        dd = crate::rules::min_image(dd, period);
+                        dd = crate::vector::min_image(dd, period);
                     }
                     let ignored = multi && !rel_row[data.species[j] as usize].in_rules();
                     if dd.length_squared() <= k.eps2 && !ignored {
@@ -745,7 +745,7 @@ pub(crate) fn coincident_fix<V: Vector, const FLAGS: u8>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::reach_of;
+    use crate::step::rules::reach_of;
 
     /// A run sorted by x, clustered around the cut points so that some
     /// candidates sit exactly at, and one ulp either side of, the reach.
@@ -798,8 +798,8 @@ mod tests {
         }
         check::<F>();
         #[cfg(target_arch = "x86_64")]
-        if crate::kernel512::wide() {
-            check::<crate::kernel512::W16>();
+        if crate::step::kernel512::wide() {
+            check::<crate::step::kernel512::W16>();
         }
     }
 }

@@ -2,12 +2,12 @@
 //! and the choice.
 //!
 //! [`W16`] holds sixteen focal boids where `wide::f32x8` holds eight; the
-//! kernel ([`crate::kernel::accumulate`]) is the same code over both. Each lane
+//! kernel ([`crate::step::kernel::accumulate`]) is the same code over both. Each lane
 //! adds its own neighbours in the same order at either width, and a masked-off
 //! lane keeps its accumulator where the 8-lane form adds +0 (an accumulator that
 //! starts at +0 never becomes -0), so the sums agree to the bit. No product is
 //! fused into an add (Rust never contracts one implicitly); the only fused
-//! multiply-add is by one ([`crate::lanes::Lanes::add_where_on_mul`], to issue an add on the
+//! multiply-add is by one ([`crate::step::lanes::Lanes::add_where_on_mul`], to issue an add on the
 //! multiply units), which rounds once, as the add does. So a machine with
 //! AVX-512 and one without step to the same digests; the golden-digest test
 //! runs both.
@@ -60,7 +60,7 @@ pub fn limit_kernel_to_8_lanes(on: bool) {
     LIMITED.store(on, Ordering::Relaxed);
 }
 
-/// Steps may set [`crate::kernel::WIDE`] (sixteen boids per group).
+/// Steps may set [`crate::step::kernel::WIDE`] (sixteen boids per group).
 pub(crate) fn wide() -> bool {
     cpu_has_16_lanes() && !LIMITED.load(Ordering::Relaxed) && !env_limits()
 }
@@ -70,7 +70,7 @@ pub(crate) use x86::W16;
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use crate::lanes::Lanes;
+    use crate::step::lanes::Lanes;
     use core::arch::x86_64::*;
     use std::ops::{Add, Div, Mul, Sub};
 
@@ -212,7 +212,7 @@ mod x86 {
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::x86::W16;
-    use crate::lanes::Lanes;
+    use crate::step::lanes::Lanes;
 
     /// `acc + x` in the lanes of `m`, as the add and as the multiply by one.
     #[target_feature(enable = "avx512f,avx512dq,avx512vl")]

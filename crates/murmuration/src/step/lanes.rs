@@ -1,8 +1,8 @@
 //! Lane vectors for the neighbour kernel, which is written once over [`Lanes`]:
 //! eight lanes anywhere ([`wide::f32x8`]), sixteen with AVX-512
-//! ([`crate::kernel512::W16`]).
+//! ([`crate::step::kernel512::W16`]).
 //!
-//! A lane holds one focal boid ([`crate::kernel`]). Every lane's arithmetic is
+//! A lane holds one focal boid ([`crate::step::kernel`]). Every lane's arithmetic is
 //! the same IEEE operation whatever the width, and the masked forms keep a lane's
 //! accumulator where the 8-lane form adds +0 to it (the same bits: an accumulator
 //! that starts at +0 never becomes -0), so both widths give the same sums.

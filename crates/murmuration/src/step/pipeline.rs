@@ -11,15 +11,15 @@
 //! count gives bit-identical results.
 
 use crate::boids::Boids;
-use crate::context::StepContext;
-use crate::focus::{Focuser, PassEnv};
 use crate::grid::{Extent, Grid};
-use crate::interactions::{self, Interactions, Sorted};
-use crate::kernel::{self, RelationPattern, SortedSoa};
 use crate::params::{Boundary, SpeciesParams, Steering};
-use crate::rules::{RuleConsts, Sums};
 use crate::stats::StepStats;
-use crate::steer::{CHUNK, steer_chunk};
+use crate::step::context::StepContext;
+use crate::step::focus::{Focuser, PassEnv};
+use crate::step::interactions::{self, Interactions, Sorted};
+use crate::step::kernel::{self, RelationPattern, SortedSoa};
+use crate::step::rules::{RuleConsts, Sums};
+use crate::step::steer::{CHUNK, steer_chunk};
 use crate::stopwatch::Stopwatch;
 use crate::vector::Vector;
 use rayon::prelude::*;
@@ -168,7 +168,7 @@ impl<V: Vector> Pipeline<V> {
         }
         if self.grid.needs_min_image() {
             flags |= kernel::MIN_IMAGE;
-        } else if crate::kernel512::wide() {
+        } else if crate::step::kernel512::wide() {
             flags |= kernel::WIDE;
         }
         if ctx.species.iter().all(|p| {
@@ -245,14 +245,14 @@ impl<V: Vector> Pipeline<V> {
                         && p.cruise_speed == 0.0
                         && p.wander_weight == 0.0
                         && p.roll_rate == 0.0
-                        && p.model == crate::model::Model::Reynolds
+                        && p.model == crate::params::model::Model::Reynolds
                 }),
             vicsek: ctx
                 .species
                 .iter()
-                .all(|p| matches!(p.model, crate::model::Model::Vicsek(_))),
+                .all(|p| matches!(p.model, crate::params::model::Model::Vicsek(_))),
             // Contact gap for obstacles: small against the model's length scale.
-            skin: crate::obstacles::contact_skin(ctx.species),
+            skin: crate::behaviours::obstacles::contact_skin(ctx.species),
         }
     }
 
@@ -277,7 +277,7 @@ impl<V: Vector> Pipeline<V> {
                     // SAFETY: WIDE is set only where the CPU has AVX-512 F, DQ
                     // and VL (`prepare`).
                     return unsafe {
-                        crate::steer::steer_chunk_wide::<V, FLAGS, SINGLE>(
+                        crate::step::steer::steer_chunk_wide::<V, FLAGS, SINGLE>(
                             &env, chunk, out_p, out_v, out_a,
                         )
                     };

@@ -4,6 +4,7 @@
 //! A model plugs in as a pair (neighbour accumulation, force from the sums); other
 //! research models (Vicsek, Couzin zones) fit the same shape with their own sums.
 
+use crate::behaviours::seek;
 use crate::boids::BoidId;
 use crate::params::{CombineMode, SpeciesParams, Steering};
 use crate::rng::{CounterRng, Stream};
@@ -95,27 +96,6 @@ pub(crate) struct Sums<V> {
     pub coh_n: u32,
     /// Neighbours within the perception radius that this boid reacts to.
     pub neighbours: u32,
-}
-
-/// Offset to the nearest periodic image, per axis.
-#[inline(always)]
-pub(crate) fn min_image<V: Vector>(mut d: V, period: V) -> V {
-    for i in 0..V::DIM {
-        let l = period.get(i);
-        let x = d.get(i);
-        d.set(i, x - l * (x / l).round());
-    }
-    d
-}
-
-/// Reynolds steering toward `direction` at max speed: `desired − velocity`, clamped.
-#[inline(always)]
-pub(crate) fn seek<V: Vector>(direction: V, v: V, p: &SpeciesParams) -> V {
-    let dir = direction.normalize_or_zero();
-    if dir == V::ZERO {
-        return V::ZERO;
-    }
-    (dir * p.max_speed - v).clamp_length_max(p.max_force)
 }
 
 /// The rule forces of one boid, in priority order (highest first), already weighted,
@@ -391,11 +371,5 @@ mod tests {
             ..p
         };
         assert_eq!(cruise(Vec2::new(3.0, 0.0), &off), Vec2::ZERO);
-    }
-
-    #[test]
-    fn min_image_picks_the_nearest_copy() {
-        let d = min_image(Vec2::new(9.0, -9.5), Vec2::splat(10.0));
-        assert!((d - Vec2::new(-1.0, 0.5)).length() < 1e-6);
     }
 }

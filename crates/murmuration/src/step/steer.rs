@@ -6,15 +6,15 @@
 //! with AVX-512, eight elsewhere, as the kernel's groups); everything
 //! else takes the scalar path. Both give the same bits.
 
-use crate::batch::{self, Batch, Lane, Steered};
-use crate::boundary::{boundary_force, confine, soft_force};
-use crate::focus::{Focus, Focuser, PassEnv};
-use crate::interactions::{Seeker, Sorted, Tables};
-use crate::kernel;
-use crate::lanes::Lanes;
+use crate::behaviours::boundary::{boundary_force, confine, soft_force};
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
-use crate::rules;
+use crate::step::batch::{self, Batch, Lane, Steered};
+use crate::step::focus::{Focus, Focuser, PassEnv};
+use crate::step::interactions::{Seeker, Sorted, Tables};
+use crate::step::kernel;
+use crate::step::lanes::Lanes;
+use crate::step::rules;
 use crate::vector::Vector;
 use wide::f32x8;
 
@@ -24,7 +24,7 @@ pub(crate) const CHUNK: usize = 256;
 /// [`steer_chunk`] compiled with AVX-512, so the 16-lane steering batch
 /// inlines into it; the 16-lane group kernel has its own (`Focuser::group_wide`).
 ///
-/// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::kernel512::wide`]).
+/// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::step::kernel512::wide`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(crate) unsafe fn steer_chunk_wide<V: Vector, const FLAGS: u8, const SINGLE: u8>(
@@ -56,7 +56,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         if FLAGS & kernel::WIDE != 0 {
             // Sixteen lanes, as the kernel's groups (WIDE: AVX-512, see
             // `steer_chunk_wide`).
-            steer_groups::<V, FLAGS, SINGLE, crate::kernel512::W16>(
+            steer_groups::<V, FLAGS, SINGLE, crate::step::kernel512::W16>(
                 env, &mut walk, base, out_p, out_v, out_a,
             );
             return (walk.neighbours, walk.candidates);
@@ -91,12 +91,8 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
 ) {
     let ctx = env.ctx;
     let cfg = ctx.config;
-    let dt = cfg.dt;
     let data = env.sorted;
-    let mut batch = Batch::default();
-    // Only wrapping and reflecting act on positions, and only outside the box.
-    let bounds =
-        matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
+    let mut pass = LanePass::new(env);
     let soft = matches!(cfg.boundary, Boundary::Soft { .. });
     let jitters = ctx.species.iter().any(|p| p.jitter > 0.0);
     // Last step's steering is read only to smooth (elsewhere the lanes keep
@@ -105,19 +101,19 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
     // One species: its parameters fill every lane once.
     let single = ctx.species.len() == 1;
     if single {
-        batch.load_species_of(S::N, |_| 0, ctx.species);
+        pass.batch.load_species_of(S::N, |_| 0, ctx.species);
     }
     let mut neighbours = 0u64;
     let mut k0 = 0;
     while k0 < out_p.len() {
         let (group, sums) = walk.group_lanes(base + k0);
         let m = group.len();
-        batch.load_sums::<V, S>(sums, data, base + k0);
+        pass.batch.load_sums::<V, S>(sums, data, base + k0);
         for &n in &sums[kernel::N_NB][..m] {
             neighbours += kernel::count(n) as u64;
         }
         if smooths {
-            batch.load_prev(&out_a[k0..k0 + m]);
+            pass.batch.load_prev(&out_a[k0..k0 + m]);
         }
         if soft || jitters {
             for l in 0..m {
@@ -129,21 +125,14 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
                 } else {
                     (false, None)
                 };
-                batch.load_rest(l, soft, kick);
+                pass.batch.load_rest(l, soft, kick);
             }
         }
         if !single {
-            batch.load_species_of(m, |l| data.species[base + k0 + l] as usize, ctx.species);
+            pass.batch
+                .load_species_of(m, |l| data.species[base + k0 + l] as usize, ctx.species);
         }
-        let s = batch.steer::<V, S>(dt, bounds);
-        write_lanes::<V, S>(
-            env,
-            &s,
-            bounds.is_some(),
-            base + k0,
-            m,
-            out_lanes(out_p, out_v, out_a, k0),
-        );
+        pass.finish::<S>(base + k0, m, out_lanes(out_p, out_v, out_a, k0));
         k0 += m;
     }
     walk.neighbours += neighbours;
@@ -162,12 +151,8 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
 ) {
     let ctx = env.ctx;
     let cfg = ctx.config;
-    let dt = cfg.dt;
     let mut k0 = 0;
-    let mut batch = Batch::default();
-    // Only wrapping and reflecting act on positions, and only outside the box.
-    let bounds =
-        matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect).then_some((cfg.min, cfg.max));
+    let mut pass = LanePass::new(env);
     while k0 < out_p.len() {
         let m = (out_p.len() - k0).min(kernel::LANES);
         for l in 0..m {
@@ -181,18 +166,42 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
                 soft: soft_force(f.pos, cfg),
                 jitter: jitter(sp, cfg.seed, f.id, ctx.step),
             };
-            batch.load(l, boid, f.species, sp);
+            pass.batch.load(l, boid, f.species, sp);
         }
-        let s = batch.steer::<V, f32x8>(dt, bounds);
-        write_lanes::<V, f32x8>(
-            env,
-            &s,
-            bounds.is_some(),
-            base + k0,
-            m,
-            out_lanes(out_p, out_v, out_a, k0),
-        );
+        pass.finish::<f32x8>(base + k0, m, out_lanes(out_p, out_v, out_a, k0));
         k0 += m;
+    }
+}
+
+/// What the batched paths share: the lanes being filled, the step's time and
+/// the box edges that act on positions (wrapping and reflecting only, and only
+/// outside the box).
+struct LanePass<'e, 'c, V: Vector> {
+    env: &'e PassEnv<'c, V>,
+    batch: Batch,
+    dt: f32,
+    bounds: Option<(V, V)>,
+}
+
+impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
+    #[inline(always)]
+    fn new(env: &'e PassEnv<'c, V>) -> Self {
+        let cfg = env.ctx.config;
+        Self {
+            env,
+            batch: Batch::default(),
+            dt: cfg.dt,
+            bounds: matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect)
+                .then_some((cfg.min, cfg.max)),
+        }
+    }
+
+    /// Steers the `m` loaded lanes and writes them, the boids from sorted index
+    /// `si0` on.
+    #[inline(always)]
+    fn finish<S: Lanes>(&mut self, si0: usize, m: usize, out: OutLanes<'_, V>) {
+        let s = self.batch.steer::<V, S>(self.dt, self.bounds);
+        write_lanes::<V, S>(self.env, &s, self.bounds.is_some(), si0, m, out);
     }
 }
 
@@ -253,7 +262,7 @@ fn write_lanes<V: Vector, S: Lanes>(
     }
 }
 
-/// Vicsek particles (`crate::vicsek`), eight at a time: each one's
+/// Vicsek particles (`crate::models::vicsek`), eight at a time: each one's
 /// alignment sum from the kernel (every other particle strictly within r, the
 /// alignment radius) plus its own velocity gives the mean direction, turned by
 /// its keyed noise angle in SIMD lanes.
@@ -266,14 +275,11 @@ fn vicsek_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     out_v: &mut [V],
     out_a: &mut [V],
 ) {
-    use crate::model::{Model, Vicsek};
-    use crate::vicsek;
+    use crate::models::vicsek;
+    use crate::params::model::Vicsek;
     let ctx = env.ctx;
     let cfg = ctx.config;
-    let params = |s: usize| match ctx.species[s].model {
-        Model::Vicsek(m) => m,
-        _ => Vicsek::default(),
-    };
+    let params = |s: usize| ctx.species[s].model_params::<Vicsek>();
     let mut k0 = 0;
     while k0 < out_p.len() {
         let m = (out_p.len() - k0).min(kernel::LANES);
@@ -315,7 +321,7 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     let (pulse, mut target, flee, heading) = entity_steering(env, f, si, sp);
     let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp, heading);
     if sp.wander_weight > 0.0 {
-        target += crate::wander::force(cfg.seed, f.id, ctx.step, cfg.dt, f.vel, sp);
+        target += crate::behaviours::wander::force(cfg.seed, f.id, ctx.step, cfg.dt, f.vel, sp);
     }
     // Priority order: obstacle, pulse, flee, target (and chase), separation,
     // cohesion, alignment. The leading zero stands where the soft boundary was
@@ -335,7 +341,7 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
         a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
     }
     if sp.roll_rate > 0.0 {
-        a = crate::flight::banked(a, prev, f.vel, sp, cfg.dt);
+        a = crate::behaviours::flight::banked(a, prev, f.vel, sp, cfg.dt);
     }
     let (p2, v2) = integrate(env, f, a, sp, near_obstacle);
     (p2, v2, a)
@@ -428,7 +434,7 @@ fn entity_steering<V: Vector>(
                 .forces(&me, &tables, &mut away, &mut seen, &mut heading);
         }
         if seen {
-            flee = rules::seek(away, vel, sp) * sp.flee_weight;
+            flee = crate::behaviours::seek(away, vel, sp) * sp.flee_weight;
         }
     }
     (pulse, target, flee, heading)

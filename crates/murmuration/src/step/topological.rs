@@ -11,13 +11,10 @@
 //! radius and the cone go through a short insertion (priced in BENCHMARKS.md).
 
 use crate::grid::Run;
-use crate::kernel::{self, ALL, ALL_BUT, F, Focal, LANES, SortedSoa, TAIL, load};
-use crate::params::Relation;
-use crate::rules::{RuleConsts, Sums};
+use crate::params::{MAX_TOPOLOGICAL, Relation};
+use crate::step::kernel::{self, ALL, ALL_BUT, F, Focal, LANES, SortedSoa, TAIL, load};
+use crate::step::rules::{RuleConsts, Sums};
 use crate::vector::Vector;
-
-/// The largest `topological_neighbours` a species may ask for.
-pub const MAX_TOPOLOGICAL: u32 = 64;
 
 /// One candidate kept: squared distance, its index in `data` (its id breaks
 /// ties) and the run it came from (for its offset).

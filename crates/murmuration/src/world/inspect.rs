@@ -1,11 +1,11 @@
 //! One boid taken apart for debug drawing: its neighbours and the force each rule
 //! contributes, from the step's own neighbour kernel and rule functions.
 
+use crate::behaviours::boundary::boundary_force;
 use crate::boids::BoidId;
-use crate::boundary::boundary_force;
 use crate::params::Steering;
-use crate::pipeline::Pipeline;
-use crate::rules::{cruise, directions, forces};
+use crate::step::pipeline::Pipeline;
+use crate::step::rules::{cruise, directions, forces};
 use crate::vector::Vector;
 use crate::world::World;
 

@@ -1,20 +1,25 @@
 //! The convenient API: a [`World`] owns parameters, state and pipeline scratch.
 
-use crate::attractors::{Attractor, Pulse};
+pub(crate) mod inspect;
+pub(crate) mod pointer;
+pub(crate) mod snapshot;
+pub(crate) mod spawn;
+
+use crate::analysis::metrics::{self, Metrics};
+use crate::behaviours::attractors::{Attractor, Pulse};
+use crate::behaviours::boundary::wrap;
+use crate::behaviours::obstacles::{Obstacle, ObstacleSet};
+use crate::behaviours::paths::Path;
+use crate::behaviours::sdf_grid::SdfGrid;
+use crate::behaviours::zones::Zone;
 use crate::boids::{BoidId, Boids};
-use crate::boundary::wrap;
-use crate::context::StepContext;
 use crate::error::WorldError;
-use crate::interactions::{self, Event};
-use crate::metrics::{self, Metrics};
-use crate::obstacles::{Obstacle, ObstacleSet};
 use crate::params::{Boundary, Relation, Relations, SpeciesId, SpeciesParams, WorldConfig};
-use crate::paths::Path;
-use crate::pipeline::Pipeline;
-use crate::sdf_grid::SdfGrid;
 use crate::stats::StepStats;
+use crate::step::context::StepContext;
+use crate::step::interactions::{self, Event};
+use crate::step::pipeline::Pipeline;
 use crate::vector::Vector;
-use crate::zones::Zone;
 use std::sync::OnceLock;
 
 /// Most boids one world holds (2^28 ≈ 268 million; the state alone would need
@@ -56,7 +61,7 @@ pub struct World<V: Vector> {
     pub(crate) paths: Vec<Path<V>>,
     pub(crate) zones: Vec<Zone<V>>,
     /// Parameter changes over time, applied before each step.
-    pub(crate) schedule: Vec<crate::schedule::Change>,
+    pub(crate) schedule: Vec<crate::params::schedule::Change>,
     events: Vec<Event<V>>,
     pub(crate) boids: Boids<V>,
     pub(crate) step: u64,
@@ -161,7 +166,7 @@ impl<V: Vector> World<V> {
     /// zone crossings) in a deterministic order.
     pub fn step(&mut self) -> StepReport<'_, V> {
         if !self.schedule.is_empty() {
-            crate::schedule::apply(&self.schedule, &mut self.species, self.step);
+            crate::params::schedule::apply(&self.schedule, &mut self.species, self.step);
         }
         // Field by field, so the pipeline and the state stay free to change.
         let ctx = step_context!(self);
@@ -169,7 +174,7 @@ impl<V: Vector> World<V> {
         self.events.clear();
         self.last_stats = if matches!(
             self.species[0].model,
-            crate::model::Model::Reynolds | crate::model::Model::Vicsek(_)
+            crate::params::model::Model::Reynolds | crate::params::model::Model::Vicsek(_)
         ) {
             self.pipeline.step(&mut self.boids, &ctx)
         } else {
@@ -250,13 +255,13 @@ impl<V: Vector> World<V> {
     /// an engine that stepped the boids elsewhere (the GPU backend).
     pub fn advance_entities(&mut self, steps: u64) {
         for _ in 0..steps {
-            crate::entities::age(
+            crate::behaviours::entities::age(
                 &mut self.attractors,
                 &mut self.pulses,
                 &mut self.paths,
                 self.config.dt,
             );
-            crate::entities::expire(&mut self.pulses, &mut self.paths);
+            crate::behaviours::entities::expire(&mut self.pulses, &mut self.paths);
         }
     }
 
@@ -267,7 +272,7 @@ impl<V: Vector> World<V> {
 
     /// The contact gap kept between boids and obstacle surfaces, units.
     pub fn contact_skin(&self) -> f32 {
-        crate::obstacles::contact_skin(&self.species)
+        crate::behaviours::obstacles::contact_skin(&self.species)
     }
 
     /// Advances `n` steps (events of all but the last are dropped: step one at a
@@ -647,15 +652,15 @@ impl<V: Vector> World<V> {
         Ok(self.zones.remove(index))
     }
 
-    /// The parameter schedule ([`crate::schedule`]).
-    pub fn schedule(&self) -> &[crate::schedule::Change] {
+    /// The parameter schedule ([`crate::params::schedule`]).
+    pub fn schedule(&self) -> &[crate::params::schedule::Change] {
         &self.schedule
     }
     /// Replaces the parameter schedule (each change validated against its
     /// species); it acts from the next step on.
     pub fn set_schedule(
         &mut self,
-        changes: Vec<crate::schedule::Change>,
+        changes: Vec<crate::params::schedule::Change>,
     ) -> Result<(), WorldError> {
         for (i, c) in changes.iter().enumerate() {
             c.validate(&self.species, &format!("schedule[{i}]"))?;
@@ -826,6 +831,16 @@ impl<V: Vector> World<V> {
             obstacles: &self.obstacles,
             config: &self.config,
         })
+    }
+
+    /// One row of the metrics table for the current state, in
+    /// [`metrics::table_columns`] order: step, time, every scalar metric, then
+    /// each zone's count.
+    pub fn metrics_row(&self) -> Vec<f64> {
+        let mut r = vec![self.step_index() as f64, self.time()];
+        r.extend(self.metrics().scalars().map(|(_, v)| v));
+        r.extend(self.zones().iter().map(|z| z.count() as f64));
+        r
     }
 
     /// For each boid in storage order ([`World::boids`]), how many others lie within

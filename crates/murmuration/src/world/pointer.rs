@@ -3,7 +3,7 @@
 //! that scatters it. Sized from the world box and the species' forces, so the
 //! same gesture means the same thing in a 100-unit world and an 800-pixel canvas.
 
-use crate::attractors::{Attractor, Pulse};
+use crate::behaviours::attractors::{Attractor, Pulse};
 use crate::error::WorldError;
 use crate::vector::Vector;
 use crate::world::World;

@@ -11,16 +11,16 @@
 //! Loading checks the length and checksum before parsing anything, then validates
 //! the parameters and the state, so a truncated or corrupted file is an error.
 
-use crate::attractors::{Attractor, Pulse};
+use crate::behaviours::attractors::{Attractor, Pulse};
+use crate::behaviours::obstacles::Obstacle;
+use crate::behaviours::paths::Path as FlowPath;
+use crate::behaviours::zones::Zone;
 use crate::boids::Boids;
 use crate::digest::{FNV_OFFSET, fnv1a};
 use crate::error::SnapshotError;
-use crate::obstacles::Obstacle;
 use crate::params::{Boundary, Relations, SpeciesParams, WorldConfig};
-use crate::paths::Path as FlowPath;
 use crate::vector::Vector;
 use crate::world::{MAX_BOIDS, World};
-use crate::zones::Zone;
 use serde::{Deserialize, Serialize};
 
 use std::path::Path;
@@ -51,7 +51,7 @@ struct Params<V: Vector> {
     #[serde(default)]
     zones: Vec<Zone<V>>,
     #[serde(default)]
-    schedule: Vec<crate::schedule::Change>,
+    schedule: Vec<crate::params::schedule::Change>,
 }
 
 impl<V: Vector> World<V> {
@@ -122,131 +122,180 @@ impl<V: Vector> World<V> {
     /// Parses snapshot bytes; every malformed input is an error, never a panic.
     pub fn from_snapshot_bytes(bytes: &[u8]) -> Result<Self, SnapshotError> {
         let mut r = Reader { bytes, at: 0 };
-        if r.take(8, "magic")? != MAGIC {
-            return Err(SnapshotError::BadMagic);
-        }
-        let version = r.u32("header")?;
-        if !(OLDEST_VERSION..=SNAPSHOT_VERSION).contains(&version) {
-            return Err(SnapshotError::UnsupportedVersion {
-                found: version,
-                supported: SNAPSHOT_VERSION,
-            });
-        }
-        let dim = r.u32("header")?;
-        if dim as usize != V::DIM {
-            return Err(SnapshotError::DimensionMismatch {
-                found: dim,
-                expected: V::DIM as u32,
-            });
-        }
-        let step = r.u64("header")?;
-        let next_id = r.u32("header")?;
-        let _reserved = r.u32("header")?;
-        let n = r.u64("header")?;
-        let params_len = r.u64("header")?;
-        if n > MAX_BOIDS {
-            return Err(SnapshotError::InvalidState(format!(
-                "boid count {n} exceeds the maximum {MAX_BOIDS}"
-            )));
-        }
-        if params_len > MAX_PARAMS_LEN {
-            return Err(SnapshotError::Params(format!(
-                "parameter block of {params_len} bytes exceeds {MAX_PARAMS_LEN}"
-            )));
-        }
-        let body = params_len + n * (4 + 2 + 12 * V::DIM as u64);
-        let needed = body + 8;
-        let available = (bytes.len() - r.at) as u64;
-        if available < needed {
-            return Err(SnapshotError::Truncated {
-                section: "body",
-                needed,
-                available,
-            });
-        }
-        if available > needed {
-            return Err(SnapshotError::TrailingBytes(available - needed));
-        }
-        let end = bytes.len() - 8;
-        let stored = u64::from_le_bytes(bytes[end..].try_into().expect("8 bytes"));
-        let computed = fnv1a(FNV_OFFSET, &bytes[..end]);
-        if stored != computed {
-            return Err(SnapshotError::Checksum { stored, computed });
-        }
-
-        let text = std::str::from_utf8(r.take(params_len as usize, "params")?)
+        let h = read_header::<V>(&mut r)?;
+        let text = std::str::from_utf8(r.take(h.params_len as usize, "params")?)
             .map_err(|e| SnapshotError::Params(e.to_string()))?;
         let params: Params<V> =
             toml::from_str(text).map_err(|e| SnapshotError::Params(e.to_string()))?;
-        let n = n as usize;
-        let mut boids = Boids::<V>::new();
-        boids.next_id = next_id;
-        boids.ids = (0..n).map(|_| r.u32("ids")).collect::<Result<_, _>>()?;
-        boids.species = (0..n).map(|_| r.u16("species")).collect::<Result<_, _>>()?;
-        boids.positions = r.vectors(n, "positions")?;
-        boids.velocities = r.vectors(n, "velocities")?;
-        boids.steering = r.vectors(n, "steering")?;
-
-        let mut sorted_ids = boids.ids.clone();
-        sorted_ids.sort_unstable();
-        if let Some(w) = sorted_ids.windows(2).find(|w| w[0] == w[1]) {
-            return Err(SnapshotError::InvalidState(format!(
-                "boid id {} appears twice",
-                w[0]
-            )));
-        }
-        if let Some(&last) = sorted_ids.last()
-            && last >= next_id
-        {
-            return Err(SnapshotError::InvalidState(format!(
-                "boid id {last} is not below next_id {next_id}"
-            )));
-        }
-        if let Some(&s) = boids
-            .species
-            .iter()
-            .find(|&&s| s as usize >= params.species.len())
-        {
-            return Err(SnapshotError::InvalidState(format!(
-                "species index {s} but only {} species",
-                params.species.len()
-            )));
-        }
-        for (what, arr) in [
-            ("position", &boids.positions),
-            ("velocity", &boids.velocities),
-            ("steering", &boids.steering),
-        ] {
-            if let Some(i) = arr.iter().position(|v| !v.is_finite()) {
-                return Err(SnapshotError::InvalidState(format!(
-                    "{what} of boid {} is not finite: {:?}",
-                    boids.ids[i], arr[i]
-                )));
-            }
-        }
-        validate_state(&boids, &params, step)?;
-        let mut world =
-            World::from_parts(params.config, params.species, params.relations, boids, step)?;
-        for shape in params.obstacles {
-            world.add_obstacle(shape)?;
-        }
-        for a in params.attractors {
-            world.add_attractor(a)?;
-        }
-        for p in params.pulses {
-            world.add_pulse(p)?;
-        }
-        for p in params.paths {
-            world.add_path(p)?;
-        }
-        for z in params.zones {
-            let inside = z.inside.clone();
-            let i = world.add_zone(z)?;
-            world.zones[i].inside = inside;
-        }
-        world.set_schedule(params.schedule)?;
-        Ok(world)
+        let boids = read_boids::<V>(&mut r, h.n as usize, h.next_id)?;
+        check_boids(&boids, &params, h.next_id)?;
+        validate_state(&boids, &params, h.step)?;
+        rebuild(params, boids, h.step)
     }
+}
+
+/// What a snapshot's header says, once checked (with the whole file's length
+/// and checksum).
+struct Header {
+    step: u64,
+    next_id: u32,
+    n: u64,
+    params_len: u64,
+}
+
+/// Reads and checks the header: magic, version, dimension, sizes within their
+/// limits, the body's exact length and the checksum.
+fn read_header<V: Vector>(r: &mut Reader<'_>) -> Result<Header, SnapshotError> {
+    let bytes = r.bytes;
+    if r.take(8, "magic")? != MAGIC {
+        return Err(SnapshotError::BadMagic);
+    }
+    let version = r.u32("header")?;
+    if !(OLDEST_VERSION..=SNAPSHOT_VERSION).contains(&version) {
+        return Err(SnapshotError::UnsupportedVersion {
+            found: version,
+            supported: SNAPSHOT_VERSION,
+        });
+    }
+    let dim = r.u32("header")?;
+    if dim as usize != V::DIM {
+        return Err(SnapshotError::DimensionMismatch {
+            found: dim,
+            expected: V::DIM as u32,
+        });
+    }
+    let step = r.u64("header")?;
+    let next_id = r.u32("header")?;
+    let _reserved = r.u32("header")?;
+    let n = r.u64("header")?;
+    let params_len = r.u64("header")?;
+    if n > MAX_BOIDS {
+        return Err(SnapshotError::InvalidState(format!(
+            "boid count {n} exceeds the maximum {MAX_BOIDS}"
+        )));
+    }
+    if params_len > MAX_PARAMS_LEN {
+        return Err(SnapshotError::Params(format!(
+            "parameter block of {params_len} bytes exceeds {MAX_PARAMS_LEN}"
+        )));
+    }
+    let body = params_len + n * (4 + 2 + 12 * V::DIM as u64);
+    let needed = body + 8;
+    let available = (bytes.len() - r.at) as u64;
+    if available < needed {
+        return Err(SnapshotError::Truncated {
+            section: "body",
+            needed,
+            available,
+        });
+    }
+    if available > needed {
+        return Err(SnapshotError::TrailingBytes(available - needed));
+    }
+    let end = bytes.len() - 8;
+    let stored = u64::from_le_bytes(bytes[end..].try_into().expect("8 bytes"));
+    let computed = fnv1a(FNV_OFFSET, &bytes[..end]);
+    if stored != computed {
+        return Err(SnapshotError::Checksum { stored, computed });
+    }
+    Ok(Header {
+        step,
+        next_id,
+        n,
+        params_len,
+    })
+}
+
+/// The boids' arrays, in storage order.
+fn read_boids<V: Vector>(
+    r: &mut Reader<'_>,
+    n: usize,
+    next_id: u32,
+) -> Result<Boids<V>, SnapshotError> {
+    let mut boids = Boids::<V>::new();
+    boids.next_id = next_id;
+    boids.ids = (0..n).map(|_| r.u32("ids")).collect::<Result<_, _>>()?;
+    boids.species = (0..n).map(|_| r.u16("species")).collect::<Result<_, _>>()?;
+    boids.positions = r.vectors(n, "positions")?;
+    boids.velocities = r.vectors(n, "velocities")?;
+    boids.steering = r.vectors(n, "steering")?;
+    Ok(boids)
+}
+
+/// Ids unique and below `next_id`, species indexes in range, every vector finite.
+fn check_boids<V: Vector>(
+    boids: &Boids<V>,
+    params: &Params<V>,
+    next_id: u32,
+) -> Result<(), SnapshotError> {
+    let mut sorted_ids = boids.ids.clone();
+    sorted_ids.sort_unstable();
+    if let Some(w) = sorted_ids.windows(2).find(|w| w[0] == w[1]) {
+        return Err(SnapshotError::InvalidState(format!(
+            "boid id {} appears twice",
+            w[0]
+        )));
+    }
+    if let Some(&last) = sorted_ids.last()
+        && last >= next_id
+    {
+        return Err(SnapshotError::InvalidState(format!(
+            "boid id {last} is not below next_id {next_id}"
+        )));
+    }
+    if let Some(&s) = boids
+        .species
+        .iter()
+        .find(|&&s| s as usize >= params.species.len())
+    {
+        return Err(SnapshotError::InvalidState(format!(
+            "species index {s} but only {} species",
+            params.species.len()
+        )));
+    }
+    for (what, arr) in [
+        ("position", &boids.positions),
+        ("velocity", &boids.velocities),
+        ("steering", &boids.steering),
+    ] {
+        if let Some(i) = arr.iter().position(|v| !v.is_finite()) {
+            return Err(SnapshotError::InvalidState(format!(
+                "{what} of boid {} is not finite: {:?}",
+                boids.ids[i], arr[i]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The world of the snapshot's parameters, boids and step, its entities added
+/// back in order (zones with the boids they held).
+fn rebuild<V: Vector>(
+    params: Params<V>,
+    boids: Boids<V>,
+    step: u64,
+) -> Result<World<V>, SnapshotError> {
+    let mut world =
+        World::from_parts(params.config, params.species, params.relations, boids, step)?;
+    for shape in params.obstacles {
+        world.add_obstacle(shape)?;
+    }
+    for a in params.attractors {
+        world.add_attractor(a)?;
+    }
+    for p in params.pulses {
+        world.add_pulse(p)?;
+    }
+    for p in params.paths {
+        world.add_path(p)?;
+    }
+    for z in params.zones {
+        let inside = z.inside.clone();
+        let i = world.add_zone(z)?;
+        world.zones[i].inside = inside;
+    }
+    world.set_schedule(params.schedule)?;
+    Ok(world)
 }
 
 /// Largest step counter a snapshot may hold: time (`step · dt`) stays exact in

@@ -2,8 +2,8 @@
 //! by rejection sampling outside the obstacles, [`World::add_boid`] and
 //! [`World::solid_fraction`].
 
+use crate::behaviours::boundary::wrap;
 use crate::boids::BoidId;
-use crate::boundary::wrap;
 use crate::error::WorldError;
 use crate::params::{Boundary, SpeciesId};
 use crate::rng::{CounterRng, Stream};
@@ -149,7 +149,7 @@ impl<V: Vector> World<V> {
         let speed = speed.unwrap_or(max_speed).min(max_speed);
         let first = self.boids.next_id();
         let (seed, config) = (self.config.seed, self.config);
-        let skin = crate::obstacles::contact_skin(&self.species);
+        let skin = crate::behaviours::obstacles::contact_skin(&self.species);
         // Take the state out so the obstacles stay readable while boids are pushed.
         let mut boids = std::mem::take(self.state_mut());
         if let Err(e) = boids.reserve(count as usize) {
@@ -217,7 +217,7 @@ impl<V: Vector> World<V> {
             return 0.0;
         }
         let (lo, hi) = region.unwrap_or((self.config.min, self.config.max));
-        let skin = crate::obstacles::contact_skin(&self.species);
+        let skin = crate::behaviours::obstacles::contact_skin(&self.species);
         let per_axis: u32 = if V::DIM == 2 { 64 } else { 16 };
         let total = per_axis.pow(V::DIM as u32);
         let solid = (0..total)

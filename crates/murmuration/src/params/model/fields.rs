@@ -5,6 +5,7 @@
 
 use super::{Model, ModelKind};
 use crate::error::ParamError;
+use crate::params::range::{Range, range};
 
 /// One numeric parameter of a research model.
 #[derive(Clone, Copy, Debug)]
@@ -17,29 +18,14 @@ pub struct ModelField {
     pub symbol: &'static str,
     /// Unit (`rad`, `units/s`, `—`).
     pub unit: &'static str,
-    /// Lower end of the valid range.
-    pub min: f32,
-    /// True when `min` itself is excluded.
-    pub min_open: bool,
-    /// Upper end of the valid range.
-    pub max: f32,
-    /// True when `max` itself is excluded.
-    pub max_open: bool,
+    /// The valid range.
+    pub range: Range,
     /// One sentence for the documentation table.
     pub meaning: &'static str,
     /// Reads the field (None when `m` is another model).
     pub get: fn(&Model) -> Option<f32>,
     /// The field, to change it (None when `m` is another model).
     pub get_mut: fn(&mut Model) -> Option<&mut f32>,
-}
-
-macro_rules! open {
-    (open) => {
-        true
-    };
-    (closed) => {
-        false
-    };
 }
 
 macro_rules! mrow {
@@ -50,10 +36,7 @@ macro_rules! mrow {
             key: stringify!($key),
             symbol: $symbol,
             unit: $unit,
-            min: $min,
-            min_open: open!($lo),
-            max: $max,
-            max_open: open!($hi),
+            range: range!($lo $min, $max, $hi),
             meaning: $meaning,
             get: {
                 fn get(m: &Model) -> Option<f32> {
@@ -137,16 +120,6 @@ pub fn model_field(model: ModelKind, key: &str) -> Option<&'static ModelField> {
 }
 
 impl ModelField {
-    /// The range as the documentation writes it, e.g. `(0, 10000]`.
-    pub fn range_text(&self) -> String {
-        crate::error::range_text(self.min, self.min_open, self.max, self.max_open)
-    }
-
-    /// True when `v` lies in the range (NaN never does).
-    pub fn contains(&self, v: f32) -> bool {
-        crate::error::in_range(v, self.min, self.min_open, self.max, self.max_open)
-    }
-
     /// The row of the parameter table in `docs/RESEARCH.md`.
     pub fn markdown_row(&self) -> String {
         format!(
@@ -155,7 +128,7 @@ impl ModelField {
             self.key,
             self.symbol,
             self.unit,
-            self.range_text(),
+            self.range.text(),
             self.meaning
         )
     }
@@ -165,21 +138,7 @@ impl ModelField {
         let Some(v) = (self.get)(m) else {
             return Ok(());
         };
-        let field = || format!("{prefix}.{}", self.key);
-        if !v.is_finite() {
-            return Err(ParamError::NotFinite {
-                field: field(),
-                value: v as f64,
-            });
-        }
-        if !self.contains(v) {
-            return Err(ParamError::OutOfRange {
-                field: field(),
-                value: v as f64,
-                range: format!("in {}", self.range_text()),
-            });
-        }
-        Ok(())
+        self.range.check(v, || format!("{prefix}.{}", self.key))
     }
 }
 
@@ -190,7 +149,7 @@ mod tests {
     /// `docs/RESEARCH.md`'s parameter table is this table, row for row.
     #[test]
     fn the_research_table_is_the_model_table() {
-        let doc = include_str!("../../../../docs/RESEARCH.md");
+        let doc = include_str!("../../../../../docs/RESEARCH.md");
         let rows: Vec<String> = MODEL_FIELDS.iter().map(ModelField::markdown_row).collect();
         let documented: Vec<&str> = doc
             .lines()

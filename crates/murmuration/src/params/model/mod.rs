@@ -1,7 +1,7 @@
 //! The models a species can move by, as plain data: Reynolds' rules (the
 //! default) or one of the classic collective-motion models with its parameters,
 //! each as its paper defines it (docs/RESEARCH.md). The steps are elsewhere
-//! (`crate::models`, `crate::vicsek`); this module imports nothing of the engine,
+//! (`crate::models`, `crate::models::vicsek`); this module imports nothing of the engine,
 //! so `SpeciesParams` can hold a `Model`.
 
 mod abm;
@@ -36,6 +36,26 @@ pub enum Model {
     /// NetLogo, MASON).
     AbmFlocking(AbmFlocking),
 }
+
+/// A research model's parameter struct, as a species' [`Model`] holds it.
+pub(crate) trait ModelParams: Copy + Default {
+    /// The parameters, when `m` is this model.
+    fn of(m: &Model) -> Option<Self>;
+}
+
+macro_rules! model_params {
+    ($($variant:ident),*) => {$(
+        impl ModelParams for $variant {
+            fn of(m: &Model) -> Option<Self> {
+                match m {
+                    Model::$variant(p) => Some(*p),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+model_params!(Vicsek, Couzin, Dorsogna, AbmFlocking);
 
 /// Which model, without parameters: the value of `model = "…"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,4 +1,4 @@
-//! Parameters of Vicsek et al., PRL 75, 1226 (1995) (the step: `crate::vicsek`).
+//! Parameters of Vicsek et al., PRL 75, 1226 (1995) (the step: `crate::models::vicsek`).
 
 use serde::{Deserialize, Serialize};
 
