@@ -49,8 +49,8 @@ const NEEDS: &[Need] = &[
         "software Vulkan (lavapipe) and its loader: GPU and renderer tests",
     ),
     pkg(
-        &["xvfb"],
-        "a virtual display: the sandbox and game window tests",
+        &["xvfb", "xdotool"],
+        "a virtual display and its mouse: the sandbox and game window tests",
     ),
     pkg(
         &[

@@ -336,3 +336,116 @@ fn the_pause_menu_lists_the_controls_with_the_players_keys() {
     )
     .ok();
 }
+
+/// Runs `xdotool` with `args` on the Xvfb display (a failure to start is a
+/// missing program: a skip, or a failure under `cargo xtask test`).
+fn xdotool(x: &Xvfb, args: &[&str]) -> Option<std::process::Output> {
+    match Command::new("xdotool")
+        .env("DISPLAY", &x.display)
+        .args(args)
+        .output()
+    {
+        Ok(o) => Some(o),
+        Err(e) => {
+            murmuration_gpu::testing::missing(&format!(
+                "xdotool is not available ({e}); `cargo xtask test` installs it"
+            ));
+            None
+        }
+    }
+}
+
+/// Steering that feels like guiding (issue 46): the player's hand in a real
+/// window, driven by xdotool. The cursor is put right of the swarm and held
+/// still; the focus is the point under the cursor as the camera (which follows
+/// the swarm) shows it each frame, so it keeps leading and the swarm keeps
+/// travelling, and however far right the cursor sits the focus stays within its
+/// light's reach of the swarm. The window's recording of the play is replayed
+/// headless to measure both.
+#[test]
+fn a_still_cursor_keeps_leading_and_the_screen_edge_does_not_run_the_focus_away() {
+    use murmuration_game::{Game, Level, Recording, levels};
+    let Some(x) = xvfb() else { return };
+    if xdotool(&x, &["version"]).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("lead.replay");
+    let child = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("MURMURATION_DATA_DIR", dir.path())
+        .args([
+            "game", "1", "--size", "800x450", "--frames", "420", "--record",
+        ])
+        .arg(&rec)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The window is open once X knows it; then the cursor goes to the right
+    // edge, a little beyond the focus's reach, and stays there.
+    let found = xdotool(&x, &["search", "--sync", "--name", "Lumen Swarm"]).unwrap();
+    assert!(found.status.success(), "no game window appeared");
+    for at in ["770", "780"] {
+        let moved = xdotool(&x, &["mousemove", "--sync", at, "225"]).unwrap();
+        assert!(moved.status.success(), "{moved:?}");
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let shipped = &levels::LEVELS[0];
+    let level = Level::parse(shipped.text, shipped.key).unwrap();
+    let recording = Recording::load(&rec).unwrap();
+    let points: Vec<(u64, glam::Vec2)> = recording
+        .commands
+        .iter()
+        .filter_map(|&(s, c)| match c {
+            murmuration_game::Command::Point(p) => Some((s, p)),
+            _ => None,
+        })
+        .collect();
+    let first = points.first().expect("the cursor led the swarm").0;
+    let mut game = Game::new(&level).unwrap();
+    let mut next = 0;
+    let (mut start, mut farthest) = (None, 0.0f32);
+    let reach = level.controls.focus_range;
+    for step in 0..recording.steps {
+        let commands = recording.commands_at(step, &mut next);
+        game.step(&commands);
+        if step == first {
+            start = Some(game.centroid());
+        }
+        if step > first {
+            farthest = farthest.max((game.goal() - game.centroid()).length());
+        }
+    }
+    let start = start.unwrap();
+    let travelled = game.centroid().x - start.x;
+    let steps_led = recording.steps - first;
+    eprintln!(
+        "{} pointer commands over {steps_led} steps; swarm travelled {travelled:.1} units right; the goal at most {farthest:.1} from it (reach {reach})",
+        points.len()
+    );
+    // A still cursor keeps leading: the focus moves on while the camera follows
+    // (one command per step or so), and the swarm travels on rather than
+    // settling on one point.
+    assert!(
+        points.len() as u64 > steps_led / 4,
+        "only {} pointer commands in {steps_led} steps: the focus stopped when the cursor did",
+        points.len()
+    );
+    assert!(
+        travelled > 25.0,
+        "the swarm travelled only {travelled:.1} units toward a cursor held right of it"
+    );
+    // The edge does not run the focus away: its goal stays within the light.
+    assert!(
+        farthest <= murmuration_game::LEAD_SHARE * reach + 1.0,
+        "the focus's goal ran {farthest:.1} units from the swarm (reach {reach})"
+    );
+}

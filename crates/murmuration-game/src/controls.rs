@@ -108,7 +108,23 @@ impl Default for Controls {
     }
 }
 
+/// The share of [`Controls::focus_range`] a pointer may lead the swarm by: the
+/// focus stays well inside its light however far the cursor goes.
+pub const LEAD_SHARE: f32 = 0.8;
+
 impl Controls {
+    /// Where the pointer leads the swarm: the point under the cursor, drawn in
+    /// toward the swarm's centre `swarm` until it lies within [`LEAD_SHARE`] of
+    /// the focus's reach. A cursor at the screen's edge then leads at the
+    /// swarm's pace instead of running the focus out of its light (seed 001,
+    /// 3.3: the swarm never disconnects from the hand).
+    pub fn lead(&self, pointer: Vec2, swarm: Vec2) -> Vec2 {
+        if !pointer.is_finite() || !swarm.is_finite() {
+            return pointer;
+        }
+        swarm + (pointer - swarm).clamp_length_max(LEAD_SHARE * self.focus_range)
+    }
+
     /// Every field with its valid range: `(key, value, low, high, low open)`.
     fn ranges(&self) -> [(&'static str, f32, f32, f32, bool); 18] {
         [
@@ -153,6 +169,21 @@ impl Controls {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lead_stays_within_the_focus_reach_of_the_swarm() {
+        let c = Controls::default();
+        let swarm = Vec2::new(10.0, 5.0);
+        // Near the swarm the pointer is taken as it is.
+        assert_eq!(c.lead(Vec2::new(20.0, 5.0), swarm), Vec2::new(20.0, 5.0));
+        // Far away it is drawn in along the same direction.
+        let far = c.lead(Vec2::new(1010.0, 5.0), swarm);
+        assert!(
+            (far - swarm).length() <= LEAD_SHARE * c.focus_range + 1e-3,
+            "{far}"
+        );
+        assert!((far.y - 5.0).abs() < 1e-4 && far.x > swarm.x);
+    }
 
     #[test]
     fn the_defaults_are_valid_and_each_range_is_checked() {

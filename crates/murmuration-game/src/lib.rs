@@ -28,7 +28,7 @@ mod progress;
 pub mod replay;
 pub mod sound;
 
-pub use controls::{Command, Controls};
+pub use controls::{Command, Controls, LEAD_SHARE};
 pub use game::{Game, GameEvent};
 pub use level::{Gate, Level, Plate, SECTION};
 pub use outcome::Outcome;

@@ -135,7 +135,8 @@ struct App {
     last: Instant,
     carry: f64,
     error: Option<anyhow::Error>,
-    cursor: Vec2,
+    /// The cursor in window pixels, once it has moved over the window.
+    cursor: Option<Vec2>,
     modifiers: ModifiersState,
     keys: [bool; 4],
     drawing: bool,
@@ -186,7 +187,7 @@ pub fn run(opts: Options) -> Result<()> {
         last: Instant::now(),
         carry: 0.0,
         error: None,
-        cursor: Vec2::ZERO,
+        cursor: None,
         modifiers: ModifiersState::empty(),
         keys: [false; 4],
         drawing: false,
@@ -283,14 +284,38 @@ impl App {
     }
 
     fn pointer_level(&self) -> Vec2 {
-        self.view()
-            .to_level(egui::pos2(self.cursor.x, self.cursor.y))
+        let c = self.cursor.unwrap_or(Vec2::ZERO);
+        self.view().to_level(egui::pos2(c.x, c.y))
+    }
+
+    /// The pointer's command, every frame: the point under the cursor as the
+    /// camera shows the level now, so a still cursor keeps leading while the
+    /// camera follows the swarm (pointer-in-world, not pointer deltas), drawn
+    /// in to the focus's reach ([`murmuration_game::Controls::lead`]). Sent when it has moved a
+    /// twentieth of a unit, so a recording holds what the player did.
+    fn lead(&mut self) {
+        if self.cursor.is_none() {
+            return;
+        }
+        let at = self.pointer_level();
+        let Some(p) = self.playing_input() else {
+            return;
+        };
+        let at = p.level.controls.lead(at, p.game.centroid());
+        if p.pointer_sent.is_some_and(|s| (s - at).length() < 0.05) {
+            return;
+        }
+        // One pointer command per step is enough: replace a pending one.
+        p.pending.retain(|c| !matches!(c, Command::Point(_)));
+        p.pending.push(Command::Point(at));
+        p.pointer_sent = Some(at);
     }
 
     fn redraw(&mut self, el: &ActiveEventLoop) -> Result<()> {
         let now = Instant::now();
         let real = now.duration_since(self.last).as_secs_f64().min(0.1);
         self.last = now;
+        self.lead();
         self.advance(real);
         self.frame_camera(if self.frame == 0 { 1.0 } else { 0.08 });
         let view = self.view();
@@ -464,8 +489,10 @@ impl App {
         }
     }
 
+    /// The cursor moved: a light path being drawn grows; the pointer's own
+    /// command is sent each frame ([`Self::lead`]).
     fn moved(&mut self, to: Vec2) {
-        self.cursor = to;
+        self.cursor = Some(to);
         let at = self.pointer_level();
         let drawing = self.drawing;
         let Some(p) = self.playing_input() else {
@@ -473,12 +500,6 @@ impl App {
         };
         if drawing {
             p.pending.push(Command::PathTo(at));
-        }
-        // One pointer command per step is enough: replace a pending one.
-        p.pending.retain(|c| !matches!(c, Command::Point(_)));
-        if p.pointer_sent != Some(at) {
-            p.pending.push(Command::Point(at));
-            p.pointer_sent = Some(at);
         }
     }
 
