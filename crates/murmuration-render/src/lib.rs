@@ -36,7 +36,7 @@ mod vertex;
 
 pub use camera::Camera;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RenderError};
-pub use overlay::inspection;
+pub use overlay::{Pen, inspection};
 pub use periodic::{nearest_image, period};
 pub use renderer::Renderer;
 pub use scene::{GpuBoids, PALETTE, Scene, Trails, heat};

@@ -17,15 +17,20 @@ const PATH: [f32; 4] = [0.35, 1.3, 0.55, 1.0];
 /// Segments per full circle.
 const ROUND: usize = 48;
 
-/// Line and fill buffers being written.
-struct Out<'a> {
-    lines: &'a mut Vec<ColourVertex>,
-    fills: &'a mut Vec<ColourVertex>,
-    dim: usize,
+/// A pen over a scene's line and fill buffers: what the overlays are drawn
+/// with, public so a front end (the game) can draw its own world the same way.
+pub struct Pen<'a> {
+    /// Segment pairs (`Scene::lines`).
+    pub lines: &'a mut Vec<ColourVertex>,
+    /// Triangles (`Scene::fills`).
+    pub fills: &'a mut Vec<ColourVertex>,
+    /// 2 or 3: circles become three great circles in 3D.
+    pub dim: usize,
 }
 
-impl Out<'_> {
-    fn line(&mut self, a: Vec3, b: Vec3, c: [f32; 4]) {
+impl Pen<'_> {
+    /// A segment.
+    pub fn line(&mut self, a: Vec3, b: Vec3, c: [f32; 4]) {
         self.lines.push(ColourVertex {
             position: a.to_array(),
             colour: c,
@@ -36,7 +41,8 @@ impl Out<'_> {
         });
     }
 
-    fn polyline(&mut self, pts: &[Vec3], closed: bool, c: [f32; 4]) {
+    /// Segments through `pts`, back to the first when `closed`.
+    pub fn polyline(&mut self, pts: &[Vec3], closed: bool, c: [f32; 4]) {
         for w in pts.windows(2) {
             self.line(w[0], w[1], c);
         }
@@ -45,7 +51,8 @@ impl Out<'_> {
         }
     }
 
-    fn triangle(&mut self, a: Vec3, b: Vec3, c: Vec3, colour: [f32; 4]) {
+    /// A filled triangle.
+    pub fn triangle(&mut self, a: Vec3, b: Vec3, c: Vec3, colour: [f32; 4]) {
         for p in [a, b, c] {
             self.fills.push(ColourVertex {
                 position: p.to_array(),
@@ -55,7 +62,7 @@ impl Out<'_> {
     }
 
     /// A circle in the plane spanned by `u` and `v`.
-    fn circle(&mut self, centre: Vec3, r: f32, u: Vec3, v: Vec3, c: [f32; 4]) {
+    pub fn circle(&mut self, centre: Vec3, r: f32, u: Vec3, v: Vec3, c: [f32; 4]) {
         let pts: Vec<Vec3> = (0..ROUND)
             .map(|k| {
                 let a = k as f32 / ROUND as f32 * std::f32::consts::TAU;
@@ -66,7 +73,7 @@ impl Out<'_> {
     }
 
     /// A circle (2D) or three great circles of a sphere (3D).
-    fn ball(&mut self, centre: Vec3, r: f32, c: [f32; 4]) {
+    pub fn ball(&mut self, centre: Vec3, r: f32, c: [f32; 4]) {
         self.circle(centre, r, Vec3::X, Vec3::Y, c);
         if self.dim == 3 {
             self.circle(centre, r, Vec3::X, Vec3::Z, c);
@@ -75,7 +82,7 @@ impl Out<'_> {
     }
 
     /// A convex or concave simple polygon (2D) filled by ear clipping.
-    fn fill_polygon(&mut self, pts: &[Vec2], colour: [f32; 4]) {
+    pub fn fill_polygon(&mut self, pts: &[Vec2], colour: [f32; 4]) {
         let mut idx: Vec<usize> = (0..pts.len()).collect();
         let area: f32 = (0..pts.len())
             .map(|i| pts[i].perp_dot(pts[(i + 1) % pts.len()]))
@@ -124,7 +131,7 @@ impl Out<'_> {
     }
 
     /// Outline (and in 2D a fill) of a shape.
-    fn shape<V: Vector>(&mut self, o: &Obstacle<V>, edge: [f32; 4], fill: [f32; 4]) {
+    pub fn shape<V: Vector>(&mut self, o: &Obstacle<V>, edge: [f32; 4], fill: [f32; 4]) {
         let d2 = self.dim == 2;
         match o {
             Obstacle::Sphere { center, radius } => {
@@ -289,7 +296,7 @@ pub fn entities<V: Vector>(
     lines: &mut Vec<ColourVertex>,
     fills: &mut Vec<ColourVertex>,
 ) {
-    let mut out = Out {
+    let mut out = Pen {
         lines,
         fills,
         dim: V::DIM,
@@ -307,7 +314,7 @@ pub fn entities<V: Vector>(
             center: 0.5 * (lo + hi),
             half_extents: (0.5 * (hi - lo)).max(Vec3::splat(1e-6)),
         };
-        let mut edges = Out {
+        let mut edges = Pen {
             lines: &mut *out.lines,
             fills: &mut Vec::new(),
             dim: V::DIM,
@@ -387,7 +394,7 @@ pub fn inspection<V: Vector>(
 ) {
     let mut fills = Vec::new();
     let dim = V::DIM;
-    let mut out = Out {
+    let mut out = Pen {
         lines,
         fills: &mut fills,
         dim,
@@ -454,7 +461,7 @@ mod tests {
     #[test]
     fn ear_clipping_fills_a_concave_polygon_exactly() {
         let (mut lines, mut fills) = (Vec::new(), Vec::new());
-        let mut out = Out {
+        let mut out = Pen {
             lines: &mut lines,
             fills: &mut fills,
             dim: 2,
@@ -472,7 +479,7 @@ mod tests {
         assert_eq!(fills.len(), 3 * 4);
         assert!((area(&fills) - 3.0).abs() < 1e-5);
         fills.clear();
-        let mut out = Out {
+        let mut out = Pen {
             lines: &mut lines,
             fills: &mut fills,
             dim: 2,
@@ -486,7 +493,7 @@ mod tests {
     #[test]
     fn numbers_draw_seven_segment_strokes() {
         let (mut lines, mut fills) = (Vec::new(), Vec::new());
-        let mut out = Out {
+        let mut out = Pen {
             lines: &mut lines,
             fills: &mut fills,
             dim: 2,

@@ -115,19 +115,28 @@ fn edge_arrow(p: &egui::Painter, view: &View, game: &Game, centroid: Vec2) {
 /// Plate counters: "37 / 60", bright while held.
 fn plate_counters(p: &egui::Painter, view: &View, game: &Game) {
     for (plate, state) in game.level().plates.iter().zip(game.plates()) {
-        let (centre, _) = plate.shape.bounds();
+        let (centre, r) = plate.shape.bounds();
         let colour = if state.held {
             Color32::from_rgb(255, 220, 120)
         } else {
-            Color32::from_rgb(190, 190, 210)
+            Color32::from_rgb(225, 232, 245)
         };
-        p.text(
-            view.to_screen(centre),
-            Align2::CENTER_CENTER,
-            format!("{} / {}", state.count, plate.need),
-            FontId::proportional(20.0),
-            colour,
-        );
+        // Above the ring, on a dark plate of its own, so the swarm's glow on
+        // the ring never washes it out.
+        let above = view.to_screen(centre + Vec2::new(0.0, r)) - EVec2::new(0.0, 16.0);
+        // Below the ring instead where the status lines would cover it.
+        let at = if above.y < 96.0 {
+            view.to_screen(centre - Vec2::new(0.0, r)) + EVec2::new(0.0, 16.0)
+        } else {
+            above
+        };
+        let text = format!("{} / {}", state.count, plate.need);
+        let galley = p.layout_no_wrap(text, FontId::proportional(18.0), colour);
+        let rect = Align2::CENTER_CENTER
+            .anchor_size(at, galley.size())
+            .expand2(EVec2::new(8.0, 3.0));
+        p.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(6, 8, 16, 220));
+        p.galley(rect.min + EVec2::new(8.0, 3.0), galley, colour);
     }
 }
 

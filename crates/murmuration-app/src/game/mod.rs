@@ -6,6 +6,7 @@
 mod audio;
 pub mod bench;
 mod hud;
+mod look;
 mod progress;
 mod window;
 
@@ -332,8 +333,7 @@ impl Drawing {
             None => self.camera = Some(Camera::fit(2, lo, hi, aspect)),
         }
         let camera = self.camera.as_ref().expect("framed above");
-        self.scene
-            .update(game.world(), &self.settings, &mut self.trails);
+        look::update(&mut self.scene, game, &self.settings, &mut self.trails);
         Ok(self.offscreen.render(&self.scene, camera, &self.settings)?)
     }
 

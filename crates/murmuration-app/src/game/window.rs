@@ -349,8 +349,7 @@ impl App {
         });
         match screen {
             Screen::Playing(p) => {
-                self.scene
-                    .update(p.game.world(), &self.settings, &mut self.trails)
+                super::look::update(&mut self.scene, &p.game, &self.settings, &mut self.trails)
             }
             Screen::Title => {
                 self.scene.boids.clear();

@@ -1,0 +1,250 @@
+//! How a level looks, in the window and offscreen alike: the renderer draws the
+//! creatures, and this module draws the level in its own terms instead of the
+//! sandbox's debug overlays (issue 46). Ruins are solid with depth, gates glow
+//! while shut, a plate is a ring that fills toward its need, the exit is a
+//! beacon, and only the swarm's own light paths show (a hunter's patrol route
+//! and the engine's zone counts do not).
+
+use glam::{Vec2, Vec3};
+use murmuration::Obstacle;
+use murmuration_game::Game;
+use murmuration_render::{Pen, RenderSettings, Scene, Trails};
+
+/// Colours, linear HDR (above 1 glows under the bloom).
+const RUIN_FILL: [f32; 4] = [0.030, 0.036, 0.060, 1.0];
+const RUIN_SHADOW: [f32; 4] = [0.008, 0.010, 0.020, 1.0];
+const RUIN_EDGE: [f32; 4] = [0.30, 0.36, 0.50, 1.0];
+const GATE_SHUT: [f32; 4] = [3.2, 1.3, 0.25, 1.0];
+const GATE_FILL: [f32; 4] = [0.30, 0.10, 0.02, 1.0];
+const GATE_OPEN: [f32; 4] = [0.35, 0.22, 0.08, 1.0];
+const PLATE_DIM: [f32; 4] = [0.25, 0.30, 0.45, 1.0];
+const PLATE_LIT: [f32; 4] = [2.4, 1.5, 0.35, 1.0];
+const PLATE_HELD: [f32; 4] = [0.7, 2.6, 1.0, 1.0];
+const EXIT: [f32; 4] = [0.45, 2.2, 1.2, 1.0];
+const LIGHT_PATH: [f32; 4] = [0.6, 1.2, 2.4, 1.0];
+const PULSE: [f32; 4] = [1.6, 0.45, 0.25, 1.0];
+
+/// Segments of a plate's ring (each lit or not).
+pub(crate) const RING_SEGMENTS: usize = 64;
+
+/// The scene of `game` now: its creatures by the renderer (with trails), its
+/// level by [`level`].
+pub(crate) fn update(
+    scene: &mut Scene,
+    game: &Game,
+    settings: &RenderSettings,
+    trails: &mut Trails,
+) {
+    let plain = RenderSettings {
+        overlays: false,
+        ..*settings
+    };
+    scene.update(game.world(), &plain, trails);
+    let mut pen = Pen {
+        lines: &mut scene.lines,
+        fills: &mut scene.fills,
+        dim: 2,
+    };
+    level(&mut pen, game);
+}
+
+/// Draws the level's ruins, gates, plates, exit, light paths and pulses.
+pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
+    let lvl = game.level();
+    let t = game.time() as f32;
+    let gate_shapes: Vec<&Obstacle<Vec2>> = lvl.gates.iter().map(|g| &g.shape).collect();
+    for o in game.world().obstacles() {
+        if !gate_shapes.contains(&o) {
+            ruin(pen, o);
+        }
+    }
+    for (g, state) in lvl.gates.iter().zip(game.gates()) {
+        if state.open {
+            pen.shape(&g.shape, GATE_OPEN, [0.0; 4]);
+        } else {
+            // A shut gate glows and breathes, unlike the ruins around it.
+            let k = 0.8 + 0.2 * (t * 3.0).sin();
+            pen.shape(&g.shape, scale(GATE_SHUT, k), GATE_FILL);
+        }
+    }
+    for (p, state) in lvl.plates.iter().zip(game.plates()) {
+        let (c, r) = p.shape.bounds();
+        let lit = state.count as f32 / p.need.max(1) as f32;
+        ring(pen, c, r, lit, state.held);
+    }
+    beacon(pen, &lvl.exit, t);
+    let swarm = Some(game.swarm());
+    for path in game.world().paths().iter().filter(|p| p.species == swarm) {
+        let fade = if path.lifetime.is_finite() {
+            1.0 - path.age / path.lifetime
+        } else {
+            1.0
+        };
+        let pts: Vec<Vec3> = path.points.iter().map(|q| q.extend(0.0)).collect();
+        pen.polyline(&pts, false, scale(LIGHT_PATH, fade));
+    }
+    for p in game.world().pulses() {
+        let fade = 1.0 - p.age / p.duration;
+        pen.ball(
+            p.position.extend(0.0),
+            p.radius * (1.0 - fade).max(0.05),
+            scale(PULSE, fade),
+        );
+    }
+}
+
+/// A ruin: a shadow offset below and right for depth, the solid, its edge.
+fn ruin(pen: &mut Pen<'_>, o: &Obstacle<Vec2>) {
+    let shadow = shifted(o, Vec2::new(0.5, -0.5));
+    pen.shape(&shadow, RUIN_SHADOW, RUIN_SHADOW);
+    pen.shape(o, RUIN_EDGE, RUIN_FILL);
+}
+
+/// A plate of radius `r` at `c`: a dim ring with a bright amber arc from the
+/// top, clockwise, over the `lit` share of its need (all of it, green, once
+/// held); three strokes wide, so it reads through the swarm's glow.
+pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
+    let on = if held {
+        RING_SEGMENTS
+    } else {
+        ((lit.clamp(0.0, 1.0) * RING_SEGMENTS as f32).floor() as usize).min(RING_SEGMENTS)
+    };
+    let at = |k: usize| {
+        let a =
+            std::f32::consts::FRAC_PI_2 - k as f32 / RING_SEGMENTS as f32 * std::f32::consts::TAU;
+        (c + r * Vec2::new(a.cos(), a.sin())).extend(0.0)
+    };
+    for k in 0..RING_SEGMENTS {
+        let colour = match (k < on, held) {
+            (false, _) => PLATE_DIM,
+            (true, false) => PLATE_LIT,
+            (true, true) => PLATE_HELD,
+        };
+        pen.line(at(k), at(k + 1), colour);
+    }
+}
+
+/// The exit: three rings that rise from its centre to its edge, over and over.
+fn beacon(pen: &mut Pen<'_>, exit: &Obstacle<Vec2>, t: f32) {
+    let (c, r) = exit.bounds();
+    pen.ball(c.extend(0.0), r, EXIT);
+    for k in 0..3 {
+        let phase = (t * 0.5 + k as f32 / 3.0).fract();
+        pen.ball(c.extend(0.0), r * phase, scale(EXIT, 1.0 - phase));
+    }
+}
+
+/// `o` moved by `d`.
+fn shifted(o: &Obstacle<Vec2>, d: Vec2) -> Obstacle<Vec2> {
+    match o {
+        Obstacle::Sphere { center, radius } => Obstacle::Sphere {
+            center: *center + d,
+            radius: *radius,
+        },
+        Obstacle::Box {
+            center,
+            half_extents,
+        } => Obstacle::Box {
+            center: *center + d,
+            half_extents: *half_extents,
+        },
+        Obstacle::Capsule { a, b, radius } => Obstacle::Capsule {
+            a: *a + d,
+            b: *b + d,
+            radius: *radius,
+        },
+        Obstacle::Polygon { points } => Obstacle::Polygon {
+            points: points.iter().map(|p| *p + d).collect(),
+        },
+        // A baked field keeps its place (its shadow would cost a second field).
+        other => other.clone(),
+    }
+}
+
+fn scale(c: [f32; 4], k: f32) -> [f32; 4] {
+    [c[0] * k, c[1] * k, c[2] * k, c[3]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use murmuration_game::{Level, levels};
+    use murmuration_render::ColourVertex;
+
+    fn drawn(game: &Game) -> (Vec<ColourVertex>, Vec<ColourVertex>) {
+        let (mut lines, mut fills) = (Vec::new(), Vec::new());
+        level(
+            &mut Pen {
+                lines: &mut lines,
+                fills: &mut fills,
+                dim: 2,
+            },
+            game,
+        );
+        (lines, fills)
+    }
+
+    fn game(i: usize) -> Game {
+        let s = &levels::LEVELS[i];
+        Game::new(&Level::parse(s.text, s.key).unwrap()).unwrap()
+    }
+
+    /// A plate's ring lights the share of its need standing on it, and nothing
+    /// else is drawn inside it (the engine's count, drawn over the HUD's, made
+    /// "9 / 9▯0").
+    #[test]
+    fn a_plate_is_a_ring_that_fills_toward_its_need() {
+        let (mut lines, mut fills) = (Vec::new(), Vec::new());
+        let mut pen = Pen {
+            lines: &mut lines,
+            fills: &mut fills,
+            dim: 2,
+        };
+        ring(&mut pen, Vec2::ZERO, 5.0, 0.5, false);
+        let lit = |v: &[ColourVertex]| v.chunks(2).filter(|s| s[0].colour == PLATE_LIT).count();
+        assert_eq!(lines.len(), 3 * 2 * RING_SEGMENTS);
+        assert_eq!(lit(&lines), 3 * RING_SEGMENTS / 2);
+        let g = game(2); // The Mechanism: two plates
+        let (lines, _) = drawn(&g);
+        for p in &g.level().plates {
+            let (c, r) = p.shape.bounds();
+            let inside = lines
+                .iter()
+                .filter(|v| (Vec2::new(v.position[0], v.position[1]) - c).length() < 0.8 * r)
+                .count();
+            assert_eq!(inside, 0, "{} strokes inside plate {}", inside, p.name);
+        }
+    }
+
+    /// The hunters' patrol route is the engine's business: only the swarm's own
+    /// light paths are drawn.
+    #[test]
+    fn a_hunters_patrol_route_is_not_drawn() {
+        let g = game(1); // Night Hunters
+        let route: Vec<[f32; 3]> = g
+            .world()
+            .paths()
+            .iter()
+            .filter(|p| p.species != Some(g.swarm()))
+            .flat_map(|p| p.points.iter().map(|q| [q.x, q.y, 0.0]))
+            .collect();
+        assert!(!route.is_empty(), "Night Hunters has a patrol route");
+        let (lines, _) = drawn(&g);
+        let on_route = lines.iter().filter(|v| route.contains(&v.position)).count();
+        assert_eq!(on_route, 0);
+    }
+
+    /// A shut gate glows (its edge is brighter than white under the bloom);
+    /// the ruins do not.
+    #[test]
+    fn a_shut_gate_glows_and_the_ruins_do_not() {
+        let g = game(2);
+        let (lines, _) = drawn(&g);
+        let glowing = lines
+            .iter()
+            .filter(|v| v.colour[0] > 1.0 && v.colour[2] < 0.5)
+            .count();
+        assert!(glowing > 0, "no glowing gate edge");
+        assert!(lines.iter().any(|v| v.colour == RUIN_EDGE), "no ruin edge");
+    }
+}
