@@ -16,12 +16,25 @@ use proptest::prelude::*;
 /// amplified through normalisation, stays far below this.
 const TOL_V: f32 = 2e-4;
 
+/// Each step against the reference, boid by boid. A boid whose reference
+/// result hangs on rounding (a neighbour on a radius or the cone's edge, a sum
+/// that cancels: `reference_step_marked`) is left out of that step; such boids
+/// must stay rare, so the comparison still covers the flock.
 fn compare<V: Vector>(mut w: World<V>, steps: usize) {
     for step in 0..steps {
-        let (rp, rv) = common::reference_step(&w);
+        let (rp, rv, marked) = common::reference_step(&w);
+        let skipped = marked.iter().filter(|&&m| m).count();
+        assert!(
+            2 * skipped <= w.len(),
+            "step {step}: {skipped} of {} boids on a rounding edge",
+            w.len()
+        );
         w.step();
         let cfg = *w.config();
         for i in 0..w.len() {
+            if marked[i] {
+                continue;
+            }
             let dp = common::offset(rp[i], w.positions()[i], &cfg).length();
             let dv = (rv[i] - w.velocities()[i]).length();
             assert!(
@@ -124,6 +137,18 @@ proptest! {
         let b = species_from(360.0, !pri, 0.0, 0.5);
         compare(world::<Vec3>(n, side, k, seed, a, b, rel), 3);
     }
+}
+
+/// The case CI's proptest found (the regression files beside these tests are
+/// not where proptest looks, so it is written out here): one of boid 357's
+/// neighbours lies within a millionth of a radius, counted by one side only,
+/// and its velocity differed by 0.004 units/s. It is left out as such, and
+/// every other boid still agrees.
+#[test]
+fn a_boid_on_a_rounding_edge_is_left_out_regression_seed_187() {
+    let a = steered(60.0, false, 0.0, 0.1, 0, false, 0);
+    let b = species_from(360.0, true, 0.0, 0.5);
+    compare(world::<Vec2>(300, 9.808794, 20, 187, a, b, (0, 96)), 3);
 }
 
 #[test]

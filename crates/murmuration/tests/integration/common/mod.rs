@@ -30,10 +30,22 @@ fn seek<V: Vector>(dir: V, v: V, p: &SpeciesParams) -> V {
     (dir * (p.max_speed / l) - v).clamp_length_max(p.max_force)
 }
 
-/// One step computed by brute force from the public state (no jitter). Coincident
-/// neighbours (within `RuleConsts::eps2`) are seen whatever the cone and push along
-/// `coincident_direction`.
-pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
+/// Relative width of the band around a radius or the vision cone's edge in
+/// which rounding decides whether a neighbour counts (the step's f32 offsets
+/// and the reference's differ in their last bits, about 1e-7 of a distance):
+/// ten times that, and no wider, for near 180° the cone's band of cosines is
+/// a wide band of angles.
+const EDGE: f32 = 1e-6;
+
+/// One step computed by brute force from the public state (no jitter): each
+/// boid's position and velocity. Coincident neighbours (within
+/// `RuleConsts::eps2`) are seen whatever the cone and push along
+/// `coincident_direction`. Also, for each boid, whether its result hangs on rounding:
+/// a neighbour within [`EDGE`] of a radius or of the cone's edge (counted by
+/// one computation and not the other), or a rule's sum that nearly cancels
+/// (its direction, once normalised, is then rounding noise). Such a boid's
+/// result may differ discontinuously from the step's; nothing else may.
+pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>, Vec<bool>) {
     let cfg = *w.config();
     let pos = w.positions();
     let vel = w.velocities();
@@ -43,11 +55,14 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
     let n = pos.len();
     let mut out_p = Vec::with_capacity(n);
     let mut out_v = Vec::with_capacity(n);
+    let mut marks = Vec::with_capacity(n);
     for i in 0..n {
         let s = spc[i] as usize;
         let p = w.species()[s];
         let (mut sep, mut ali, mut coh) = (V::ZERO, V::ZERO, V::ZERO);
         let (mut na, mut nc) = (0, 0);
+        let (mut sep_abs, mut ali_abs, mut coh_abs) = (0.0f32, 0.0f32, 0.0f32);
+        let mut ambiguous = false;
         let r = p.perception_radius();
         let h = vel[i].normalize_or_zero();
         let cos_half = (p.fov_degrees.to_radians() * 0.5).cos();
@@ -60,6 +75,27 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
             }
             let d = offset(pos[i], pos[j], &cfg);
             let d2 = d.length_squared();
+            // Exactly on an edge (a lattice's exact distances) both sides
+            // compute alike; only a hair's breadth away can they disagree.
+            let near = |radius: f32| {
+                let e = (d2 - radius * radius).abs();
+                e > 0.0 && e <= 2.0 * EDGE * radius * radius
+            };
+            if near(r)
+                || near(p.separation_radius)
+                || near(p.alignment_radius)
+                || near(p.cohesion_radius)
+            {
+                ambiguous = true;
+            }
+            if p.fov_degrees < 360.0
+                && h != V::ZERO
+                && d2 > rc.eps2
+                && (d.dot(h) - cos_half * d2.sqrt()).abs() <= EDGE * d2.sqrt()
+                && d.dot(h) != cos_half * d2.sqrt()
+            {
+                ambiguous = true;
+            }
             if d2 >= r * r {
                 continue;
             }
@@ -87,17 +123,26 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
                 sep += coincident_direction::<V>(cfg.seed, ids[i], ids[j]) * rc.coincident_push;
             } else if d2 < p.separation_radius * p.separation_radius {
                 sep -= d / d2;
+                sep_abs += 1.0 / d2.sqrt();
             }
             if !flock {
                 continue;
             }
             if d2 < p.alignment_radius * p.alignment_radius {
                 ali += vel[j];
+                ali_abs += vel[j].length();
                 na += 1;
             }
             if d2 < p.cohesion_radius * p.cohesion_radius {
                 coh += d;
+                coh_abs += d2.sqrt();
                 nc += 1;
+            }
+        }
+        // A sum that nearly cancels has a direction made of rounding.
+        for (sum, abs) in [(sep, sep_abs), (ali, ali_abs), (coh, coh_abs)] {
+            if sum != V::ZERO && sum.length() <= 1e-4 * abs {
+                ambiguous = true;
             }
         }
         let v = vel[i];
@@ -225,8 +270,9 @@ pub fn reference_step<V: Vector>(w: &World<V>) -> (Vec<V>, Vec<V>) {
         }
         out_p.push(p2);
         out_v.push(v2);
+        marks.push(ambiguous);
     }
-    (out_p, out_v)
+    (out_p, out_v, marks)
 }
 
 /// A flock in a box of side `side` with the benchmark species.
