@@ -109,7 +109,7 @@ pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
     } else {
         ((lit.clamp(0.0, 1.0) * RING_SEGMENTS as f32).floor() as usize).min(RING_SEGMENTS)
     };
-    let at = |k: usize| {
+    let at = |k: usize, r: f32| {
         let a =
             std::f32::consts::FRAC_PI_2 - k as f32 / RING_SEGMENTS as f32 * std::f32::consts::TAU;
         (c + r * Vec2::new(a.cos(), a.sin())).extend(0.0)
@@ -120,7 +120,9 @@ pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
             (true, false) => PLATE_LIT,
             (true, true) => PLATE_HELD,
         };
-        pen.line(at(k), at(k + 1), colour);
+        for w in [-0.25, 0.0, 0.25] {
+            pen.line(at(k, r + w), at(k + 1, r + w), colour);
+        }
     }
 }
 
