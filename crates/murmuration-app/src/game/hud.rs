@@ -161,17 +161,7 @@ fn status_lines(p: &egui::Painter, game: &Game) {
         &mut y,
         Color32::from_rgb(150, 210, 255),
     );
-    line(
-        format!(
-            "saved {} / {} needed · {} alive · {} lost",
-            game.saved(),
-            level.save,
-            game.alive(),
-            game.eaten()
-        ),
-        &mut y,
-        white,
-    );
+    line(tally(game), &mut y, white);
     let cool = |name: &str, left: f32| {
         if left > 0.0 {
             format!("{name} in {left:.1} s")
@@ -191,6 +181,26 @@ fn status_lines(p: &egui::Painter, game: &Game) {
     if level.time_limit.is_finite() {
         let left = (level.time_limit as f64 - game.time()).max(0.0);
         line(format!("{left:.0} s left"), &mut y, white);
+    }
+}
+
+/// Where the swarm stands: saved against needed, then while the level runs
+/// the creatures alive and eaten; once it has ended, those left in the dark
+/// (alive but never brought home) and those eaten, for both are lost.
+pub(crate) fn tally(game: &Game) -> String {
+    let (saved, needed) = (game.saved(), game.level().save);
+    if game.outcome().is_some() {
+        format!(
+            "saved {saved} / {needed} needed · {} left in the dark · {} eaten",
+            game.alive(),
+            game.eaten()
+        )
+    } else {
+        format!(
+            "saved {saved} / {needed} needed · {} alive · {} eaten",
+            game.alive(),
+            game.eaten()
+        )
     }
 }
 
@@ -356,9 +366,8 @@ pub fn ended(ctx: &egui::Context, game: &Game, best: bool, has_next: bool) -> Ch
         .show(ctx, |ui| {
             ui.label(egui::RichText::new(&o.message).size(18.0));
             ui.label(format!(
-                "saved {} / {} needed in {:.0} s{}",
-                o.saved,
-                o.needed,
+                "{} in {:.0} s{}",
+                tally(game),
                 game.time(),
                 if best { " — a new best" } else { "" }
             ));
@@ -375,4 +384,26 @@ pub fn ended(ctx: &egui::Context, game: &Game, best: bool, has_next: bool) -> Ch
             });
         });
     choice
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use murmuration_game::{Level, Recording, levels};
+
+    /// The end says how many were left in the dark: First Light's solution
+    /// brings 1,802 of 1,900 home, so 98 are lost there, not "0 lost".
+    #[test]
+    fn the_end_counts_the_creatures_left_in_the_dark() {
+        let s = &levels::LEVELS[0];
+        let level = Level::parse(s.text, s.key).unwrap();
+        let rec = Recording::parse(s.solution, s.key).unwrap();
+        let game = rec.play(&level, s.key, s.key).unwrap();
+        assert!(game.outcome().is_some());
+        let left = game.alive();
+        assert!(left > 0, "every creature came home");
+        assert_eq!(left + game.saved() + game.eaten(), 1_900);
+        let t = tally(&game);
+        assert!(t.contains(&format!("{left} left in the dark")), "{t}");
+    }
 }
