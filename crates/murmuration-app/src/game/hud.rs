@@ -78,7 +78,7 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
         ),
     );
     p.circle_filled(focus, 3.0, Color32::from_rgb(255, 250, 220));
-    edge_arrow(p, view, game, centroid);
+    edge_arrows(p, view, game, centroid);
     plate_counters(p, view, game);
     status_lines(p, game);
     if let Some(h) = hint {
@@ -92,18 +92,53 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
     }
 }
 
-/// An arrow at the screen's edge toward a swarm off screen.
-fn edge_arrow(p: &egui::Painter, view: &View, game: &Game, centroid: Vec2) {
-    let c = view.to_screen(centroid);
-    let rect = egui::Rect::from_min_size(Pos2::ZERO, view.size).shrink(28.0);
-    if game.alive() > 0 && !rect.contains(c) {
-        let mid = rect.center();
-        let d = (c - mid).normalized();
-        let reach = ((rect.width() * 0.5) / d.x.abs().max(1e-6))
-            .min((rect.height() * 0.5) / d.y.abs().max(1e-6));
-        let tip = mid + d * reach;
+/// Where an arrow toward screen point `target` sits on the screen's edge
+/// (inset by 28 points), and the unit direction it points: `None` while the
+/// target is on screen.
+pub(crate) fn edge_point(size: EVec2, target: Pos2) -> Option<(Pos2, EVec2)> {
+    let rect = egui::Rect::from_min_size(Pos2::ZERO, size).shrink(28.0);
+    if rect.contains(target) {
+        return None;
+    }
+    let mid = rect.center();
+    let d = (target - mid).normalized();
+    let reach = ((rect.width() * 0.5) / d.x.abs().max(1e-6))
+        .min((rect.height() * 0.5) / d.y.abs().max(1e-6));
+    Some((mid + d * reach, d))
+}
+
+/// What the player should find when it is off screen: the swarm they lead,
+/// the exit, and every plate not yet held, each with its arrow's colour.
+pub(crate) fn objectives(game: &Game, centroid: Vec2) -> Vec<(Vec2, Color32)> {
+    let mut out = Vec::new();
+    if game.alive() > 0 {
+        out.push((
+            centroid,
+            Color32::from_rgba_unmultiplied(150, 210, 255, 210),
+        ));
+    }
+    out.push((
+        game.level().exit.bounds().0,
+        Color32::from_rgba_unmultiplied(110, 255, 170, 220),
+    ));
+    for (plate, state) in game.level().plates.iter().zip(game.plates()) {
+        if !state.held {
+            out.push((
+                plate.shape.bounds().0,
+                Color32::from_rgba_unmultiplied(255, 190, 80, 220),
+            ));
+        }
+    }
+    out
+}
+
+/// Arrows at the screen's edge toward every objective off screen.
+fn edge_arrows(p: &egui::Painter, view: &View, game: &Game, centroid: Vec2) {
+    for (at, colour) in objectives(game, centroid) {
+        let Some((tip, d)) = edge_point(view.size, view.to_screen(at)) else {
+            continue;
+        };
         let side = EVec2::new(-d.y, d.x) * 9.0;
-        let colour = Color32::from_rgba_unmultiplied(150, 210, 255, 200);
         p.add(egui::Shape::convex_polygon(
             vec![tip + d * 14.0, tip + side, tip - side],
             colour,
@@ -390,6 +425,26 @@ pub fn ended(ctx: &egui::Context, game: &Game, best: bool, has_next: bool) -> Ch
 mod tests {
     use super::*;
     use murmuration_game::{Level, Recording, levels};
+
+    /// An objective on screen gets no arrow; one off screen gets one on the
+    /// edge, pointing at it.
+    #[test]
+    fn an_arrow_points_from_the_edge_to_an_objective_off_screen() {
+        let size = EVec2::new(800.0, 450.0);
+        assert_eq!(edge_point(size, Pos2::new(400.0, 200.0)), None);
+        let (tip, d) = edge_point(size, Pos2::new(2000.0, 225.0)).unwrap();
+        assert!(
+            (tip.x - 772.0).abs() < 0.5 && (tip.y - 225.0).abs() < 0.5,
+            "{tip:?}"
+        );
+        assert!(d.x > 0.99);
+        // The Mechanism: the swarm, the exit and its plate are objectives at
+        // the start.
+        let s = &levels::LEVELS[2];
+        let game = Game::new(&Level::parse(s.text, s.key).unwrap()).unwrap();
+        assert_eq!(game.level().plates.len(), 1);
+        assert_eq!(objectives(&game, game.centroid()).len(), 3);
+    }
 
     /// The end says how many were left in the dark: First Light's solution
     /// brings 1,802 of 1,900 home, so 98 are lost there, not "0 lost".

@@ -206,7 +206,7 @@ mod tests {
         let lit = |v: &[ColourVertex]| v.chunks(2).filter(|s| s[0].colour == PLATE_LIT).count();
         assert_eq!(lines.len(), 3 * 2 * RING_SEGMENTS);
         assert_eq!(lit(&lines), 3 * RING_SEGMENTS / 2);
-        let g = game(2); // The Mechanism: two plates
+        let g = game(2); // The Mechanism: a plate and a gate
         let (lines, _) = drawn(&g);
         for p in &g.level().plates {
             let (c, r) = p.shape.bounds();
