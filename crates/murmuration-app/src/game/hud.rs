@@ -239,6 +239,49 @@ pub(crate) fn tally(game: &Game) -> String {
     }
 }
 
+/// Seconds a meal's flash lasts.
+pub(crate) const FLASH_SECONDS: f32 = 0.6;
+
+/// Where hunters have just eaten: each meal flashes red-orange where it
+/// happened and fades, so a loss is seen (issue 46), timed in game steps so a
+/// replay shows the same.
+#[derive(Default)]
+pub(crate) struct Meals {
+    /// Position and age, seconds.
+    pub(crate) flashes: Vec<(Vec2, f32)>,
+}
+
+impl Meals {
+    /// After a step of `dt` seconds with `events` (`Game::events`): ages the
+    /// flashes, drops the faded, and adds one for every creature eaten.
+    pub(crate) fn step(&mut self, events: &[murmuration_game::GameEvent], dt: f32) {
+        for f in &mut self.flashes {
+            f.1 += dt;
+        }
+        self.flashes.retain(|f| f.1 < FLASH_SECONDS);
+        for e in events {
+            if let murmuration_game::GameEvent::Eaten(at) = e {
+                self.flashes.push((*at, 0.0));
+            }
+        }
+    }
+
+    /// Draws each flash: a burst that grows and fades.
+    pub(crate) fn draw(&self, p: &egui::Painter, view: &View) {
+        let s = view.scale();
+        for &(at, age) in &self.flashes {
+            let t = age / FLASH_SECONDS;
+            glow(
+                p,
+                view.to_screen(at),
+                (1.0 + 2.5 * t) * s,
+                [255, 90, 40],
+                0.9 * (1.0 - t),
+            );
+        }
+    }
+}
+
 /// What a menu asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -444,6 +487,25 @@ mod tests {
         let game = Game::new(&Level::parse(s.text, s.key).unwrap()).unwrap();
         assert_eq!(game.level().plates.len(), 1);
         assert_eq!(objectives(&game, game.centroid()).len(), 3);
+    }
+
+    /// A hunter's meal flashes where it happened and fades within
+    /// [`FLASH_SECONDS`]; other events make no flash.
+    #[test]
+    fn a_meal_flashes_where_it_happened_and_fades() {
+        use murmuration_game::GameEvent;
+        let dt = 1.0 / 60.0;
+        let mut meals = Meals::default();
+        let at = Vec2::new(3.0, 4.0);
+        meals.step(&[GameEvent::Pulse(at), GameEvent::Eaten(at)], dt);
+        assert_eq!(meals.flashes, [(at, 0.0)]);
+        for _ in 0..(FLASH_SECONDS / dt) as usize - 1 {
+            meals.step(&[], dt);
+        }
+        assert_eq!(meals.flashes.len(), 1, "it lasts {FLASH_SECONDS} s");
+        meals.step(&[], dt);
+        meals.step(&[], dt);
+        assert!(meals.flashes.is_empty(), "it fades");
     }
 
     /// The end says how many were left in the dark: First Light's solution

@@ -58,6 +58,8 @@ struct Play {
     pending: Vec<Command>,
     pointer_sent: Option<Vec2>,
     keys_sent: (i8, i8),
+    /// The hunters' meals, flashing where they happened.
+    meals: hud::Meals,
     /// The swarm's voice and one step's samples of it.
     voice: Voice,
     sound: Vec<f32>,
@@ -86,6 +88,7 @@ impl Play {
             pending: Vec::new(),
             pointer_sent: None,
             keys_sent: (0, 0),
+            meals: hud::Meals::default(),
             voice: Voice::default(),
             sound: Vec::new(),
         })
@@ -101,6 +104,8 @@ impl Play {
         };
         self.recording.record(step, &commands);
         self.game.step(&commands);
+        let dt = self.game.world().config().dt;
+        self.meals.step(self.game.events(), dt);
         if audio.live() {
             self.sound.clear();
             self.voice.step(&self.game, &mut self.sound);
@@ -338,6 +343,7 @@ impl App {
                 Screen::Playing(p) => {
                     let hint = (p.game.time() < 8.0).then_some(p.level.hint.as_str());
                     hud::overlay(ui, &p.game, &view, &p.light, hint);
+                    p.meals.draw(ui.painter(), &view);
                     if p.game.outcome().is_some() {
                         let has_next = p.index.is_some_and(|i| i + 1 < levels::LEVELS.len());
                         choice = hud::ended(&ctx, &p.game, p.best, has_next);
