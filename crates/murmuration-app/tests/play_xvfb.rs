@@ -371,7 +371,7 @@ fn a_still_cursor_keeps_leading_and_the_screen_edge_does_not_run_the_focus_away(
     }
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("lead.replay");
-    let child = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("murmuration"))
         .env("DISPLAY", &x.display)
         .env_remove("WAYLAND_DISPLAY")
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
@@ -383,10 +383,28 @@ fn a_still_cursor_keeps_leading_and_the_screen_edge_does_not_run_the_focus_away(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // The window is open once X knows it; then the cursor goes to the right
-    // edge, a little beyond the focus's reach, and stays there.
-    let found = xdotool(&x, &["search", "--sync", "--name", "Lumen Swarm"]).unwrap();
-    assert!(found.status.success(), "no game window appeared");
+    // The window is open once X knows it (asked every 100 ms; a game that
+    // exits first fails the test with what it said); then the cursor goes to
+    // the right edge, a little beyond the focus's reach, and stays there.
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut e, &mut err).ok();
+            }
+            panic!("the game exited ({status}) before its window was found:\n{err}");
+        }
+        let found = xdotool(&x, &["search", "--name", "Lumen Swarm"]).unwrap();
+        if found.status.success() && !found.stdout.is_empty() {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no game window appeared in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     for at in ["770", "780"] {
         let moved = xdotool(&x, &["mousemove", "--sync", at, "225"]).unwrap();
         assert!(moved.status.success(), "{moved:?}");
