@@ -169,31 +169,18 @@ fn name(n: &Need, packages: &[&str]) -> String {
 }
 
 /// `None` when the need is met, else the Debian packages that would meet it
-/// (only the missing ones of a package list).
+/// (of a package list, only the missing ones).
 fn lacking(n: &Need) -> Option<Vec<&'static str>> {
-    if let Check::Packages = n.check {
-        let missing: Vec<&str> = n
-            .packages
-            .iter()
-            .copied()
-            .filter(|p| !installed(p))
-            .collect();
-        return (!missing.is_empty()).then_some(missing);
-    }
-    (!met(n)).then(|| n.packages.to_vec())
-}
-
-fn installed(package: &str) -> bool {
-    Command::new("dpkg-query")
-        .args(["-W", "-f=${db:Status-Status}", package])
-        .stderr(Stdio::null())
-        .output()
-        .is_ok_and(|o| o.status.success() && o.stdout == b"installed")
-}
-
-fn met(n: &Need) -> bool {
-    match n.check {
-        Check::Packages => n.packages.iter().all(|p| installed(p)),
+    let met = match n.check {
+        Check::Packages => {
+            let missing: Vec<&str> = n
+                .packages
+                .iter()
+                .copied()
+                .filter(|p| !installed(p))
+                .collect();
+            return (!missing.is_empty()).then_some(missing);
+        }
         Check::Program(p) => on_path(p),
         Check::Python => quiet(Command::new(python()).args([
             "-c",
@@ -203,7 +190,16 @@ fn met(n: &Need) -> bool {
             .args(["target", "list", "--installed"])
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l == t)),
-    }
+    };
+    (!met).then(|| n.packages.to_vec())
+}
+
+fn installed(package: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${db:Status-Status}", package])
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success() && o.stdout == b"installed")
 }
 
 /// The Python the tests use (`PYTHON`, else `python3`).

@@ -223,20 +223,18 @@ fn status_lines(p: &egui::Painter, game: &Game) {
 /// the creatures alive and eaten; once it has ended, those left in the dark
 /// (alive but never brought home) and those eaten, for both are lost.
 pub(crate) fn tally(game: &Game) -> String {
-    let (saved, needed) = (game.saved(), game.level().save);
-    if game.outcome().is_some() {
-        format!(
-            "saved {saved} / {needed} needed · {} left in the dark · {} eaten",
-            game.alive(),
-            game.eaten()
-        )
+    let living = if game.outcome().is_some() {
+        "left in the dark"
     } else {
-        format!(
-            "saved {saved} / {needed} needed · {} alive · {} eaten",
-            game.alive(),
-            game.eaten()
-        )
-    }
+        "alive"
+    };
+    format!(
+        "saved {} / {} needed · {} {living} · {} eaten",
+        game.saved(),
+        game.level().save,
+        game.alive(),
+        game.eaten()
+    )
 }
 
 /// Seconds a meal's flash lasts.
