@@ -79,6 +79,9 @@ pub struct FlockAttractor {
     pub follow: f32,
     /// Only this species sees it (see [`Flock::species_index`]); `None`: all.
     pub species: Option<u16>,
+    /// Boids seek it around obstacles (a flow field over the free space),
+    /// not straight into a wall; CPU backends only.
+    pub navigate: bool,
 }
 
 impl FlockAttractor {
@@ -91,6 +94,7 @@ impl FlockAttractor {
             range: f32::INFINITY,
             follow: 0.0,
             species: None,
+            navigate: false,
         }
     }
 }
@@ -325,6 +329,7 @@ pub(crate) fn mirror_hooks<V: Vector>(
         radius: a.radius,
         range: a.range,
         species: a.species,
+        navigate: a.navigate,
     });
     let obstacles = gather(obstacles.iter(), |o: &FlockObstacle, at| o.0.place::<V>(at));
     let paths = gather(paths.iter(), |p: &FlockPath, at| Path {

@@ -49,8 +49,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut wp = 0;
     let script = rec.clone();
     rec.commands.clear();
+    // What is written names the level by its key (`2-night-hunters.toml` is
+    // `night-hunters`) and holds as many steps as were played.
+    rec.steps = 0;
+    let stem = std::path::Path::new(&args[1])
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    rec.level = stem
+        .split_once('-')
+        .filter(|(n, _)| n.parse::<u32>().is_ok())
+        .map_or(stem.clone(), |(_, k)| k.to_string());
     let mut next = 0;
     let t0 = std::time::Instant::now();
+    let fear = args.iter().any(|a| a == "--fear");
+    let (mut near, mut far) = (Vec::new(), Vec::new());
     for step in 0..script.steps {
         let mut commands = script.commands_at(step, &mut next);
         if !waypoints.is_empty() && step % 15 == 0 {
@@ -70,6 +82,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         rec.record(step, &commands);
         game.step(&commands);
+        if fear && step % 10 == 0 {
+            fear_sample(&game, &mut near, &mut far);
+        }
         if step % 60 == 0 || game.outcome().is_some() {
             let c = game.centroid();
             let plates: Vec<String> = game
@@ -157,9 +172,61 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         level.save,
         game.digest()
     );
+    if fear {
+        let var = |xs: &[f32]| {
+            let m = xs.iter().sum::<f32>() / xs.len().max(1) as f32;
+            (
+                m,
+                xs.iter().map(|x| (x - m) * (x - m)).sum::<f32>() / xs.len().max(1) as f32,
+            )
+        };
+        let ((mn, vn), (mf, vf)) = (var(&near), var(&far));
+        println!(
+            "fear: near a hunter {} samples, speed {mn:.2} var {vn:.3}; far {} samples, {mf:.2} var {vf:.3}; ratio {:.2}",
+            near.len(),
+            far.len(),
+            vn / vf
+        );
+    }
     if let Some(i) = args.iter().position(|a| a == "--write") {
         rec.finish(&game);
         std::fs::write(&args[i + 1], rec.to_text())?;
     }
     Ok(())
+}
+
+/// Speeds of swarm creatures within 10 units of another species' boid (a
+/// hunter) into `near`, and beyond 30 units of all into `far`.
+fn fear_sample(game: &Game, near: &mut Vec<f32>, far: &mut Vec<f32>) {
+    let w = game.world();
+    let swarm = game.swarm();
+    let hunters: Vec<glam::Vec2> = w
+        .positions()
+        .iter()
+        .zip(w.boid_species())
+        .filter(|(_, s)| **s != swarm)
+        .map(|(p, _)| *p)
+        .collect();
+    if hunters.is_empty() {
+        return;
+    }
+    for ((p, v), &s) in w
+        .positions()
+        .iter()
+        .zip(w.velocities())
+        .zip(w.boid_species())
+    {
+        if s != swarm {
+            continue;
+        }
+        let d = hunters
+            .iter()
+            .map(|h| (*h - *p).length())
+            .fold(f32::INFINITY, f32::min);
+        if d < 10.0 {
+            near.push(v.length());
+        } else if d > 30.0 {
+            far.push(v.length());
+        }
+    }
 }

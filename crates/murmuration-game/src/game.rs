@@ -4,12 +4,11 @@
 //! the tests and `--headless` replays play it.
 
 use crate::controls::{Command, Controls};
-use crate::level::Level;
+use crate::level::{Lesson, Level};
 use crate::outcome::Outcome;
 use crate::plates::{GateState, PlateState, wants_open};
 use glam::Vec2;
 use murmuration::{Attractor, Event, Path, Pulse, ScenarioError, World2, Zone};
-use std::f32::consts::TAU;
 
 /// Something that happened in one step, for the HUD and the sound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +64,10 @@ pub struct Game {
     last_save: u64,
     outcome: Option<Outcome>,
     events: Vec<GameEvent>,
+    /// The lessons the player has done, one bit per [`Lesson`].
+    learned: u8,
+    /// The swarm's centre at the start (leading it 15 units away teaches [`Lesson::Lead`]).
+    start: Vec2,
 }
 
 impl Game {
@@ -109,14 +112,16 @@ impl Game {
             .add_zone(zone(&level.exit))
             .map_err(|e| err("game.exit", e.to_string()))?;
         let c = level.controls;
-        let start = level
-            .focus
-            .unwrap_or_else(|| centroid(&world, swarm, None).unwrap_or(Vec2::ZERO));
+        let swarm_centre = centroid(&world, swarm, None).unwrap_or(Vec2::ZERO);
+        let start = level.focus.unwrap_or(swarm_centre);
         let focus = world
             .add_attractor(Attractor {
                 follow: c.focus_follow,
                 range: c.focus_range,
                 species: Some(swarm),
+                // The swarm comes around walls to the focus, never presses
+                // into one (issue 46: recall in The Mechanism pinned ~1,100).
+                navigate: true,
                 ..Attractor::new(start, c.focus_weight, c.focus_radius)
             })
             .map_err(|e| err("game.controls", e.to_string()))?;
@@ -144,6 +149,8 @@ impl Game {
             last_save: 0,
             outcome: None,
             events: Vec::new(),
+            learned: 0,
+            start: swarm_centre,
         })
     }
 
@@ -190,8 +197,49 @@ impl Game {
             }
         }
         self.move_gates();
+        self.learn();
         self.judge();
         &self.events
+    }
+
+    /// Marks the lessons this step's events and the swarm's position teach.
+    fn learn(&mut self) {
+        let mut bits = 0u8;
+        for e in &self.events {
+            bits |= match e {
+                GameEvent::Recall => bit(Lesson::Recall),
+                GameEvent::Pulse(_) => bit(Lesson::Pulse),
+                GameEvent::PlateHeld(_) => bit(Lesson::Plate),
+                GameEvent::GateOpened(_) => bit(Lesson::Gate),
+                GameEvent::Saved(_) => bit(Lesson::Saved),
+                _ => 0,
+            };
+        }
+        if self.stroke.as_ref().is_some_and(|s| s.len() >= 2) {
+            bits |= bit(Lesson::Path);
+        }
+        // Where the swarm's centre is, twice a second, until it has been led.
+        if self.learned & bit(Lesson::Lead) == 0
+            && self.world.step_index() % 30 == 0
+            && (self.centroid() - self.start).length() > 15.0
+        {
+            bits |= bit(Lesson::Lead);
+        }
+        self.learned |= bits;
+    }
+
+    /// True once the player has done `lesson`.
+    pub fn learned(&self, lesson: Lesson) -> bool {
+        self.learned & bit(lesson) != 0
+    }
+
+    /// The hint to show now: the level's first whose lesson is not yet done.
+    pub fn hint(&self) -> Option<&str> {
+        self.level
+            .hints
+            .iter()
+            .find(|h| !self.learned(h.until))
+            .map(|h| h.text.as_str())
     }
 
     fn apply(&mut self, c: Command) {
@@ -239,7 +287,6 @@ impl Game {
             }
             Command::Recall => {
                 if now >= self.recall_ready {
-                    self.recall();
                     self.recall_ready = now + self.steps(c_.recall_cooldown);
                     self.recall_until = now + self.steps(c_.recall_duration);
                     self.events.push(GameEvent::Recall);
@@ -272,42 +319,6 @@ impl Game {
         }
     }
 
-    /// The spiral gather: a path winding in to the focus from beyond the
-    /// farthest creature, that every creature is within capture of.
-    fn recall(&mut self) {
-        let c = self.controls;
-        let centre = self.world.attractors()[self.focus].position;
-        let far = self
-            .world
-            .boids()
-            .positions()
-            .iter()
-            .zip(self.world.boids().species())
-            .filter(|(_, s)| **s == self.swarm)
-            .map(|(p, _)| (*p - centre).length())
-            .fold(0.0f32, f32::max);
-        let outer = (far + 2.0).min(5_000.0);
-        let inner = c.focus_radius * 0.5;
-        let n = (64.0 * c.recall_turns).ceil() as usize;
-        let points: Vec<Vec2> = (0..=n)
-            .map(|k| {
-                let t = k as f32 / n as f32;
-                let r = outer + (inner - outer) * t;
-                let a = TAU * c.recall_turns * t;
-                centre + Vec2::new(a.cos(), a.sin()) * r
-            })
-            .collect();
-        // Arms lie (outer − inner) / turns apart: a capture radius of that
-        // reaches every creature inside the outer turn.
-        let capture = ((outer - inner) / c.recall_turns).clamp(1.0, 10_000.0);
-        let path = Path {
-            lifetime: c.recall_duration,
-            species: Some(self.swarm),
-            ..Path::new(points, capture, c.recall_weight)
-        };
-        let _ = self.world.add_path(path);
-    }
-
     /// Moves the focus's goal with the keys and hands it to the attractor.
     fn steer_focus(&mut self) {
         let dt = self.world.config().dt;
@@ -318,11 +329,12 @@ impl Game {
         }
         let mut a = self.world.attractors()[self.focus];
         a.goal = self.goal;
-        // A recall reaches every creature, however far.
-        a.range = if self.recalling() {
-            f32::INFINITY
+        // A recall reaches every creature, however far, and pulls harder;
+        // the way around walls is the focus's flow field.
+        (a.range, a.weight) = if self.recalling() {
+            (f32::INFINITY, self.controls.recall_weight)
         } else {
-            self.controls.focus_range
+            (self.controls.focus_range, self.controls.focus_weight)
         };
         let _ = self.world.set_attractor(self.focus, a);
     }
@@ -417,19 +429,50 @@ impl Game {
             Some(if self.saved >= need {
                 Outcome::won(self.saved, need, self.level.creatures())
             } else {
-                Outcome::lost(
-                    format!("Time is up: {} saved, the exit needs {need}.", self.saved),
-                    self.saved,
-                    need,
-                )
+                Outcome::lost(self.time_up(), self.saved, need)
             })
         } else {
             None
         };
-        if outcome.is_some() {
-            self.outcome = outcome;
+        if let Some(o) = outcome {
+            self.outcome = Some(o.rated(self.eaten(), self.time(), &self.level.par));
             self.events.push(GameEvent::Ended);
         }
+    }
+
+    /// The failure when the light runs out: saved, still in the dark and
+    /// eaten, against what the exit needs.
+    fn time_up(&self) -> String {
+        let eaten = match self.eaten() {
+            0 => String::new(),
+            n => format!(", {n} eaten"),
+        };
+        // Where a required gate never opened, that is the story: the plate
+        // that kept it shut and the most it held.
+        let shut = self
+            .level
+            .gates
+            .iter()
+            .zip(&self.gates)
+            .find(|(g, s)| g.required && !s.open)
+            .and_then(|(g, _)| {
+                g.plates
+                    .iter()
+                    .map(|&p| (&self.level.plates[p], self.plates[p]))
+                    .find(|(_, s)| !s.held)
+            })
+            .map_or(String::new(), |(p, s)| {
+                format!(
+                    " The gate never opened: the {} plate held at most {} at once and needs {}.",
+                    p.name, s.most, p.need
+                )
+            });
+        format!(
+            "Time is up: {} saved, {} still in the dark{eaten} — the exit needs {}.{shut}",
+            self.saved,
+            self.alive(),
+            self.level.save
+        )
     }
 
     /// A plate of a required, closed gate that needs more creatures than live.
@@ -569,6 +612,11 @@ impl Game {
     pub fn step_index(&self) -> u64 {
         self.world.step_index()
     }
+}
+
+/// A lesson's bit in [`Game::learned`].
+fn bit(lesson: Lesson) -> u8 {
+    1 << lesson as u8
 }
 
 /// Mean position of species `swarm`, of those within `near`'s range of its

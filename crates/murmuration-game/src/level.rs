@@ -5,6 +5,7 @@
 //! origin plays exactly as at the origin.
 
 use crate::controls::Controls;
+use crate::outcome::Par;
 use glam::Vec2;
 use murmuration::scenario::{Override, ParseOptions, Scenario};
 use murmuration::{CombineMode, Obstacle, ScenarioError};
@@ -32,7 +33,11 @@ struct GameSpec {
     #[serde(default = "infinite")]
     time_limit: f32,
     #[serde(default)]
-    hint: String,
+    hint: Option<String>,
+    #[serde(default)]
+    hints: Vec<Hint>,
+    #[serde(default)]
+    par: Option<Par>,
     exit: Obstacle<Vec2>,
     #[serde(default)]
     focus: FocusSpec,
@@ -72,6 +77,43 @@ struct GateSpec {
     latch: bool,
     #[serde(default = "yes")]
     required: bool,
+}
+
+/// Something a hint teaches; the hint stays on screen until the player has
+/// done it (issue 46), not for a fixed few seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lesson {
+    /// The swarm was led: its centre moved 15 units from where it started.
+    Lead,
+    /// A recall was called.
+    Recall,
+    /// A repel pulse was fired.
+    Pulse,
+    /// A light path was drawn (two points or more).
+    Path,
+    /// A plate held.
+    Plate,
+    /// A gate opened.
+    Gate,
+    /// A creature reached the exit.
+    Saved,
+}
+
+/// One line of teaching, shown until its lesson is done; a level's hints
+/// show one at a time, in order.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hint {
+    /// What the player reads.
+    pub text: String,
+    /// What makes it go.
+    #[serde(default = "lead")]
+    pub until: Lesson,
+}
+
+fn lead() -> Lesson {
+    Lesson::Lead
 }
 
 fn infinite() -> f32 {
@@ -127,8 +169,12 @@ pub struct Level {
     pub save: u64,
     /// Seconds before the level is lost (infinite when none).
     pub time_limit: f32,
-    /// One line shown when the level starts.
-    pub hint: String,
+    /// The hints, in order: each shows until its lesson is done
+    /// (`hint = "..."` is one hint until the swarm is led).
+    pub hints: Vec<Hint>,
+    /// What a win's stars are rated against; unless given, saving three
+    /// quarters of those the exit does not need, with no time.
+    pub par: Par,
     /// Where creatures are saved.
     pub exit: Obstacle<Vec2>,
     /// Where the focus starts (the swarm's centroid unless given).
@@ -181,6 +227,26 @@ impl Level {
         let (swarm, creatures) = find_swarm(&scenario, &spec, &err)?;
         let swarm_name = scenario.species()[swarm].0.as_str();
         check_goal(&spec, creatures, swarm_name, &err)?;
+        let par = read_par(&spec, creatures, &err)?;
+        let hints = match (spec.hint.clone(), spec.hints.is_empty()) {
+            (Some(_), false) => {
+                return Err(err(
+                    "game.hints",
+                    "give game.hint (one line) or game.hints (a list), not both".into(),
+                ));
+            }
+            (Some(text), true) => vec![Hint {
+                text,
+                until: Lesson::Lead,
+            }],
+            (None, _) => spec.hints.clone(),
+        };
+        if let Some(i) = hints.iter().position(|h| h.text.trim().is_empty()) {
+            return Err(err(
+                &format!("game.hints[{i}].text"),
+                format!("game.hints[{i}].text is empty: a hint says something"),
+            ));
+        }
         let plates = read_plates(&spec.plates, creatures, swarm_name, &err)?;
         let gates = read_gates(&spec.gates, &plates, &err)?;
         // The content, not the text: a comment or a blank line edited keeps the
@@ -192,7 +258,8 @@ impl Level {
             creatures,
             save: spec.save,
             time_limit: spec.time_limit,
-            hint: spec.hint,
+            hints,
+            par,
             exit: spec.exit,
             focus: spec.focus.position,
             plates,
@@ -328,6 +395,35 @@ fn check_goal(
         ));
     }
     Ok(())
+}
+
+/// The par for stars: `game.par`, checked, or its default.
+fn read_par(spec: &GameSpec, creatures: u64, err: ErrAt<'_>) -> Result<Par, ScenarioError> {
+    let Some(par) = spec.par else {
+        return Ok(Par {
+            saved: spec.save + (creatures - spec.save) * 3 / 4,
+            time: f32::INFINITY,
+        });
+    };
+    if !(spec.save..=creatures).contains(&par.saved) {
+        return Err(err(
+            "game.par.saved",
+            format!(
+                "game.par.saved = {} is out of range: it must be in [game.save = {}, {creatures}]",
+                par.saved, spec.save
+            ),
+        ));
+    }
+    if par.time.is_nan() || par.time <= 0.0 {
+        return Err(err(
+            "game.par.time",
+            format!(
+                "game.par.time = {} must be a positive number of seconds (or inf)",
+                par.time
+            ),
+        ));
+    }
+    Ok(par)
 }
 
 /// The pressure plates, each checked: a unique name, a valid shape, a need the

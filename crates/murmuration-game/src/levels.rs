@@ -10,6 +10,9 @@ pub struct Shipped {
     pub text: &'static str,
     /// Its recorded solution (`levels/solutions/KEY.replay`).
     pub solution: &'static str,
+    /// Two recorded losses (`levels/losses/KEY-idle.replay`, `KEY-straight.replay`):
+    /// a player who never moves, and one who holds the pointer on the exit.
+    pub losses: [&'static str; 2],
 }
 
 /// The levels in play order; each teaches one idea.
@@ -18,26 +21,46 @@ pub const LEVELS: [Shipped; 5] = [
         key: "first-light",
         text: include_str!("../../../levels/1-first-light.toml"),
         solution: include_str!("../../../levels/solutions/first-light.replay"),
+        losses: [
+            include_str!("../../../levels/losses/first-light-idle.replay"),
+            include_str!("../../../levels/losses/first-light-straight.replay"),
+        ],
     },
     Shipped {
         key: "night-hunters",
         text: include_str!("../../../levels/2-night-hunters.toml"),
         solution: include_str!("../../../levels/solutions/night-hunters.replay"),
+        losses: [
+            include_str!("../../../levels/losses/night-hunters-idle.replay"),
+            include_str!("../../../levels/losses/night-hunters-straight.replay"),
+        ],
     },
     Shipped {
         key: "the-mechanism",
         text: include_str!("../../../levels/3-the-mechanism.toml"),
         solution: include_str!("../../../levels/solutions/the-mechanism.replay"),
+        losses: [
+            include_str!("../../../levels/losses/the-mechanism-idle.replay"),
+            include_str!("../../../levels/losses/the-mechanism-straight.replay"),
+        ],
     },
     Shipped {
         key: "two-hands",
         text: include_str!("../../../levels/4-two-hands.toml"),
         solution: include_str!("../../../levels/solutions/two-hands.replay"),
+        losses: [
+            include_str!("../../../levels/losses/two-hands-idle.replay"),
+            include_str!("../../../levels/losses/two-hands-straight.replay"),
+        ],
     },
     Shipped {
         key: "the-narrows",
         text: include_str!("../../../levels/5-the-narrows.toml"),
         solution: include_str!("../../../levels/solutions/the-narrows.replay"),
+        losses: [
+            include_str!("../../../levels/losses/the-narrows-idle.replay"),
+            include_str!("../../../levels/losses/the-narrows-straight.replay"),
+        ],
     },
 ];
 

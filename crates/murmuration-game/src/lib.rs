@@ -30,7 +30,7 @@ pub mod sound;
 
 pub use controls::{Command, Controls, LEAD_SHARE};
 pub use game::{Game, GameEvent};
-pub use level::{Gate, Level, Plate, SECTION};
-pub use outcome::Outcome;
+pub use level::{Gate, Hint, Lesson, Level, Plate, SECTION};
+pub use outcome::{Outcome, Par, stars};
 pub use progress::{Best, Progress};
 pub use replay::{Recording, ReplayError};

@@ -14,12 +14,15 @@ pub struct PlateState {
     pub held: bool,
     /// Seconds its count has been under the release count while held.
     pub below: f32,
+    /// The most creatures that have stood on it at once (a failure names it).
+    pub most: u64,
 }
 
 impl PlateState {
     /// Takes the count after a step of `dt` seconds; true when `held` changed.
     pub fn update(&mut self, plate: &Plate, count: u64, dt: f32) -> bool {
         self.count = count;
+        self.most = self.most.max(count);
         let was = self.held;
         if !self.held {
             if count >= plate.need {

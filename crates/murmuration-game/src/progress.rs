@@ -17,6 +17,12 @@ pub struct Best {
     pub saved: u64,
     /// Seconds of that result.
     pub time: f64,
+    /// Creatures eaten in that result.
+    #[serde(default)]
+    pub eaten: u64,
+    /// Its stars, 0 to 3 ([`Outcome::stars`]).
+    #[serde(default)]
+    pub stars: u8,
 }
 
 /// Every level's best result, by level key.
@@ -40,17 +46,17 @@ impl Progress {
     }
 
     /// Takes a finished level; true when it is a new best (a win beats a loss,
-    /// then more saved, then less time).
-    pub fn record(&mut self, key: &str, outcome: &Outcome, time: f64) -> bool {
+    /// then more stars, then more saved, then less time).
+    pub fn record(&mut self, key: &str, outcome: &Outcome) -> bool {
         let new = Best {
             won: outcome.won,
             saved: outcome.saved,
-            time,
+            time: outcome.time,
+            eaten: outcome.eaten,
+            stars: outcome.stars,
         };
-        let better = self
-            .levels
-            .get(key)
-            .is_none_or(|b| (new.won, new.saved, -new.time) > (b.won, b.saved, -b.time));
+        let rank = |b: &Best| (b.won, b.stars, b.saved, -b.time);
+        let better = self.levels.get(key).is_none_or(|b| rank(&new) > rank(b));
         if better {
             self.levels.insert(key.to_string(), new);
         }
@@ -72,11 +78,14 @@ impl Progress {
 mod tests {
     use super::*;
 
-    fn outcome(won: bool, saved: u64) -> Outcome {
+    fn outcome(won: bool, saved: u64, time: f64) -> Outcome {
         Outcome {
             won,
             saved,
             needed: 10,
+            eaten: 2,
+            time,
+            stars: u8::from(won),
             message: String::new(),
         }
     }
@@ -85,23 +94,33 @@ mod tests {
     fn a_win_opens_the_next_level_and_only_a_better_result_replaces_the_best() {
         let mut p = Progress::default();
         assert!(p.unlocked(0) && !p.unlocked(1));
-        assert!(p.record(LEVELS[0].key, &outcome(false, 30), 50.0));
+        assert!(p.record(LEVELS[0].key, &outcome(false, 30, 50.0)));
         assert!(!p.unlocked(1), "a loss opens nothing");
         assert!(
-            p.record(LEVELS[0].key, &outcome(true, 12), 80.0),
+            p.record(LEVELS[0].key, &outcome(true, 12, 80.0)),
             "a win beats a loss"
         );
         assert!(p.unlocked(1) && !p.unlocked(2));
         assert!(
-            !p.record(LEVELS[0].key, &outcome(true, 11), 10.0),
+            !p.record(LEVELS[0].key, &outcome(true, 11, 10.0)),
             "fewer saved"
         );
         assert!(
-            p.record(LEVELS[0].key, &outcome(true, 12), 70.0),
+            p.record(LEVELS[0].key, &outcome(true, 12, 70.0)),
             "as many, faster"
         );
+        let mut three = outcome(true, 5, 90.0);
+        three.stars = 3;
+        assert!(
+            p.record(LEVELS[0].key, &three),
+            "more stars beat more saved"
+        );
+        assert_eq!(p.levels[LEVELS[0].key].eaten, 2);
         let back = Progress::parse(&p.to_text()).unwrap();
         assert_eq!(back, p);
+        // A progress file from before stars and meals were kept still reads.
+        let old = "[levels.first-light]\nwon = true\nsaved = 1802\ntime = 62.6\n";
+        assert_eq!(Progress::parse(old).unwrap().levels["first-light"].stars, 0);
         assert!(Progress::parse("levels = 3").is_err());
     }
 }

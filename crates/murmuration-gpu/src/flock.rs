@@ -921,6 +921,11 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
         )));
     }
     crate::relations::check(world)?;
+    if let Some(i) = world.attractors().iter().position(|a| a.navigate) {
+        return Err(GpuError::Unsupported(format!(
+            "attractors[{i}].navigate (flow fields around obstacles step on the CPU)"
+        )));
+    }
     if world.len() as u64 >= u32::MAX as u64 / 2 {
         return Err(GpuError::Unsupported(format!(
             "{} boids (at most 2^31)",
@@ -947,6 +952,21 @@ mod tests {
             "the world does not fit on Test GPU: buffer keys needs 4000000000 bytes but the device allows 2147483648"
         );
         assert!(check_fits("Test GPU", &sizes[..1], 1024).is_ok());
+    }
+
+    #[test]
+    fn a_navigating_attractor_is_refused_by_name() {
+        let config =
+            murmuration::WorldConfig::new(glam::Vec2::splat(20.0), murmuration::Boundary::Wrap);
+        let mut w =
+            murmuration::World2::new(config, vec![murmuration::SpeciesParams::default()]).unwrap();
+        let goal = murmuration::Attractor {
+            navigate: true,
+            ..murmuration::Attractor::new(glam::Vec2::splat(5.0), 1.0, 1.0)
+        };
+        w.add_attractor(goal).unwrap();
+        let e = check_supported(&w).unwrap_err().to_string();
+        assert!(e.contains("attractors[0].navigate"), "{e}");
     }
 
     #[test]

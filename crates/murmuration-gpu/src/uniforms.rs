@@ -128,6 +128,7 @@ species_uniform! { |p, c|
     wander_weight: f32 = p.wander_weight;
     flee_radius: f32 = p.flee_radius;
     flee_weight: f32 = p.flee_weight;
+    fear: f32 = p.fear;
     chase_radius: f32 = p.chase_radius;
     chase_weight: f32 = p.chase_weight;
     eat_radius: f32 = p.eat_radius;

@@ -335,6 +335,30 @@ fn controls(ui: &mut egui::Ui, keys: &Keymap, rebind: Option<Option<Action>>) ->
     choice
 }
 
+/// A level's best result on the title screen: its stars, saved, time, eaten.
+fn best_text(b: &murmuration_game::Best) -> String {
+    if b.won {
+        format!(
+            "   {}  {} saved · {:.0} s · {} eaten",
+            murmuration_game::stars(b.stars),
+            b.saved,
+            b.time,
+            b.eaten
+        )
+    } else {
+        format!("   best: {} saved (not won)", b.saved)
+    }
+}
+
+/// What the second and third stars ask for.
+pub(crate) fn par_text(saved: u64, time: f32) -> String {
+    if time.is_finite() {
+        format!("★ a win · ★ {saved} saved · ★ within {time:.0} s")
+    } else {
+        format!("★ a win · ★ {saved} saved · ★ any time")
+    }
+}
+
 /// The title screen: level select (locked levels shown), best results, controls.
 /// `titles` are the shipped levels' titles, in order.
 pub fn title(
@@ -357,13 +381,7 @@ pub fn title(
                 ui.separator();
                 for (i, (l, title)) in levels::LEVELS.iter().zip(titles).enumerate() {
                     let open = progress.unlocked(i);
-                    let best = progress.levels.get(l.key).map_or(String::new(), |b| {
-                        format!(
-                            "   best: {} saved{}",
-                            b.saved,
-                            if b.won { "" } else { " (not won)" }
-                        )
-                    });
+                    let best = progress.levels.get(l.key).map_or(String::new(), best_text);
                     let text = if open {
                         format!("{}. {title}{best}", i + 1)
                     } else {
@@ -441,6 +459,15 @@ pub fn ended(ctx: &egui::Context, game: &Game, best: bool, has_next: bool) -> Ch
         .resizable(false)
         .show(ctx, |ui| {
             ui.label(egui::RichText::new(&o.message).size(18.0));
+            if o.won {
+                let par = &game.level().par;
+                ui.label(
+                    egui::RichText::new(o.star_text())
+                        .size(30.0)
+                        .color(Color32::from_rgb(255, 215, 110)),
+                );
+                ui.label(par_text(par.saved, par.time));
+            }
             ui.label(format!(
                 "{} in {:.0} s{}",
                 tally(game),

@@ -210,6 +210,13 @@ fn offline(args: &GameArgs) -> Result<()> {
     outln!("outcome: {}", o.map_or("undecided", |o| o.word()))?;
     if let Some(o) = o {
         outln!("message: {o}")?;
+        outln!(
+            "rating: {} ({} stars; par: {} saved, {} s)",
+            o.star_text(),
+            o.stars,
+            level.par.saved,
+            level.par.time
+        )?;
     }
     outln!(
         "saved: {} / {} (of {})",

@@ -97,8 +97,8 @@ impl Store {
     }
 
     /// Takes a finished level and saves when it is a new best; true then.
-    pub fn record(&mut self, key: &str, outcome: &Outcome, time: f64) -> bool {
-        let better = self.progress.record(key, outcome, time);
+    pub fn record(&mut self, key: &str, outcome: &Outcome) -> bool {
+        let better = self.progress.record(key, outcome);
         if better {
             let text = self.progress.to_text();
             self.save(PROGRESS, &text);

@@ -341,7 +341,7 @@ impl App {
                     )
                 }
                 Screen::Playing(p) => {
-                    let hint = (p.game.time() < 8.0).then_some(p.level.hint.as_str());
+                    let hint = p.game.hint();
                     hud::overlay(ui, &p.game, &view, &p.light, hint);
                     p.meals.draw(ui.painter(), &view);
                     if p.game.outcome().is_some() {
@@ -414,7 +414,7 @@ impl App {
                 if p.replay.is_none()
                     && let Some(o) = p.game.outcome()
                 {
-                    p.best = self.store.record(&p.key, o, p.game.time());
+                    p.best = self.store.record(&p.key, o);
                 }
             }
         }

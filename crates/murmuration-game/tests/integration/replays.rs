@@ -5,7 +5,7 @@
 
 use crate::{density, shipped};
 use glam::Vec2;
-use murmuration_game::{Command, Game, Level, Recording, ReplayError, levels};
+use murmuration_game::{Game, Level, Recording, ReplayError, levels};
 
 #[test]
 fn every_shipped_level_is_won_by_its_recorded_solution() {
@@ -59,21 +59,56 @@ fn no_creature_ever_enters_an_obstacle_or_a_closed_gate() {
 }
 
 #[test]
-fn a_swarm_left_alone_loses_with_a_reason() {
-    // First Light with a 60 s limit and a player who never moves the focus.
-    let s = &levels::LEVELS[0];
-    let text = s
-        .text
-        .replace("save = 1500", "save = 1500\ntime_limit = 20");
-    let level = Level::parse(&text, "idle.toml").unwrap();
-    let mut rec = Recording::new(&level, "idle");
-    rec.record(0, &[Command::Point(Vec2::new(20.0, 50.0))]);
-    rec.steps = 1300;
-    let game = rec.play(&level, "idle", "idle.replay").unwrap();
-    let o = game.outcome().expect("the time limit ends it");
-    assert!(!o.won);
-    assert_eq!(o.message, "Time is up: 0 saved, the exit needs 1500.");
-    assert_eq!(game.step_index(), 1200, "20 s at 60 steps per second");
+fn every_shipped_level_is_lost_by_an_idle_player_and_by_the_straight_line() {
+    // Stakes (issue 46): no level is won by waiting, or by holding the pointer
+    // on the exit; each loss ends in a sentence that says why.
+    for (i, shipped_level) in levels::LEVELS.iter().enumerate() {
+        let (level, solution, key) = shipped(i);
+        let won = solution.play(&level, key, key).unwrap();
+        for (text, how) in shipped_level.losses.iter().zip(["idle", "straight"]) {
+            let name = format!("{key}-{how}.replay");
+            let rec = Recording::parse(text, &name).unwrap();
+            let game = rec
+                .play(&level, key, &name)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let o = game
+                .outcome()
+                .unwrap_or_else(|| panic!("{name}: not decided"));
+            eprintln!("{name}: {o} ({} eaten)", game.eaten());
+            assert!(!o.won, "{name} won: {o}");
+            assert_eq!(o.stars, 0);
+            assert!(
+                o.message.starts_with("Time is up: ") || o.message.starts_with("Only "),
+                "{name}: {o}"
+            );
+            assert!(
+                o.message
+                    .contains(&format!("the exit needs {}", level.save)),
+                "{o}"
+            );
+            if how == "idle" {
+                assert!(
+                    o.message
+                        .starts_with("Time is up: 0 saved, 1900 still in the dark"),
+                    "{o}"
+                );
+                // Behind a shut gate, the failure names the plate that kept it shut.
+                if !level.gates.is_empty() {
+                    assert!(o.message.contains("The gate never opened"), "{o}");
+                }
+            }
+            if key == "night-hunters" && how == "straight" {
+                // The hunters punish the straggling stream: more eaten than
+                // by the tight swarm of the solution, three times over.
+                assert!(
+                    game.eaten() >= 3 * won.eaten().max(5),
+                    "hunters took {} of the straight line against {} of the solution",
+                    game.eaten(),
+                    won.eaten()
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! level files, and a level far from the origin playing as at the origin.
 
 use glam::Vec2;
-use murmuration_game::{Command, Game, GameEvent, Level, Recording, levels};
+use murmuration_game::{Command, Game, GameEvent, Lesson, Level, Recording, levels};
 
 /// A small level: `count` creatures spawned in `spawn`, an exit, and `extra`
 /// appended to `[game]` (plates, gates).
@@ -224,8 +224,11 @@ fn creatures_near_a_hunter_fly_more_unevenly_than_the_calm_core() {
     let mut game = Game::new(&level).unwrap();
     let mut next = 0;
     let (mut near, mut far) = (Vec::new(), Vec::new());
-    for step in 0..2400 {
+    for step in 0..rec.steps {
         game.step(&rec.commands_at(step, &mut next));
+        if game.outcome().is_some() {
+            break;
+        }
         if step % 10 != 0 {
             continue;
         }
@@ -260,19 +263,27 @@ fn creatures_near_a_hunter_fly_more_unevenly_than_the_calm_core() {
     let stats = |xs: &[f32]| {
         let m = xs.iter().sum::<f32>() / xs.len() as f32;
         let var = xs.iter().map(|x| (x - m) * (x - m)).sum::<f32>() / xs.len() as f32;
-        (m, var.sqrt())
+        (m, var)
     };
-    let ((mn, sn), (mf, sf)) = (stats(&near), stats(&far));
+    let ((mn, vn), (mf, vf)) = (stats(&near), stats(&far));
     eprintln!(
-        "near a hunter: {} samples, speed {mn:.2} ± {sn:.2}; far: {} samples, {mf:.2} ± {sf:.2}",
+        "near a hunter: {} samples, speed {mn:.2}, variance {vn:.3}; far: {} samples, {mf:.2}, {vf:.3}",
         near.len(),
         far.len()
     );
     assert!(near.len() > 500, "too few samples near hunters");
-    // Measured: σ 0.98 near against 0.79 far (flee weight 1 in the lumen style).
+    // Seed 001, 6.4, as the issue measures it: the speed variance near a hunter
+    // at least twice the calm swarm's. Measured 2.6x with the lumen style's
+    // flee weight 5 and fear 0.5 (1.5x at 1 and none, when fear was not
+    // seen; its shipped route's whole run is measured); and fear is urgent,
+    // not frozen: the frightened fly no slower than the calm.
     assert!(
-        sn > 1.15 * sf,
-        "fear is not visible: σ {sn:.2} near against {sf:.2} far"
+        vn >= 2.0 * vf,
+        "fear is not visible: speed variance {vn:.3} near a hunter against {vf:.3} far"
+    );
+    assert!(
+        mn >= 0.95 * mf,
+        "the frightened slow down: {mn:.2} against {mf:.2}"
     );
 }
 
@@ -327,4 +338,97 @@ fn a_level_placed_100000_units_out_plays_exactly_as_at_the_origin() {
     let (a, b) = (play(&near_level), play(&far_level));
     assert_eq!(a, b, "the far level played otherwise");
     assert!(a.3.unwrap().won);
+}
+
+#[test]
+fn a_hint_stays_until_the_player_has_done_what_it_teaches() {
+    // The Mechanism teaches the plate, then the way out: its first hint is
+    // still there after 30 idle seconds, goes when the plate holds, and the
+    // last goes when the first creature is home.
+    let s = &levels::LEVELS[2];
+    let level = Level::parse(s.text, s.key).unwrap();
+    let texts: Vec<&str> = level.hints.iter().map(|h| h.text.as_str()).collect();
+    assert_eq!(level.hints[0].until, Lesson::Plate);
+    let mut idle = Game::new(&level).unwrap();
+    for _ in 0..1800 {
+        idle.step(&[]);
+    }
+    assert_eq!(idle.hint(), Some(texts[0]), "gone after 30 s of nothing");
+    let rec = Recording::parse(s.solution, s.key).unwrap();
+    let mut game = Game::new(&level).unwrap();
+    let mut next = 0;
+    let owned = |g: &Game| g.hint().map(str::to_string);
+    let mut seen = vec![owned(&game)];
+    for step in 0..rec.steps {
+        game.step(&rec.commands_at(step, &mut next));
+        if seen.last() != Some(&owned(&game)) {
+            seen.push(owned(&game));
+            eprintln!("t {:.1} s: {:?}", game.time(), game.hint());
+        }
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    let want: Vec<Option<String>> = vec![Some(texts[0].into()), Some(texts[1].into()), None];
+    assert_eq!(seen, want);
+    assert!(game.learned(Lesson::Plate) && game.learned(Lesson::Saved));
+    // A level gives one hint line or a list, never both, and no empty hint.
+    let both = s.text.replace("hints = [", "hint = \"x\"\nhints = [");
+    let e = Level::parse(&both, "both.toml").unwrap_err().to_string();
+    assert!(e.contains("not both"), "{e}");
+}
+
+#[test]
+fn a_recall_brings_the_swarm_around_the_wall_through_the_open_gate() {
+    // Issue 46: in The Mechanism a recall from behind the wall pinned ~1,100
+    // creatures against it beside the open gate. Play the solution until the
+    // gate opens, put the focus behind the wall's lower half (the straight way
+    // from the plate runs into it) and recall: the swarm comes through the gate.
+    let s = &levels::LEVELS[2];
+    let level = Level::parse(s.text, s.key).unwrap();
+    let rec = Recording::parse(s.solution, s.key).unwrap();
+    let mut game = Game::new(&level).unwrap();
+    let mut next = 0;
+    let mut step = 0;
+    while !game.gates()[0].open {
+        game.step(&rec.commands_at(step, &mut next));
+        step += 1;
+        assert!(step < rec.steps, "the gate never opened");
+    }
+    let behind = Vec2::new(150.0, 80.0);
+    let mut recalls = 0;
+    for k in 0..1500 {
+        let mut c = vec![Command::Point(behind)];
+        if k % 180 == 0 {
+            c.push(Command::Recall);
+        }
+        if game.step(&c).contains(&GameEvent::Recall) {
+            recalls += 1;
+        }
+    }
+    let w = game.world();
+    let swarm: Vec<Vec2> = w
+        .positions()
+        .iter()
+        .zip(w.boid_species())
+        .filter(|(_, s)| **s == 0)
+        .map(|(p, _)| *p)
+        .collect();
+    let through = swarm.iter().filter(|p| p.x > 134.0).count();
+    let pinned = swarm
+        .iter()
+        .filter(|p| (120.0..127.5).contains(&p.x) && p.y > 58.0)
+        .count();
+    eprintln!(
+        "{recalls} recalls, 25 s: {through} of {} through the gate, {pinned} pinned against the wall",
+        swarm.len()
+    );
+    // Measured: all 1,900 through, none pinned; with the focus's flow field
+    // off (a plain straight pull), 249 through and 1,546 pinned.
+    assert!(
+        through as f32 >= 0.9 * swarm.len() as f32,
+        "{through} of {} came through",
+        swarm.len()
+    );
+    assert!(pinned <= 50, "{pinned} pinned against the wall");
 }

@@ -409,8 +409,9 @@ fn rule_forces(s: Sums, v: V, sp: Species, heading: V) -> array<V, 3> {
     return array<V, 3>(sep, coh, ali);
 }
 
-// Relaxation toward the cruise speed along the heading (the core's `rules::cruise`).
-fn cruise(v: V, sp: Species) -> V {
+// Relaxation toward the cruise speed along the heading, lifted toward max
+// speed by fear while a threat is in sight (the core's `rules::cruise`).
+fn cruise(v: V, sp: Species, afraid: bool) -> V {
     if sp.cruise_speed <= 0.0 {
         return V(0.0);
     }
@@ -418,7 +419,11 @@ fn cruise(v: V, sp: Species) -> V {
     if speed <= 1e-12 {
         return V(0.0);
     }
-    return v * ((sp.cruise_speed - speed) / (sp.cruise_time * speed));
+    var target = sp.cruise_speed;
+    if afraid && sp.fear > 0.0 {
+        target = sp.cruise_speed + sp.fear * max(sp.max_speed - sp.cruise_speed, 0.0);
+    }
+    return v * ((target - speed) / (sp.cruise_time * speed));
 }
 
 // Forces in priority order (avoid, pulse, flee, target, separation, cohesion,
@@ -795,11 +800,13 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         }
         var flee = V(0.0);
         var lead = V(0.0);
+        var afraid = false;
         if RELATIONS {
             let r = interactions(p, v, m.x, m.y);
             if r.seen {
                 flee = seek(r.away, v, sp) * sp.flee_weight;
             }
+            afraid = r.seen;
             lead = r.heading;
             seek_to += r.pull;
         }
@@ -808,7 +815,7 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         }
         let f = rule_forces(s, v, sp, lead);
         let forces = array<V, 7>(avoid, pulse, flee, seek_to, f[0], f[1], f[2]);
-        var a = combine(forces, sp) + boundary_force(p, v) + cruise(v, sp);
+        var a = combine(forces, sp) + boundary_force(p, v) + cruise(v, sp, afraid);
         if sp.smoothing > 0.0 {
             a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
         }

@@ -29,6 +29,11 @@ pub struct Attractor<V: Vector> {
     /// its own goal is an attractor seen by the leaders alone.
     #[serde(default)]
     pub species: Option<u16>,
+    /// Seek it around obstacles, not through them: boids follow the distance
+    /// along the free space ([`crate::behaviours::navigation`]) where a wall
+    /// stands in the straight way. CPU only.
+    #[serde(default)]
+    pub navigate: bool,
 }
 
 impl<V: Vector> Attractor<V> {
@@ -43,6 +48,7 @@ impl<V: Vector> Attractor<V> {
             radius,
             range: f32::INFINITY,
             species: None,
+            navigate: false,
         }
     }
 
@@ -64,9 +70,17 @@ impl<V: Vector> Attractor<V> {
     }
 
     /// Reynolds' arrive toward this attractor for a boid at `p` with velocity `v`
-    /// (weighted; zero out of range).
+    /// (weighted; zero out of range). With `way`, the attractor's flow field,
+    /// the boid heads along the way around obstacles where it bends.
     #[inline]
-    pub(crate) fn arrive(&self, species: u16, p: V, v: V, max_speed: f32, max_force: f32) -> V {
+    pub(crate) fn arrive(
+        &self,
+        species: u16,
+        p: V,
+        v: V,
+        (max_speed, max_force): (f32, f32),
+        way: Option<&crate::behaviours::navigation::NavField<V>>,
+    ) -> V {
         if self.species.is_some_and(|s| s != species) {
             return V::ZERO;
         }
@@ -75,6 +89,10 @@ impl<V: Vector> Attractor<V> {
         // Out of range (most boids, most attractors) costs no square root.
         if d2 > self.range * self.range || d2 <= 0.0 {
             return V::ZERO;
+        }
+        if let Some((dir, along)) = way.and_then(|w| w.direction(p, self.position)) {
+            let speed = max_speed * (along / self.radius).min(1.0);
+            return ((dir * speed - v).clamp_length_max(max_force)) * self.weight;
         }
         let d = d2.sqrt();
         let speed = max_speed * (d / self.radius).min(1.0);

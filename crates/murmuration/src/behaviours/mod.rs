@@ -9,6 +9,7 @@ pub(crate) mod boundary;
 pub(crate) mod clearance;
 pub mod entities;
 pub(crate) mod flight;
+pub mod navigation;
 pub(crate) mod obstacles;
 pub(crate) mod paths;
 pub(crate) mod sdf_grid;

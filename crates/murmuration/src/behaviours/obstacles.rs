@@ -428,6 +428,12 @@ impl<V: Vector> ObstacleSet<V> {
         self.shapes.is_empty()
     }
 
+    /// Each obstacle's bounding sphere (centre, radius), in order: what a
+    /// derived field ([`crate::behaviours::navigation`]) compares to see a change.
+    pub(crate) fn bounds(&self) -> &[(V, f32)] {
+        &self.bounds
+    }
+
     /// Number of obstacles.
     pub fn len(&self) -> usize {
         self.shapes.len()

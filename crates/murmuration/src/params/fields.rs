@@ -88,7 +88,7 @@ fn max_speed(p: &SpeciesParams) -> f32 {
 /// Every real-valued field of [`SpeciesParams`], in declaration order (`steering`
 /// and `combine`, enums, and the whole number `topological_neighbours` are the
 /// fields not listed).
-pub const SPECIES_FIELDS: [Field; 31] = [
+pub const SPECIES_FIELDS: [Field; 32] = [
     row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
         Some(("perception_radius", perception)),
         "Neighbours closer than this push away, harder the closer they are."),
@@ -139,6 +139,8 @@ pub const SPECIES_FIELDS: [Field; 31] = [
         "How far this species sees what it flees from."),
     row!(flee_weight, "flee weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
         "Weight of fleeing."),
+    row!(fear, "fear", "—", closed 0.0, 1.0 closed, false, Behaviours, None,
+        "How far a threat in sight lifts the cruise speed toward max speed (0 calm, 1 full flight)."),
     row!(chase_radius, "chase radius", "units", open 0.0, 1e4 closed, true, Behaviours, None,
         "How far this species sees what it chases (inside its field of view)."),
     row!(chase_weight, "chase weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,

@@ -156,6 +156,11 @@ pub struct SpeciesParams {
     pub flee_radius: f32,
     /// Weight of fleeing, dimensionless, in [0, 1000].
     pub flee_weight: f32,
+    /// Fear: how far a threat in sight lifts the cruise speed toward
+    /// `max_speed`, dimensionless, in [0, 1]. 0 cruises on; 1 flees at full
+    /// speed, so frightened boids fly faster and less evenly than calm ones
+    /// (seed 001, 6.4). Acts only with a `cruise_speed`.
+    pub fear: f32,
     /// How far this species sees what it chases ([`Relation::Chase`]), units, in
     /// (0, 1e4]; a chaser with a vision cone sees prey only inside it, so it
     /// commits to prey ahead instead of turning back for each one it passes.
@@ -215,6 +220,7 @@ impl Default for SpeciesParams {
             obstacle_margin: 1.0,
             flee_radius: 4.0,
             flee_weight: 3.0,
+            fear: 0.0,
             chase_radius: 6.0,
             chase_weight: 2.0,
             eat_radius: 0.0,

@@ -169,6 +169,8 @@ pub(crate) struct AttractorSpec<V: Vector> {
     pub range: f32,
     #[serde(default)]
     pub species: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub navigate: bool,
 }
 
 impl<V: Vector> AttractorSpec<V> {
@@ -181,6 +183,7 @@ impl<V: Vector> AttractorSpec<V> {
             radius: self.radius,
             range: self.range,
             species,
+            navigate: self.navigate,
         }
     }
 }

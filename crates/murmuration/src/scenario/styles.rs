@@ -106,8 +106,14 @@ pub fn style(name: &str) -> Option<SpeciesParams> {
             obstacle_weight: 2.0,
             obstacle_lookahead: 0.4,
             obstacle_margin: 1.5,
+            // Fear (seed 001, 6.4): a creature near a hunter flees hard and
+            // its cruise lifts halfway to max speed, so speeds near a hunter
+            // vary 2.6x as much as in the calm swarm (murmuration-game's
+            // rules.rs holds >= 2x); with flee weight 1 and no fear they
+            // varied 1.5x and fear was not seen.
             flee_radius: 9.0,
-            flee_weight: 1.0,
+            flee_weight: 5.0,
+            fear: 0.5,
             jitter: 0.01,
             ..d
         },

@@ -7,6 +7,7 @@
 //! candidate lanes and the candidate-block copy of a candidates-in-lanes kernel
 //! are gone. Each boid's sums do not depend on its group (see the kernel).
 
+use crate::behaviours::navigation::NavField;
 use crate::grid::{Grid, Runs};
 use crate::params::Relation;
 use crate::step::context::StepContext;
@@ -58,6 +59,10 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub vicsek: bool,
     /// Contact gap for obstacles, units.
     pub skin: f32,
+    /// Each attractor's flow field, where it navigates ([`Attractor::navigate`]).
+    ///
+    /// [`Attractor::navigate`]: crate::Attractor::navigate
+    pub ways: &'a [Option<NavField<V>>],
 }
 
 /// Walks the sorted boids `..end` in order and gives each one's neighbour sums

@@ -10,6 +10,7 @@
 //! in the fixed sorted order, randomness keyed by seed, id and step), so any thread
 //! count gives bit-identical results.
 
+use crate::behaviours::navigation::NavField;
 use crate::boids::Boids;
 use crate::grid::{Extent, Grid};
 use crate::params::{Boundary, SpeciesParams, Steering};
@@ -34,6 +35,9 @@ pub struct Pipeline<V> {
     pub(crate) consts: Vec<RuleConsts>,
     spare_ids: Vec<u32>,
     spare_steering: Vec<V>,
+    /// Each navigating attractor's flow field, kept between steps and
+    /// rebuilt only when its cell or the obstacles change.
+    pub(crate) ways: Vec<Option<NavField<V>>>,
 }
 
 impl<V: Vector> Pipeline<V> {
@@ -47,6 +51,7 @@ impl<V: Vector> Pipeline<V> {
             consts: Vec::new(),
             spare_ids: Vec::new(),
             spare_steering: Vec::new(),
+            ways: Vec::new(),
         }
     }
 
@@ -178,6 +183,7 @@ impl<V: Vector> Pipeline<V> {
             flags |= kernel::SAME_RADII;
         }
         ctx.obstacles.prepare();
+        self.update_ways(ctx);
         if !self.interactions.is_empty() {
             let view = Sorted {
                 grid: &self.grid,
@@ -188,6 +194,19 @@ impl<V: Vector> Pipeline<V> {
                 .scatter_flee(&view, ctx.species, ctx.relations);
         }
         (flags, grid_seconds)
+    }
+
+    /// Brings each navigating attractor's flow field up to date.
+    fn update_ways(&mut self, ctx: &StepContext<'_, V>) {
+        self.ways.resize_with(ctx.attractors.len(), || None);
+        let (min, max) = (ctx.config.min, ctx.config.max);
+        for (way, a) in self.ways.iter_mut().zip(ctx.attractors) {
+            match (a.navigate, way.as_mut()) {
+                (false, _) => *way = None,
+                (true, Some(w)) => w.update(min, max, a.position, ctx.obstacles),
+                (true, None) => *way = Some(NavField::build(min, max, a.position, ctx.obstacles)),
+            }
+        }
     }
 
     /// The neighbour sums the next step would give the boid in storage slot
@@ -253,6 +272,7 @@ impl<V: Vector> Pipeline<V> {
                 .all(|p| matches!(p.model, crate::params::model::Model::Vicsek(_))),
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::behaviours::obstacles::contact_skin(ctx.species),
+            ways: &self.ways,
         }
     }
 

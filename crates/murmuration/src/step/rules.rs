@@ -173,7 +173,7 @@ pub(crate) fn directions<V: Vector>(s: &Sums<V>, p: &SpeciesParams) -> [V; 3] {
 /// The cruise-speed relaxation: `(cruise_speed − |v|) / cruise_time` along the
 /// heading; zero when the species has no cruising speed or the boid is at rest.
 #[inline(always)]
-pub(crate) fn cruise<V: Vector>(v: V, p: &SpeciesParams) -> V {
+pub(crate) fn cruise<V: Vector>(v: V, p: &SpeciesParams, afraid: bool) -> V {
     if p.cruise_speed <= 0.0 {
         return V::ZERO;
     }
@@ -181,7 +181,13 @@ pub(crate) fn cruise<V: Vector>(v: V, p: &SpeciesParams) -> V {
     if speed <= 1e-12 {
         return V::ZERO;
     }
-    v * ((p.cruise_speed - speed) / (p.cruise_time * speed))
+    // Fear lifts the cruise toward max speed while a threat is in sight.
+    let cruise = if afraid && p.fear > 0.0 {
+        p.cruise_speed + p.fear * (p.max_speed - p.cruise_speed).max(0.0)
+    } else {
+        p.cruise_speed
+    };
+    v * ((cruise - speed) / (p.cruise_time * speed))
 }
 
 /// Combines forces given in priority order (highest first: obstacle avoidance,
@@ -363,13 +369,28 @@ mod tests {
             cruise_time: 0.5,
             ..SpeciesParams::default()
         };
-        assert_eq!(cruise(Vec2::new(0.0, 1.0), &p), Vec2::new(0.0, 2.0));
-        assert_eq!(cruise(Vec2::new(3.0, 0.0), &p), Vec2::new(-2.0, 0.0));
-        assert_eq!(cruise(Vec2::ZERO, &p), Vec2::ZERO);
+        assert_eq!(cruise(Vec2::new(0.0, 1.0), &p, false), Vec2::new(0.0, 2.0));
+        assert_eq!(cruise(Vec2::new(3.0, 0.0), &p, false), Vec2::new(-2.0, 0.0));
+        assert_eq!(cruise(Vec2::ZERO, &p, false), Vec2::ZERO);
         let off = SpeciesParams {
             cruise_speed: 0.0,
             ..p
         };
-        assert_eq!(cruise(Vec2::new(3.0, 0.0), &off), Vec2::ZERO);
+        assert_eq!(cruise(Vec2::new(3.0, 0.0), &off, false), Vec2::ZERO);
+        // Fear lifts the cruise toward max speed (10) only while afraid.
+        let afraid = SpeciesParams {
+            fear: 0.5,
+            max_speed: 10.0,
+            ..p
+        };
+        assert_eq!(
+            cruise(Vec2::new(0.0, 1.0), &afraid, false),
+            Vec2::new(0.0, 2.0)
+        );
+        // Cruise 2 + 0.5 · (10 − 2) = 6: (6 − 1) / 0.5 = 10 along the heading.
+        assert_eq!(
+            cruise(Vec2::new(0.0, 1.0), &afraid, true),
+            Vec2::new(0.0, 10.0)
+        );
     }
 }

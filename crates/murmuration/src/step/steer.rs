@@ -318,7 +318,7 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
     let cfg = ctx.config;
     let sp = &ctx.species[f.species];
     let (avoid, near_obstacle) = obstacle_steering(env, f, sp);
-    let (pulse, mut target, flee, heading) = entity_steering(env, f, si, sp);
+    let (pulse, mut target, flee, heading, afraid) = entity_steering(env, f, si, sp);
     let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp, heading);
     if sp.wander_weight > 0.0 {
         target += crate::behaviours::wander::force(cfg.seed, f.id, ctx.step, cfg.dt, f.vel, sp);
@@ -335,7 +335,7 @@ fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) 
         a += wall;
     }
     if sp.cruise_speed > 0.0 {
-        a += rules::cruise(f.vel, sp);
+        a += rules::cruise(f.vel, sp, afraid);
     }
     if sp.smoothing > 0.0 {
         a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
@@ -385,15 +385,16 @@ fn obstacle_steering<V: Vector>(
 }
 
 /// The pulse push, the pull of targets, paths and prey (chase and follow), the
-/// flight from predators, and the leader's direction a follower steering by
-/// directions folds into its rules, of the boid at sorted index `si`.
+/// flight from predators, the leader's direction a follower steering by
+/// directions folds into its rules, and whether a threat is in sight (fear),
+/// of the boid at sorted index `si`.
 #[inline(always)]
 fn entity_steering<V: Vector>(
     env: &PassEnv<'_, V>,
     f: &Focus<V>,
     si: usize,
     sp: &SpeciesParams,
-) -> (V, V, V, V) {
+) -> (V, V, V, V, bool) {
     let ctx = env.ctx;
     let (pos, vel) = (f.pos, f.vel);
     let mut pulse = V::ZERO;
@@ -401,14 +402,22 @@ fn entity_steering<V: Vector>(
         pulse += q.push(pos);
     }
     let mut target = V::ZERO;
-    for t in ctx.attractors {
-        target += t.arrive(f.species as u16, pos, vel, sp.max_speed, sp.max_force);
+    for (k, t) in ctx.attractors.iter().enumerate() {
+        let way = env.ways.get(k).and_then(Option::as_ref);
+        target += t.arrive(
+            f.species as u16,
+            pos,
+            vel,
+            (sp.max_speed, sp.max_force),
+            way,
+        );
     }
     for path in ctx.paths {
         target += path.follow(f.species as u16, pos, vel, sp.max_speed, sp.max_force);
     }
     let mut flee = V::ZERO;
     let mut heading = V::ZERO;
+    let mut afraid = false;
     if env.has_interactions {
         let (mut away, mut seen) = env.interactions.scattered(si);
         if env.interactions.searches(f.species) {
@@ -436,8 +445,9 @@ fn entity_steering<V: Vector>(
         if seen {
             flee = crate::behaviours::seek(away, vel, sp) * sp.flee_weight;
         }
+        afraid = seen;
     }
-    (pulse, target, flee, heading)
+    (pulse, target, flee, heading, afraid)
 }
 
 /// Integrates acceleration `a` (jitter, speed limits), sweeps the motion

@@ -66,7 +66,7 @@ impl<V: Vector> World<V> {
             alignment,
             cohesion,
             boundary: boundary_force(pos, vel, &self.config),
-            cruise: cruise(vel, p),
+            cruise: cruise(vel, p, false),
             steering: b.steering[i],
         })
     }
