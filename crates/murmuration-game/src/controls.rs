@@ -72,12 +72,11 @@ pub struct Controls {
     /// Seconds before the next recall, in [0, 60] (seed 001: 3 s, long enough
     /// to watch the swarm gather).
     pub recall_cooldown: f32,
-    /// Seconds the spiral gather lasts, in (0, 30].
+    /// Seconds a recall lasts, in (0, 30]: the focus's pull reaches every
+    /// creature, however far, along the way around walls.
     pub recall_duration: f32,
     /// Weight of the pull to the focus during a recall, in (0, 10].
     pub recall_weight: f32,
-    /// Turns of the recall's spiral, in [0.5, 10].
-    pub recall_turns: f32,
     /// Once enough creatures are saved, the level ends after this many seconds
     /// without another reaching the exit, in (0, 600].
     pub finish_after: f32,
@@ -102,7 +101,6 @@ impl Default for Controls {
             recall_cooldown: 3.0,
             recall_duration: 2.5,
             recall_weight: 0.8,
-            recall_turns: 1.5,
             finish_after: 5.0,
         }
     }
@@ -126,7 +124,7 @@ impl Controls {
     }
 
     /// Every field with its valid range: `(key, value, low, high, low open)`.
-    fn ranges(&self) -> [(&'static str, f32, f32, f32, bool); 18] {
+    fn ranges(&self) -> [(&'static str, f32, f32, f32, bool); 17] {
         [
             ("focus_follow", self.focus_follow, 0.0, 100.0, true),
             ("focus_weight", self.focus_weight, 0.0, 10.0, true),
@@ -144,7 +142,6 @@ impl Controls {
             ("recall_cooldown", self.recall_cooldown, 0.0, 60.0, false),
             ("recall_duration", self.recall_duration, 0.0, 30.0, true),
             ("recall_weight", self.recall_weight, 0.0, 10.0, true),
-            ("recall_turns", self.recall_turns, 0.5, 10.0, false),
             ("finish_after", self.finish_after, 0.0, 600.0, true),
         ]
     }
@@ -189,12 +186,12 @@ mod tests {
     fn the_defaults_are_valid_and_each_range_is_checked() {
         assert_eq!(Controls::default().invalid(), None);
         let c = Controls {
-            recall_turns: 0.2,
+            recall_weight: 0.0,
             ..Controls::default()
         };
         let (key, m) = c.invalid().unwrap();
-        assert_eq!(key, "recall_turns");
-        assert!(m.contains("[0.5, 10]"), "{m}");
+        assert_eq!(key, "recall_weight");
+        assert!(m.contains("(0, 10]"), "{m}");
         let c = Controls {
             focus_follow: f32::NAN,
             ..Controls::default()

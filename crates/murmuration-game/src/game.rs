@@ -220,7 +220,7 @@ impl Game {
         }
         // Where the swarm's centre is, twice a second, until it has been led.
         if self.learned & bit(Lesson::Lead) == 0
-            && self.world.step_index() % 30 == 0
+            && self.world.step_index().is_multiple_of(30)
             && (self.centroid() - self.start).length() > 15.0
         {
             bits |= bit(Lesson::Lead);

@@ -41,9 +41,7 @@ impl<V: Vector> NavField<V> {
     pub fn build(min: V, max: V, target: V, obstacles: &ObstacleSet<V>) -> Self {
         let size = (max - min).to_array3();
         let volume: f32 = size[..V::DIM].iter().map(|s| s.max(1e-3)).product();
-        let cell = (volume / NAV_CELLS as f32)
-            .powf(1.0 / V::DIM as f32)
-            .max(1e-3);
+        let cell = libm::powf(volume / NAV_CELLS as f32, 1.0 / V::DIM as f32).max(1e-3);
         let mut dims = [1usize; 3];
         for (d, s) in dims.iter_mut().zip(size).take(V::DIM) {
             *d = ((s / cell).ceil() as usize).clamp(1, NAV_CELLS);
