@@ -419,11 +419,11 @@ fn cruise(v: V, sp: Species, afraid: bool) -> V {
     if speed <= 1e-12 {
         return V(0.0);
     }
-    var target = sp.cruise_speed;
+    var cruise_to = sp.cruise_speed;
     if afraid && sp.fear > 0.0 {
-        target = sp.cruise_speed + sp.fear * max(sp.max_speed - sp.cruise_speed, 0.0);
+        cruise_to = sp.cruise_speed + sp.fear * max(sp.max_speed - sp.cruise_speed, 0.0);
     }
-    return v * ((target - speed) / (sp.cruise_time * speed));
+    return v * ((cruise_to - speed) / (sp.cruise_time * speed));
 }
 
 // Forces in priority order (avoid, pulse, flee, target, separation, cohesion,
