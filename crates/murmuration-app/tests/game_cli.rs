@@ -22,8 +22,9 @@ fn a_shipped_solution_replays_headless_to_its_win() {
     for line in [
         "level: The Mechanism (the-mechanism)",
         "outcome: won",
-        "saved: 1615 / 1500 (of 1900)",
-        "digest: 5b223164aa37c560",
+        "saved: 1671 / 1500 (of 1900)",
+        "digest: 767a7cea4ae968dc",
+        "rating: ★★☆ (2 stars; par: 1700 saved, 60 s)",
     ] {
         assert!(out.contains(line), "missing {line:?} in {out}");
     }
@@ -65,7 +66,7 @@ fn bad_levels_and_stale_recordings_exit_2_and_say_why() {
         "{e}"
     );
     let orphan = level("orphan.toml", &|t| {
-        t.replace("plates = [\"plate\"]", "plates = []")
+        t.replace("plates = [\"mechanism\"]", "plates = []")
     });
     let e = run(&orphan, &solution);
     assert!(e.contains("game.gates[0].plates is empty"), "{e}");
