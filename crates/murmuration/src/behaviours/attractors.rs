@@ -30,7 +30,7 @@ pub struct Attractor<V: Vector> {
     #[serde(default)]
     pub species: Option<u16>,
     /// Seek it around obstacles, not through them: boids follow the distance
-    /// along the free space ([`crate::behaviours::navigation`]) where a wall
+    /// along the free space (a flow field, `behaviours/navigation.rs`) where a wall
     /// stands in the straight way. CPU only.
     #[serde(default)]
     pub navigate: bool,
