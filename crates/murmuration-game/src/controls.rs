@@ -25,8 +25,8 @@ pub enum Command {
     PathEnd,
     /// Right click here: a repel pulse, when its cooldown allows.
     Pulse(Vec2),
-    /// Space or double click: every creature gathers to the focus in a spiral,
-    /// when its cooldown allows.
+    /// Space or double click: every creature gathers to the focus, around
+    /// walls, when its cooldown allows.
     Recall,
 }
 

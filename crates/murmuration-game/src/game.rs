@@ -296,7 +296,7 @@ impl Game {
     }
 
     /// The light path being drawn, among the world's paths: the one after the
-    /// scenario's that never fades (released paths and recall spirals fade).
+    /// scenario's that never fades (released paths fade).
     fn drawn_path(&self) -> Option<usize> {
         self.world
             .paths()
@@ -574,7 +574,7 @@ impl Game {
         self.wait(self.recall_ready)
     }
 
-    /// True while the spiral gather runs.
+    /// True while a recall runs (the focus reaches every creature).
     pub fn recalling(&self) -> bool {
         self.world.step_index() < self.recall_until
     }
