@@ -339,23 +339,45 @@ fn controls(ui: &mut egui::Ui, keys: &Keymap, rebind: Option<Option<Action>>) ->
 fn best_text(b: &murmuration_game::Best) -> String {
     if b.won {
         format!(
-            "   {}  {} saved · {:.0} s · {} eaten",
-            murmuration_game::stars(b.stars),
-            b.saved,
-            b.time,
-            b.eaten
+            "   {}/3 stars  {} saved · {:.0} s · {} eaten",
+            b.stars, b.saved, b.time, b.eaten
         )
     } else {
         format!("   best: {} saved (not won)", b.saved)
     }
 }
 
-/// What the second and third stars ask for.
+/// What each star asks for (words: egui's default fonts have no star glyph).
 pub(crate) fn par_text(saved: u64, time: f32) -> String {
     if time.is_finite() {
-        format!("★ a win · ★ {saved} saved · ★ within {time:.0} s")
+        format!("stars: a win · {saved} saved · within {time:.0} s")
     } else {
-        format!("★ a win · ★ {saved} saved · ★ any time")
+        format!("stars: a win · {saved} saved · any time")
+    }
+}
+
+/// Three stars drawn as shapes, `n` of them filled gold.
+fn star_row(ui: &mut egui::Ui, n: u8) {
+    let (rect, _) = ui.allocate_exact_size(EVec2::new(120.0, 36.0), egui::Sense::hover());
+    let gold = Color32::from_rgb(255, 215, 110);
+    for k in 0..3u8 {
+        let c = Pos2::new(rect.left() + 20.0 + 40.0 * k as f32, rect.center().y);
+        let points: Vec<Pos2> = (0..10)
+            .map(|i| {
+                let r = if i % 2 == 0 { 16.0 } else { 6.5 };
+                let a = std::f32::consts::PI * (i as f32 / 5.0 - 0.5);
+                c + EVec2::new(a.cos(), a.sin()) * r
+            })
+            .collect();
+        let fill = if k < n { gold } else { Color32::TRANSPARENT };
+        // A star is concave: fill it as ten triangles from its centre.
+        for i in 0..10 {
+            let t = vec![c, points[i], points[(i + 1) % 10]];
+            ui.painter()
+                .add(egui::Shape::convex_polygon(t, fill, Stroke::NONE));
+        }
+        ui.painter()
+            .add(egui::Shape::closed_line(points, Stroke::new(1.5, gold)));
     }
 }
 
@@ -461,11 +483,7 @@ pub fn ended(ctx: &egui::Context, game: &Game, best: bool, has_next: bool) -> Ch
             ui.label(egui::RichText::new(&o.message).size(18.0));
             if o.won {
                 let par = &game.level().par;
-                ui.label(
-                    egui::RichText::new(o.star_text())
-                        .size(30.0)
-                        .color(Color32::from_rgb(255, 215, 110)),
-                );
+                star_row(ui, o.stars);
                 ui.label(par_text(par.saved, par.time));
             }
             ui.label(format!(
