@@ -219,7 +219,7 @@ impl Game {
             bits |= bit(Lesson::Path);
         }
         // Where the swarm's centre is, twice a second, until it has been led.
-        if self.learned & bit(Lesson::Lead) == 0
+        if !self.learned(Lesson::Lead)
             && self.world.step_index().is_multiple_of(30)
             && (self.centroid() - self.start).length() > 15.0
         {

@@ -228,25 +228,7 @@ impl Level {
         let swarm_name = scenario.species()[swarm].0.as_str();
         check_goal(&spec, creatures, swarm_name, &err)?;
         let par = read_par(&spec, creatures, &err)?;
-        let hints = match (spec.hint.clone(), spec.hints.is_empty()) {
-            (Some(_), false) => {
-                return Err(err(
-                    "game.hints",
-                    "give game.hint (one line) or game.hints (a list), not both".into(),
-                ));
-            }
-            (Some(text), true) => vec![Hint {
-                text,
-                until: Lesson::Lead,
-            }],
-            (None, _) => spec.hints.clone(),
-        };
-        if let Some(i) = hints.iter().position(|h| h.text.trim().is_empty()) {
-            return Err(err(
-                &format!("game.hints[{i}].text"),
-                format!("game.hints[{i}].text is empty: a hint says something"),
-            ));
-        }
+        let hints = read_hints(&spec, &err)?;
         let plates = read_plates(&spec.plates, creatures, swarm_name, &err)?;
         let gates = read_gates(&spec.gates, &plates, &err)?;
         // The content, not the text: a comment or a blank line edited keeps the
@@ -368,15 +350,7 @@ fn check_goal(
             ),
         ));
     }
-    if spec.time_limit.is_nan() || spec.time_limit <= 0.0 {
-        return Err(err(
-            "game.time_limit",
-            format!(
-                "game.time_limit = {} must be a positive number of seconds (or inf)",
-                spec.time_limit
-            ),
-        ));
-    }
+    seconds("game.time_limit", spec.time_limit, err)?;
     spec.exit
         .validate("game.exit")
         .map_err(|e| err("game.exit", e.to_string()))?;
@@ -414,16 +388,44 @@ fn read_par(spec: &GameSpec, creatures: u64, err: ErrAt<'_>) -> Result<Par, Scen
             ),
         ));
     }
-    if par.time.is_nan() || par.time <= 0.0 {
+    seconds("game.par.time", par.time, err)?;
+    Ok(par)
+}
+
+/// A duration that must be positive (infinity allowed).
+fn seconds(field: &str, value: f32, err: ErrAt<'_>) -> Result<(), ScenarioError> {
+    if value.is_nan() || value <= 0.0 {
         return Err(err(
-            "game.par.time",
-            format!(
-                "game.par.time = {} must be a positive number of seconds (or inf)",
-                par.time
-            ),
+            field,
+            format!("{field} = {value} must be a positive number of seconds (or inf)"),
         ));
     }
-    Ok(par)
+    Ok(())
+}
+
+/// The hints: `game.hint` (one line, until the swarm is led) or
+/// `game.hints`, never both, none empty.
+fn read_hints(spec: &GameSpec, err: ErrAt<'_>) -> Result<Vec<Hint>, ScenarioError> {
+    let hints = match (&spec.hint, spec.hints.is_empty()) {
+        (Some(_), false) => {
+            return Err(err(
+                "game.hints",
+                "give game.hint (one line) or game.hints (a list), not both".into(),
+            ));
+        }
+        (Some(text), true) => vec![Hint {
+            text: text.clone(),
+            until: Lesson::Lead,
+        }],
+        (None, _) => spec.hints.clone(),
+    };
+    if let Some(i) = hints.iter().position(|h| h.text.trim().is_empty()) {
+        return Err(err(
+            &format!("game.hints[{i}].text"),
+            format!("game.hints[{i}].text is empty: a hint says something"),
+        ));
+    }
+    Ok(hints)
 }
 
 /// The pressure plates, each checked: a unique name, a valid shape, a need the

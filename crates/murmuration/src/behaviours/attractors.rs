@@ -90,11 +90,11 @@ impl<V: Vector> Attractor<V> {
         if d2 > self.range * self.range || d2 <= 0.0 {
             return V::ZERO;
         }
-        if let Some((dir, along)) = way.and_then(|w| w.direction(p, self.position)) {
+        let d = d2.sqrt();
+        if let Some((dir, along)) = way.and_then(|w| w.direction(p, d)) {
             let speed = max_speed * (along / self.radius).min(1.0);
             return ((dir * speed - v).clamp_length_max(max_force)) * self.weight;
         }
-        let d = d2.sqrt();
         let speed = max_speed * (d / self.radius).min(1.0);
         ((to * (speed / d) - v).clamp_length_max(max_force)) * self.weight
     }

@@ -182,14 +182,14 @@ impl<V: Vector> NavField<V> {
             })
     }
 
-    /// Where a boid at `p` should head to reach the target around obstacles,
-    /// as a unit direction and the distance left along the way; `None` where
-    /// the way is straight (the path bends by less than two cells) or `p`
-    /// cannot reach the target (the plain straight seek applies).
-    pub fn direction(&self, p: V, target: V) -> Option<(V, f32)> {
+    /// Where a boid at `p`, `straight` units from the target as the crow
+    /// flies, should head to reach it around obstacles, as a unit direction
+    /// and the distance left along the way; `None` where the way is straight
+    /// (the path bends by less than two cells) or `p` cannot reach the target
+    /// (the plain straight seek applies).
+    pub fn direction(&self, p: V, straight: f32) -> Option<(V, f32)> {
         let i = self.index(p);
         let here = self.dist[i];
-        let straight = (target - p).length();
         if !here.is_finite() || here <= straight + 2.0 * self.cell {
             return None;
         }
@@ -242,18 +242,18 @@ mod tests {
         let target = Vec2::new(80.0, 30.0);
         let field = NavField::build(min, max, target, &set);
         let (dir, d) = field
-            .direction(Vec2::new(20.0, 30.0), target)
+            .direction(Vec2::new(20.0, 30.0), 60.0)
             .expect("the wall bends the way");
         assert!(dir.y > 0.7, "heads up toward the wall's end: {dir}");
         // Around the end at (50, 70): 50 up to it, 52 down from it, plus
         // the clearance a cell keeps off the wall and the grid's steps.
         assert!((100.0..125.0).contains(&d), "distance along the way {d}");
-        assert_eq!(field.direction(Vec2::new(70.0, 30.0), target), None);
+        assert_eq!(field.direction(Vec2::new(70.0, 30.0), 10.0), None);
         // Moving the target within its cell sweeps nothing again; across, it does.
         let mut f2 = field.clone();
         f2.update(min, max, Vec2::new(80.0, 90.0), &set);
         assert!(
-            f2.direction(Vec2::new(20.0, 30.0), Vec2::new(80.0, 90.0))
+            f2.direction(Vec2::new(20.0, 30.0), Vec2::new(60.0, 60.0).length())
                 .is_some()
         );
         assert_ne!(f2.target, field.target);
@@ -270,6 +270,6 @@ mod tests {
         let target = Vec2::new(80.0, 30.0);
         let mut field = NavField::build(min, max, target, &ObstacleSet::new(&[wall]));
         field.update(min, max, target, &ObstacleSet::new(&[]));
-        assert_eq!(field.direction(Vec2::new(20.0, 30.0), target), None);
+        assert_eq!(field.direction(Vec2::new(20.0, 30.0), 60.0), None);
     }
 }

@@ -77,6 +77,7 @@ impl<V: Vector> Pipeline<V> {
         }
         let t0 = Stopwatch::start();
         let (flags, grid_seconds) = self.prepare(boids, ctx);
+        self.update_ways(ctx);
         let t2 = Stopwatch::start();
         macro_rules! dispatch {
             ($($f:literal)*) => {
@@ -183,7 +184,6 @@ impl<V: Vector> Pipeline<V> {
             flags |= kernel::SAME_RADII;
         }
         ctx.obstacles.prepare();
-        self.update_ways(ctx);
         if !self.interactions.is_empty() {
             let view = Sorted {
                 grid: &self.grid,
