@@ -27,6 +27,7 @@ solve night-hunters $EMPTY --bot "60,50;100,50;140,50;180,50;208,50" --lead 12
 solve the-mechanism $EMPTY --bot "50,60;85,82;85,82;110,60;140,50;185,50"
 solve two-hands levels/scripts/two-hands.replay --bot "100,62@2500;100,22@3800;150,60;188,60" --lead 14 --no-recall
 solve the-narrows $EMPTY --bot "60,50;95,50;118,50@2700;150,50;188,50" --lead 22
+solve the-lock $EMPTY --bot "92,80;117,50;150,50;185,50" --lead 20
 
 # The losses: every level, idle and straight at the exit.
 for level in levels/[0-9]*-*.toml; do

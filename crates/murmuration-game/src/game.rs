@@ -370,6 +370,7 @@ impl Game {
                 self.gates[i] = GateState {
                     open: true,
                     closing: false,
+                    opened: true,
                 };
                 self.events.push(GameEvent::GateOpened(i));
                 changed = true;
@@ -383,7 +384,10 @@ impl Game {
                 if blocked {
                     self.gates[i].closing = true;
                 } else {
-                    self.gates[i] = GateState::default();
+                    self.gates[i] = GateState {
+                        opened: true,
+                        ..GateState::default()
+                    };
                     self.events.push(GameEvent::GateClosed(i));
                     changed = true;
                 }
@@ -454,7 +458,7 @@ impl Game {
             .gates
             .iter()
             .zip(&self.gates)
-            .find(|(g, s)| g.required && !s.open)
+            .find(|(g, s)| g.required && !s.opened)
             .and_then(|(g, _)| {
                 g.plates
                     .iter()
@@ -475,13 +479,15 @@ impl Game {
         )
     }
 
-    /// A plate of a required, closed gate that needs more creatures than live.
+    /// A plate of a required gate that never opened and needs more creatures
+    /// than live. (Once a gate has opened, creatures may be past it: an
+    /// unlatched gate closing behind the swarm loses nothing.)
     fn unreachable_plate(&self, alive: u64) -> Option<&crate::level::Plate> {
         self.level
             .gates
             .iter()
             .zip(&self.gates)
-            .filter(|(g, s)| g.required && !s.open)
+            .filter(|(g, s)| g.required && !s.opened)
             .flat_map(|(g, _)| g.plates.iter().map(|&p| &self.level.plates[p]))
             .find(|p| p.need > alive)
     }

@@ -15,53 +15,30 @@ pub struct Shipped {
     pub losses: [&'static str; 2],
 }
 
+/// A shipped level from its file stem (`3-the-mechanism`) and key: its text,
+/// solution and two losses, embedded.
+macro_rules! shipped {
+    ($file:literal, $key:literal) => {
+        Shipped {
+            key: $key,
+            text: include_str!(concat!("../../../levels/", $file, ".toml")),
+            solution: include_str!(concat!("../../../levels/solutions/", $key, ".replay")),
+            losses: [
+                include_str!(concat!("../../../levels/losses/", $key, "-idle.replay")),
+                include_str!(concat!("../../../levels/losses/", $key, "-straight.replay")),
+            ],
+        }
+    };
+}
+
 /// The levels in play order; each teaches one idea.
-pub const LEVELS: [Shipped; 5] = [
-    Shipped {
-        key: "first-light",
-        text: include_str!("../../../levels/1-first-light.toml"),
-        solution: include_str!("../../../levels/solutions/first-light.replay"),
-        losses: [
-            include_str!("../../../levels/losses/first-light-idle.replay"),
-            include_str!("../../../levels/losses/first-light-straight.replay"),
-        ],
-    },
-    Shipped {
-        key: "night-hunters",
-        text: include_str!("../../../levels/2-night-hunters.toml"),
-        solution: include_str!("../../../levels/solutions/night-hunters.replay"),
-        losses: [
-            include_str!("../../../levels/losses/night-hunters-idle.replay"),
-            include_str!("../../../levels/losses/night-hunters-straight.replay"),
-        ],
-    },
-    Shipped {
-        key: "the-mechanism",
-        text: include_str!("../../../levels/3-the-mechanism.toml"),
-        solution: include_str!("../../../levels/solutions/the-mechanism.replay"),
-        losses: [
-            include_str!("../../../levels/losses/the-mechanism-idle.replay"),
-            include_str!("../../../levels/losses/the-mechanism-straight.replay"),
-        ],
-    },
-    Shipped {
-        key: "two-hands",
-        text: include_str!("../../../levels/4-two-hands.toml"),
-        solution: include_str!("../../../levels/solutions/two-hands.replay"),
-        losses: [
-            include_str!("../../../levels/losses/two-hands-idle.replay"),
-            include_str!("../../../levels/losses/two-hands-straight.replay"),
-        ],
-    },
-    Shipped {
-        key: "the-narrows",
-        text: include_str!("../../../levels/5-the-narrows.toml"),
-        solution: include_str!("../../../levels/solutions/the-narrows.replay"),
-        losses: [
-            include_str!("../../../levels/losses/the-narrows-idle.replay"),
-            include_str!("../../../levels/losses/the-narrows-straight.replay"),
-        ],
-    },
+pub const LEVELS: [Shipped; 6] = [
+    shipped!("1-first-light", "first-light"),
+    shipped!("2-night-hunters", "night-hunters"),
+    shipped!("3-the-mechanism", "the-mechanism"),
+    shipped!("4-two-hands", "two-hands"),
+    shipped!("5-the-narrows", "the-narrows"),
+    shipped!("6-the-lock", "the-lock"),
 ];
 
 /// The shipped level `name` names: its number from 1 (`3`), its key

@@ -50,6 +50,9 @@ pub struct GateState {
     /// Its plates let go but a creature is inside its shape: it closes once the
     /// passage is clear (a gate never closes on a creature).
     pub closing: bool,
+    /// It has opened at least once: the swarm may be past it, so its plates
+    /// no longer decide that the level is lost.
+    pub opened: bool,
 }
 
 /// What a gate should be given its plates: open when every plate holds; a
@@ -140,6 +143,7 @@ mod tests {
         let open = GateState {
             open: true,
             closing: false,
+            opened: true,
         };
         assert!(!wants_open(&gate(true), closed, &held(true, false)));
         assert!(wants_open(&gate(true), closed, &held(true, true)));

@@ -432,3 +432,34 @@ fn a_recall_brings_the_swarm_around_the_wall_through_the_open_gate() {
     );
     assert!(pinned <= 50, "{pinned} pinned against the wall");
 }
+
+#[test]
+fn an_unlatched_gate_closing_behind_the_swarm_does_not_lose_the_level() {
+    // The Lock: its gate is unlatched, so it shuts once the north plate lets go,
+    // with most of the swarm already past it. Judging by the plates of a gate that
+    // had opened, the level was lost there ("Only 897 left — the plate needs 900")
+    // with 1,003 saved and the rest on their way home.
+    let s = levels::LEVELS.iter().find(|l| l.key == "the-lock").unwrap();
+    let level = Level::parse(s.text, s.key).unwrap();
+    let rec = Recording::parse(s.solution, s.key).unwrap();
+    let mut game = Game::new(&level).unwrap();
+    let need = level.plates.iter().map(|p| p.need).max().unwrap();
+    let mut shut_behind = 0;
+    let mut next = 0;
+    for step in 0..rec.steps {
+        game.step(&rec.commands_at(step, &mut next));
+        let g = game.gates()[0];
+        if g.opened && !g.open && game.alive() < need && game.outcome().is_none() {
+            shut_behind += 1;
+        }
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    assert!(
+        shut_behind > 0,
+        "the gate never shut behind the swarm with fewer than {need} left"
+    );
+    let o = game.outcome().expect("decided");
+    assert!(o.won, "{o}");
+}
