@@ -28,6 +28,7 @@ solve the-mechanism $EMPTY --bot "50,60;85,82;85,82;110,60;140,50;185,50"
 solve two-hands levels/scripts/two-hands.replay --bot "100,62@2500;100,22@3800;150,60;188,60" --lead 14 --no-recall
 solve the-narrows $EMPTY --bot "60,50;95,50;118,50@2700;150,50;188,50" --lead 22
 solve the-lock $EMPTY --bot "92,80;117,50;150,50;185,50" --lead 20
+solve lightless $EMPTY --bot "30,85;80,85;80,15;130,15;130,85;180,85;185,20" --lead 20
 
 # The losses: every level, idle and straight at the exit.
 for level in levels/[0-9]*-*.toml; do

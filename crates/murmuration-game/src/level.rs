@@ -38,6 +38,8 @@ struct GameSpec {
     hints: Vec<Hint>,
     #[serde(default)]
     par: Option<Par>,
+    #[serde(default)]
+    dark: bool,
     exit: Obstacle<Vec2>,
     #[serde(default)]
     focus: FocusSpec,
@@ -175,6 +177,9 @@ pub struct Level {
     /// What a win's stars are rated against; unless given, saving three
     /// quarters of those the exit does not need, with no time.
     pub par: Par,
+    /// The ruins, gates and plates are seen only where the swarm's own light
+    /// falls (the exit, a light itself, always shows).
+    pub dark: bool,
     /// Where creatures are saved.
     pub exit: Obstacle<Vec2>,
     /// Where the focus starts (the swarm's centroid unless given).
@@ -242,6 +247,7 @@ impl Level {
             time_limit: spec.time_limit,
             hints,
             par,
+            dark: spec.dark,
             exit: spec.exit,
             focus: spec.focus.position,
             plates,

@@ -32,13 +32,14 @@ macro_rules! shipped {
 }
 
 /// The levels in play order; each teaches one idea.
-pub const LEVELS: [Shipped; 6] = [
+pub const LEVELS: [Shipped; 7] = [
     shipped!("1-first-light", "first-light"),
     shipped!("2-night-hunters", "night-hunters"),
     shipped!("3-the-mechanism", "the-mechanism"),
     shipped!("4-two-hands", "two-hands"),
     shipped!("5-the-narrows", "the-narrows"),
     shipped!("6-the-lock", "the-lock"),
+    shipped!("7-lightless", "lightless"),
 ];
 
 /// The shipped level `name` names: its number from 1 (`3`), its key

@@ -51,6 +51,7 @@ pub(crate) fn update(
 /// Draws the level's ruins, gates, plates, exit, light paths and pulses.
 pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
     let lvl = game.level();
+    let (lines0, fills0) = (pen.lines.len(), pen.fills.len());
     let t = game.time() as f32;
     let gate_shapes: Vec<&Obstacle<Vec2>> = lvl.gates.iter().map(|g| &g.shape).collect();
     for o in game.world().obstacles() {
@@ -72,6 +73,10 @@ pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
         let lit = state.count as f32 / p.need.max(1) as f32;
         ring(pen, c, r, lit, state.held);
     }
+    if lvl.dark {
+        // Everything so far is seen only in the swarm's light.
+        Light::of(game).shine(pen, lines0, fills0);
+    }
     beacon(pen, &lvl.exit, t);
     let swarm = Some(game.swarm());
     for path in game.world().paths().iter().filter(|p| p.species == swarm) {
@@ -90,6 +95,93 @@ pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
             p.radius * (1.0 - fade).max(0.05),
             scale(PULSE, fade),
         );
+    }
+}
+
+/// Side of the cells the swarm's light is gathered on, level units.
+const LIGHT_CELL: f32 = 2.0;
+/// How far a creature's light reaches, level units.
+const LIGHT_REACH: f32 = 9.0;
+/// Creatures' worth of light (each weighted by nearness) that lights a point fully.
+const LIGHT_FULL: f32 = 6.0;
+/// Longest stroke lit as one: longer edges are cut so each piece takes the
+/// light where it is.
+const LIGHT_STEP: f32 = 1.0;
+/// A lit edge in the dark shines this much brighter than in a lit level:
+/// the swarm's light falls on it from close by.
+const LIGHT_GAIN: f32 = 2.5;
+
+/// The swarm's light in a dark level: its creatures counted on a grid.
+struct Light {
+    min: Vec2,
+    w: usize,
+    h: usize,
+    counts: Vec<u32>,
+}
+
+impl Light {
+    /// The light of `game`'s swarm now.
+    fn of(game: &Game) -> Self {
+        let world = game.world();
+        let size = world.config().max - world.config().min;
+        let w = (size.x / LIGHT_CELL).ceil().max(1.0) as usize;
+        let h = (size.y / LIGHT_CELL).ceil().max(1.0) as usize;
+        let min = world.config().min;
+        let mut counts = vec![0; w * h];
+        let swarm = game.swarm();
+        for (p, &s) in world.positions().iter().zip(world.boid_species()) {
+            if s == swarm {
+                let c = ((*p - min) / LIGHT_CELL).floor();
+                let (x, y) = (
+                    c.x.clamp(0.0, (w - 1) as f32),
+                    c.y.clamp(0.0, (h - 1) as f32),
+                );
+                counts[y as usize * w + x as usize] += 1;
+            }
+        }
+        Self { min, w, h, counts }
+    }
+
+    /// Light at `p`, in [0, 1]: creatures within [`LIGHT_REACH`], each
+    /// weighted by (1 − d / reach)².
+    fn at(&self, p: Vec2) -> f32 {
+        let r = (LIGHT_REACH / LIGHT_CELL).ceil() as i64;
+        let c = ((p - self.min) / LIGHT_CELL).floor();
+        let (cx, cy) = (c.x as i64, c.y as i64);
+        let mut sum = 0.0;
+        for y in (cy - r).max(0)..=(cy + r).min(self.h as i64 - 1) {
+            for x in (cx - r).max(0)..=(cx + r).min(self.w as i64 - 1) {
+                let n = self.counts[y as usize * self.w + x as usize];
+                if n > 0 {
+                    let centre = self.min + (Vec2::new(x as f32, y as f32) + 0.5) * LIGHT_CELL;
+                    let k = (1.0 - (centre - p).length() / LIGHT_REACH).max(0.0);
+                    sum += n as f32 * k * k;
+                }
+            }
+        }
+        (sum / LIGHT_FULL).min(1.0)
+    }
+
+    /// Lights the strokes drawn since `lines0` (cut into [`LIGHT_STEP`]
+    /// pieces) by where they are, and hides the fills drawn since `fills0`:
+    /// a solid in the dark is only its lit edge.
+    fn shine(&self, pen: &mut Pen<'_>, lines0: usize, fills0: usize) {
+        let drawn: Vec<_> = pen.lines.drain(lines0..).collect();
+        for s in drawn.chunks_exact(2) {
+            let (a, b) = (Vec3::from(s[0].position), Vec3::from(s[1].position));
+            let pieces = ((b - a).length() / LIGHT_STEP).ceil().clamp(1.0, 512.0) as usize;
+            for k in 0..pieces {
+                let (p, q) = (
+                    a.lerp(b, k as f32 / pieces as f32),
+                    a.lerp(b, (k + 1) as f32 / pieces as f32),
+                );
+                let lit = self.at(((p + q) * 0.5).truncate());
+                if lit > 0.01 {
+                    pen.line(p, q, scale(s[0].colour, lit * LIGHT_GAIN));
+                }
+            }
+        }
+        pen.fills.truncate(fills0);
     }
 }
 
@@ -248,5 +340,52 @@ mod tests {
             .count();
         assert!(glowing > 0, "no glowing gate edge");
         assert!(lines.iter().any(|v| v.colour == RUIN_EDGE), "no ruin edge");
+    }
+
+    /// In a dark level (Lightless) a wall is seen only near the swarm: every
+    /// stroke drawn lies within the light's reach of a creature, and walls
+    /// far from it, drawn in the lit version of the level, are not drawn.
+    #[test]
+    fn in_a_dark_level_only_what_the_swarm_lights_is_seen() {
+        let s = levels::LEVELS
+            .iter()
+            .find(|l| l.key == "lightless")
+            .unwrap();
+        let dark = Game::new(&Level::parse(s.text, s.key).unwrap()).unwrap();
+        assert!(dark.level().dark);
+        let set = ["game.dark=false".parse().unwrap()];
+        let lit = Game::new(&Level::parse_with(s.text, s.key, &set).unwrap()).unwrap();
+        let creatures = dark.world().positions();
+        let near = |v: &ColourVertex| {
+            let p = Vec2::new(v.position[0], v.position[1]);
+            creatures
+                .iter()
+                .any(|c| (*c - p).length() < LIGHT_REACH + LIGHT_STEP)
+        };
+        let is_ruin = |v: &ColourVertex| {
+            v.colour[0] <= RUIN_EDGE[0] * LIGHT_GAIN && v.colour[2] <= RUIN_EDGE[2] * LIGHT_GAIN
+        };
+        let (dark_lines, dark_fills) = drawn(&dark);
+        let (lit_lines, _) = drawn(&lit);
+        let seen = dark_lines.iter().filter(|v| is_ruin(v)).count();
+        assert!(seen > 0, "the rubble beside the swarm is not lit");
+        // The exit's beacon is a light of its own; the rest is the ruins.
+        let exit = dark.level().exit.bounds();
+        let far: Vec<_> = dark_lines
+            .iter()
+            .filter(|v| (Vec2::new(v.position[0], v.position[1]) - exit.0).length() > exit.1 + 0.1)
+            .filter(|v| !near(v))
+            .collect();
+        assert!(
+            far.is_empty(),
+            "{} strokes drawn in the dark, e.g. {:?}",
+            far.len(),
+            far[0]
+        );
+        assert!(dark_fills.is_empty() || dark_fills.iter().all(|v| near(v) || v.colour[1] > 1.0));
+        assert!(
+            lit_lines.iter().filter(|v| !near(v)).count() > 100,
+            "the lit level draws its far walls"
+        );
     }
 }
