@@ -29,6 +29,9 @@ solve two-hands levels/scripts/two-hands.replay --bot "100,62@2500;100,22@3800;1
 solve the-narrows $EMPTY --bot "60,50;95,50;118,50@2700;150,50;188,50" --lead 22
 solve the-lock $EMPTY --bot "92,80;117,50;150,50;185,50" --lead 20
 solve lightless $EMPTY --bot "30,85;80,85;80,15;130,15;130,85;180,85;185,20" --lead 20
+solve the-great-swarm $EMPTY --bot "120,90;190,90;260,90;335,90" --lead 30
+solve the-deep $EMPTY --bot "40,80;80,84;95,84;125,60;160,50;185,50" --lead 20
+solve the-last-light $EMPTY --bot "50,60;75,60;100,60@2400;160,92;193,60;230,60;245,60" --lead 20
 
 # The losses: every level, idle and straight at the exit.
 for level in levels/[0-9]*-*.toml; do

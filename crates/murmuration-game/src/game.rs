@@ -452,24 +452,29 @@ impl Game {
             n => format!(", {n} eaten"),
         };
         // Where a required gate never opened, that is the story: the plate
-        // that kept it shut and the most it held.
+        // that kept it shut and the most it held, or, where each plate held
+        // enough at some time, that they never held together.
         let shut = self
             .level
             .gates
             .iter()
             .zip(&self.gates)
             .find(|(g, s)| g.required && !s.opened)
-            .and_then(|(g, _)| {
-                g.plates
-                    .iter()
-                    .map(|&p| (&self.level.plates[p], self.plates[p]))
-                    .find(|(_, s)| !s.held)
-            })
-            .map_or(String::new(), |(p, s)| {
-                format!(
-                    " The gate never opened: the {} plate held at most {} at once and needs {}.",
-                    p.name, s.most, p.need
-                )
+            .map_or(String::new(), |(g, _)| {
+                let plates = || g.plates.iter().map(|&p| (&self.level.plates[p], self.plates[p]));
+                match plates().find(|(p, s)| s.most < p.need) {
+                    Some((p, s)) => format!(
+                        " The gate never opened: the {} plate held at most {} at once and needs {}.",
+                        p.name, s.most, p.need
+                    ),
+                    None => {
+                        let names: Vec<&str> = plates().map(|(p, _)| p.name.as_str()).collect();
+                        format!(
+                            " The gate never opened: the {} plates never held at the same time.",
+                            names.join(" and ")
+                        )
+                    }
+                }
             });
         format!(
             "Time is up: {} saved, {} still in the dark{eaten} — the exit needs {}.{shut}",

@@ -32,7 +32,7 @@ macro_rules! shipped {
 }
 
 /// The levels in play order; each teaches one idea.
-pub const LEVELS: [Shipped; 7] = [
+pub const LEVELS: [Shipped; 10] = [
     shipped!("1-first-light", "first-light"),
     shipped!("2-night-hunters", "night-hunters"),
     shipped!("3-the-mechanism", "the-mechanism"),
@@ -40,6 +40,9 @@ pub const LEVELS: [Shipped; 7] = [
     shipped!("5-the-narrows", "the-narrows"),
     shipped!("6-the-lock", "the-lock"),
     shipped!("7-lightless", "lightless"),
+    shipped!("8-the-great-swarm", "the-great-swarm"),
+    shipped!("9-the-deep", "the-deep"),
+    shipped!("10-the-last-light", "the-last-light"),
 ];
 
 /// The shipped level `name` names: its number from 1 (`3`), its key
@@ -68,6 +71,7 @@ mod tests {
         assert_eq!(find("3-the-mechanism.toml").unwrap().1.key, "the-mechanism");
         assert_eq!(find("4").unwrap().1.key, "two-hands");
         assert_eq!(find("5-the-narrows").unwrap().0, 4);
-        assert!(find("0").is_none() && find("9").is_none() && find("nope").is_none());
+        assert_eq!(find("10").unwrap().1.key, "the-last-light");
+        assert!(find("0").is_none() && find("11").is_none() && find("nope").is_none());
     }
 }

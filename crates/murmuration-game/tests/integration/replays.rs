@@ -64,7 +64,6 @@ fn every_shipped_level_is_lost_by_an_idle_player_and_by_the_straight_line() {
     // on the exit; each loss ends in a sentence that says why.
     for (i, shipped_level) in levels::LEVELS.iter().enumerate() {
         let (level, solution, key) = shipped(i);
-        let won = solution.play(&level, key, key).unwrap();
         for (text, how) in shipped_level.losses.iter().zip(["idle", "straight"]) {
             let name = format!("{key}-{how}.replay");
             let rec = Recording::parse(text, &name).unwrap();
@@ -88,8 +87,10 @@ fn every_shipped_level_is_lost_by_an_idle_player_and_by_the_straight_line() {
             );
             if how == "idle" {
                 assert!(
-                    o.message
-                        .starts_with("Time is up: 0 saved, 1900 still in the dark"),
+                    o.message.starts_with(&format!(
+                        "Time is up: 0 saved, {} still in the dark",
+                        game.alive()
+                    )),
                     "{o}"
                 );
                 // Behind a shut gate, the failure names the plate that kept it shut.
@@ -98,6 +99,7 @@ fn every_shipped_level_is_lost_by_an_idle_player_and_by_the_straight_line() {
                 }
             }
             if key == "night-hunters" && how == "straight" {
+                let won = solution.play(&level, key, key).unwrap();
                 // The hunters punish the straggling stream: more eaten than
                 // by the tight swarm of the solution, three times over.
                 assert!(
