@@ -82,14 +82,26 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hi
     plate_counters(p, view, game);
     status_lines(p, game);
     if let Some(h) = hint {
-        p.text(
-            Pos2::new(view.size.x * 0.5, view.size.y - 30.0),
-            Align2::CENTER_CENTER,
-            h,
+        // Wrapped to the screen, its last line 18 points above the bottom.
+        let mut job = egui::text::LayoutJob::simple(
+            h.to_string(),
             FontId::proportional(18.0),
             Color32::from_rgb(200, 215, 240),
+            (view.size.x - 40.0).max(100.0),
         );
+        // Each line centred on the screen's middle.
+        job.halign = egui::Align::Center;
+        let galley = p.layout_job(job);
+        let at = Pos2::new(view.size.x * 0.5, view.size.y - 18.0 - galley.size().y);
+        p.galley(at, galley, Color32::WHITE);
     }
+}
+
+/// The UI's zoom for a window `height` points tall: 1 at 720, so the menus
+/// fit a small window (0.8 at 360 and below) and stay readable on a large
+/// one (up to 2).
+pub fn zoom(height: f32) -> f32 {
+    (height / 720.0).clamp(0.8, 2.0)
 }
 
 /// Where an arrow toward screen point `target` sits on the screen's edge
@@ -395,31 +407,37 @@ pub fn title(
         .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
         .show(ctx, |ui| {
             egui::Frame::window(ui.style()).show(ui, |ui| {
-                ui.set_width(460.0);
+                let screen = ctx.content_rect();
+                ui.set_width(460.0f32.min(screen.width() - 40.0));
                 ui.vertical_centered(|ui| {
                     ui.heading(egui::RichText::new("Lumen Swarm").size(34.0));
                     ui.label("Guide the swarm through the dark. You never command a creature.");
                 });
                 ui.separator();
-                for (i, (l, title)) in levels::LEVELS.iter().zip(titles).enumerate() {
-                    let open = progress.unlocked(i);
-                    let best = progress.levels.get(l.key).map_or(String::new(), best_text);
-                    let text = if open {
-                        format!("{}. {title}{best}", i + 1)
-                    } else {
-                        format!("{}. {title}   (locked: win level {} first)", i + 1, i)
-                    };
-                    if ui.add_enabled(open, egui::Button::new(text)).clicked() {
-                        choice = Choice::Play(i);
-                    }
-                }
-                ui.separator();
-                ui.collapsing("Controls (rebind them in the pause menu)", |ui| {
-                    controls(ui, keys, None)
-                });
-                if let Some(n) = note {
-                    ui.label(egui::RichText::new(n).weak());
-                }
+                // The levels and the controls scroll where the window is short.
+                egui::ScrollArea::vertical()
+                    .max_height((screen.height() - 140.0).max(80.0))
+                    .show(ui, |ui| {
+                        for (i, (l, title)) in levels::LEVELS.iter().zip(titles).enumerate() {
+                            let open = progress.unlocked(i);
+                            let best = progress.levels.get(l.key).map_or(String::new(), best_text);
+                            let text = if open {
+                                format!("{}. {title}{best}", i + 1)
+                            } else {
+                                format!("{}. {title}   (locked: win level {} first)", i + 1, i)
+                            };
+                            if ui.add_enabled(open, egui::Button::new(text)).clicked() {
+                                choice = Choice::Play(i);
+                            }
+                        }
+                        ui.separator();
+                        ui.collapsing("Controls (rebind them in the pause menu)", |ui| {
+                            controls(ui, keys, None)
+                        });
+                        if let Some(n) = note {
+                            ui.label(egui::RichText::new(n).weak());
+                        }
+                    });
                 if ui.button("Quit").clicked() {
                     choice = Choice::Quit;
                 }
@@ -436,6 +454,9 @@ pub fn pause(ctx: &egui::Context, keys: &Keymap, waiting: Option<Action>) -> Cho
         .anchor(Align2::CENTER_CENTER, EVec2::ZERO)
         .collapsible(false)
         .resizable(false)
+        // The controls scroll where the window is short.
+        .vscroll(true)
+        .max_height((ctx.content_rect().height() - 100.0).max(80.0))
         .show(ctx, |ui| {
             if ui
                 .button(format!("Resume ({})", key(Action::Pause)))
@@ -565,5 +586,15 @@ mod tests {
         assert_eq!(left + game.saved() + game.eaten(), 1_900);
         let t = tally(&game);
         assert!(t.contains(&format!("{left} left in the dark")), "{t}");
+    }
+
+    /// The UI is at its designed size at 720 points tall, smaller in a small
+    /// window (the title and pause menu also scroll) and larger in a big one.
+    #[test]
+    fn the_ui_zooms_with_the_window_height() {
+        assert_eq!(zoom(720.0), 1.0);
+        assert_eq!(zoom(360.0), 0.8);
+        assert_eq!(zoom(1080.0), 1.5);
+        assert_eq!(zoom(4320.0), 2.0);
     }
 }

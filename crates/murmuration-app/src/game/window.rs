@@ -213,9 +213,9 @@ pub fn run(opts: Options) -> Result<()> {
 
 impl App {
     fn view(&self) -> View {
+        let ppp = self.points_per_pixel();
         let size = self.gfx.as_ref().map_or(egui::vec2(1.0, 1.0), |g| {
-            let ppp = g.window.scale_factor() as f32;
-            egui::vec2(g.config.width as f32 / ppp, g.config.height as f32 / ppp)
+            egui::vec2(g.config.width as f32 * ppp, g.config.height as f32 * ppp)
         });
         let t = self.camera.target();
         View {
@@ -288,8 +288,16 @@ impl App {
         }
     }
 
+    /// egui points per window pixel: the screen's scale and the UI's zoom
+    /// ([`hud::zoom`]) both count.
+    fn points_per_pixel(&self) -> f32 {
+        self.gfx
+            .as_ref()
+            .map_or(1.0, |g| 1.0 / g.ctx.pixels_per_point().max(1e-3))
+    }
+
     fn pointer_level(&self) -> Vec2 {
-        let c = self.cursor.unwrap_or(Vec2::ZERO);
+        let c = self.cursor.unwrap_or(Vec2::ZERO) * self.points_per_pixel();
         self.view().to_level(egui::pos2(c.x, c.y))
     }
 
@@ -320,6 +328,15 @@ impl App {
         let now = Instant::now();
         let real = now.duration_since(self.last).as_secs_f64().min(0.1);
         self.last = now;
+        if let Some(g) = &self.gfx {
+            // The UI scales with the window's height (its menus scroll where
+            // they still do not fit).
+            let logical = g.config.height as f32 / g.window.scale_factor() as f32;
+            let zoom = hud::zoom(logical);
+            if (g.ctx.zoom_factor() - zoom).abs() > 1e-3 {
+                g.ctx.set_zoom_factor(zoom);
+            }
+        }
         self.lead();
         self.advance(real);
         self.frame_camera(if self.frame == 0 { 1.0 } else { 0.08 });
