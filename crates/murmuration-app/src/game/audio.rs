@@ -110,6 +110,18 @@ impl Output {
         }
     }
 
+    /// The title screen's line about sound: where it plays, or why it does
+    /// not and how to turn it on.
+    pub fn title_line(opened: &Result<String, String>) -> String {
+        match opened {
+            Ok(device) => format!("Sound: playing on {device}."),
+            Err(why) if cfg!(feature = "audio") => format!("Sound is off: {why}."),
+            Err(_) => "Sound is off in this build. For sound: cargo run --release --features audio -- game \
+                 (on Linux it needs libasound2-dev)."
+                .into(),
+        }
+    }
+
     fn silent() -> Self {
         Self {
             queue: Arc::new(Mutex::new(Queue::new(SAMPLE_RATE))),
@@ -234,5 +246,18 @@ mod tests {
         assert!(q.len() <= (f64::from(SAMPLE_RATE) * MAX_LATENCY) as usize);
         // 0.15 s is 6,615 samples, nine steps of 735: steps 591 to 599 are left.
         assert_eq!(q.next(), 591.0, "the oldest were dropped");
+    }
+
+    /// The title says where the sound plays, or how to turn it on.
+    #[test]
+    fn the_title_says_how_to_turn_the_sound_on() {
+        let playing = Output::title_line(&Ok("default".into()));
+        assert_eq!(playing, "Sound: playing on default.");
+        let off = Output::title_line(&Err("no output device".into()));
+        if cfg!(feature = "audio") {
+            assert_eq!(off, "Sound is off: no output device.");
+        } else {
+            assert!(off.contains("--features audio"), "{off}");
+        }
     }
 }

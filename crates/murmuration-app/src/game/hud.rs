@@ -401,6 +401,7 @@ pub fn title(
     progress: &Progress,
     keys: &Keymap,
     note: Option<&str>,
+    sound: &str,
 ) -> Choice {
     let mut choice = Choice::None;
     egui::Area::new(egui::Id::unique("lumen-swarm title"))
@@ -437,6 +438,7 @@ pub fn title(
                         if let Some(n) = note {
                             ui.label(egui::RichText::new(n).weak());
                         }
+                        ui.label(egui::RichText::new(sound).weak());
                     });
                 if ui.button("Quit").clicked() {
                     choice = Choice::Quit;

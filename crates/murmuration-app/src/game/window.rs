@@ -148,6 +148,8 @@ struct App {
     last_click: Option<Instant>,
     fullscreen: bool,
     audio: Output,
+    /// The title screen's line about sound ([`Output::title_line`]).
+    sound: String,
     /// The action waiting for its new key (pause menu, "rebind").
     rebinding: Option<Action>,
 }
@@ -157,6 +159,7 @@ pub fn run(opts: Options) -> Result<()> {
     let event_loop = EventLoop::new().context("cannot connect to the display")?;
     // Said once: where the sound goes, or why the game is silent.
     let (audio, opened) = Output::open();
+    let sound = Output::title_line(&opened);
     match opened {
         Ok(device) => eprintln!("sound: playing on {device}"),
         Err(why) => eprintln!(
@@ -198,6 +201,7 @@ pub fn run(opts: Options) -> Result<()> {
         drawing: false,
         last_click: None,
         fullscreen: false,
+        sound,
         audio,
         rebinding: None,
     };
@@ -344,6 +348,7 @@ impl App {
         let mut choice = Choice::None;
         let g = self.gfx.as_mut().expect("window open");
         let (screen, store, titles) = (&self.screen, &self.store, &self.titles);
+        let sound = self.sound.as_str();
         let rebinding = self.rebinding;
         let full = g.run_ui(|ui| {
             let ctx = ui.ctx().clone();
@@ -355,6 +360,7 @@ impl App {
                         &store.progress,
                         &store.keys,
                         store.note.as_deref(),
+                        sound,
                     )
                 }
                 Screen::Playing(p) => {
