@@ -4,8 +4,10 @@
 //! scattered (high, short, few). Synthesised per fixed step as mono samples,
 //! deterministic: every chirp is keyed by (seed, step, index), like the
 //! simulation's own random numbers, so a replay sounds the same every time.
+//! Over it, what happens is heard: a hunter's meal as a low thump, a gate
+//! opening as a rising fifth.
 
-use crate::game::Game;
+use crate::game::{Game, GameEvent};
 use murmuration::World2;
 use std::f32::consts::TAU;
 
@@ -101,7 +103,44 @@ pub fn density(world: &World2, swarm: u16) -> f32 {
     ((n as f64 / area) / packed).clamp(0.0, 1.0) as f32
 }
 
+/// A cue: its glides (from, to in Hz), length in seconds and peak gain.
+struct Cue {
+    glides: &'static [(f32, f32)],
+    secs: f32,
+    gain: f32,
+}
+
+/// A hunter's meal: a low thump gliding down, far below every chirp
+/// (the densest swarm's are above 300 Hz).
+const MEAL: Cue = Cue {
+    glides: &[(190.0, 55.0), (95.0, 40.0)],
+    secs: 0.22,
+    gain: 0.45,
+};
+
+/// A gate opening: a fifth rising over half a second.
+const GATE: Cue = Cue {
+    glides: &[(330.0, 440.0), (495.0, 660.0)],
+    secs: 0.6,
+    gain: 0.18,
+};
+
 impl Voice {
+    /// Starts a cue's glides.
+    fn cue(&mut self, cue: Cue) {
+        for &(from, to) in cue.glides {
+            self.chirps.push(Chirp {
+                from,
+                to,
+                len: (cue.secs * SAMPLE_RATE as f32) as u32,
+                at: 0,
+                gain: cue.gain,
+                osc: [1.0, 0.0],
+                env: [1.0, 0.0],
+            });
+        }
+    }
+
     /// Adds this step's sound to `out` (one step of `dt` seconds of samples at
     /// [`SAMPLE_RATE`]): new chirps from the living creatures, then every
     /// playing chirp advanced.
@@ -139,6 +178,15 @@ impl Voice {
                 },
                 env: [1.0, 0.0],
             });
+        }
+        // What happened this step is heard over the swarm: a meal as a low
+        // thump, a gate opening as a rising fifth.
+        for e in game.events() {
+            match e {
+                GameEvent::Eaten(_) => self.cue(MEAL),
+                GameEvent::GateOpened(_) => self.cue(GATE),
+                _ => {}
+            }
         }
         self.carry += dt * SAMPLE_RATE as f64;
         let samples = self.carry.floor() as usize;

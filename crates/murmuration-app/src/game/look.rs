@@ -2,8 +2,9 @@
 //! creatures, and this module draws the level in its own terms instead of the
 //! sandbox's debug overlays (issue 46). Ruins are solid with depth, gates glow
 //! while shut, a plate is a ring that fills toward its need, the exit is a
-//! beacon, and only the swarm's own light paths show (a hunter's patrol route
-//! and the engine's zone counts do not).
+//! beacon, a hunter burns in an ember ring with a wake, and only the swarm's
+//! own light paths show (a hunter's patrol route and the engine's zone counts
+//! do not). In a dark level only what the swarm's light falls on is drawn.
 
 use glam::{Vec2, Vec3};
 use murmuration::Obstacle;
@@ -23,6 +24,13 @@ const PLATE_HELD: [f32; 4] = [0.7, 2.6, 1.0, 1.0];
 const EXIT: [f32; 4] = [0.45, 2.2, 1.2, 1.0];
 const LIGHT_PATH: [f32; 4] = [0.6, 1.2, 2.4, 1.0];
 const PULSE: [f32; 4] = [1.6, 0.45, 0.25, 1.0];
+const HUNTER: [f32; 4] = [2.6, 0.55, 0.12, 1.0];
+
+/// Radius of the ember ring around a hunter, level units: about three
+/// creatures across, so a hunter reads as a threat, not one more mote.
+pub(crate) const HUNTER_RING: f32 = 1.8;
+/// Length of the wake a hunter leaves behind it, level units.
+const HUNTER_WAKE: f32 = 4.0;
 
 /// Segments of a plate's ring (each lit or not).
 pub(crate) const RING_SEGMENTS: usize = 64;
@@ -88,12 +96,39 @@ pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
         let pts: Vec<Vec3> = path.points.iter().map(|q| q.extend(0.0)).collect();
         pen.polyline(&pts, false, scale(LIGHT_PATH, fade));
     }
+    hunters(pen, game, t);
     for p in game.world().pulses() {
         let fade = 1.0 - p.age / p.duration;
         pen.ball(
             p.position.extend(0.0),
             p.radius * (1.0 - fade).max(0.05),
             scale(PULSE, fade),
+        );
+    }
+}
+
+/// Each hunter (every creature not of the swarm) ringed by a flickering
+/// ember with a wake behind it: bigger and hotter than any creature.
+fn hunters(pen: &mut Pen<'_>, game: &Game, t: f32) {
+    let world = game.world();
+    let swarm = game.swarm();
+    for (i, ((p, v), &s)) in world
+        .positions()
+        .iter()
+        .zip(world.velocities())
+        .zip(world.boid_species())
+        .enumerate()
+    {
+        if s == swarm {
+            continue;
+        }
+        let k = 0.75 + 0.25 * (t * 7.0 + i as f32 * 1.7).sin();
+        pen.ball(p.extend(0.0), HUNTER_RING, scale(HUNTER, k));
+        let back = -v.normalize_or_zero() * HUNTER_WAKE;
+        pen.line(
+            (*p - v.normalize_or_zero() * HUNTER_RING).extend(0.0),
+            (*p + back).extend(0.0),
+            scale(HUNTER, 0.5 * k),
         );
     }
 }
@@ -387,5 +422,33 @@ mod tests {
             lit_lines.iter().filter(|v| !near(v)).count() > 100,
             "the lit level draws its far walls"
         );
+    }
+
+    /// A hunter is ringed by an ember wider than three creatures, drawn in
+    /// its own colour around each hunter of Night Hunters.
+    #[test]
+    fn a_hunter_burns_in_an_ember_ring() {
+        let g = game(1);
+        let (lines, _) = drawn(&g);
+        let w = g.world();
+        let hunters: Vec<Vec2> = w
+            .positions()
+            .iter()
+            .zip(w.boid_species())
+            .filter(|(_, s)| **s != g.swarm())
+            .map(|(p, _)| *p)
+            .collect();
+        assert_eq!(hunters.len(), 4);
+        for h in hunters {
+            let ring = lines
+                .iter()
+                .filter(|v| v.colour[0] > 1.0 && v.colour[2] < 0.2)
+                .filter(|v| {
+                    let d = (Vec2::new(v.position[0], v.position[1]) - h).length();
+                    (d - HUNTER_RING).abs() < 0.05
+                })
+                .count();
+            assert!(ring >= 16, "{ring} ember vertices around the hunter at {h}");
+        }
     }
 }

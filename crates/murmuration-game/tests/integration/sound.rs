@@ -54,3 +54,62 @@ fn the_sound_of_a_replay_is_the_same_every_time() {
     assert!(a.iter().any(|&x| x != 0.0), "silence");
     assert_eq!(a, b);
 }
+
+/// Power of `samples` at `hz` (a single-bin DFT), per sample.
+fn power(samples: &[f32], hz: f32) -> f32 {
+    let w = std::f32::consts::TAU * hz / SAMPLE_RATE as f32;
+    let (mut re, mut im) = (0.0f32, 0.0f32);
+    for (i, &x) in samples.iter().enumerate() {
+        re += x * (w * i as f32).cos();
+        im += x * (w * i as f32).sin();
+    }
+    (re * re + im * im) / samples.len().max(1) as f32
+}
+
+#[test]
+fn a_meal_is_heard_as_a_low_thump_under_the_chirps() {
+    // Night Hunters' solution: the 0.2 s after a hunter eats hold far more
+    // sound at 60–150 Hz, below every chirp, than the 0.2 s before it.
+    let s = &levels::LEVELS[1];
+    let level = Level::parse(s.text, s.key).unwrap();
+    let rec = murmuration_game::Recording::parse(s.solution, s.key).unwrap();
+    let mut game = Game::new(&level).unwrap();
+    let mut voice = Voice::default();
+    let mut samples = Vec::new();
+    let mut meals = Vec::new();
+    let mut next = 0;
+    for step in 0..rec.steps {
+        let at = samples.len();
+        game.step(&rec.commands_at(step, &mut next));
+        voice.step(&game, &mut samples);
+        if game
+            .events()
+            .iter()
+            .any(|e| matches!(e, murmuration_game::GameEvent::Eaten(_)))
+        {
+            meals.push(at);
+        }
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    assert!(!meals.is_empty(), "no meal in Night Hunters' solution");
+    let win = (0.2 * SAMPLE_RATE as f32) as usize;
+    let low = |a: usize| {
+        let w = &samples[a..(a + win).min(samples.len())];
+        [60.0, 90.0, 120.0, 150.0]
+            .iter()
+            .map(|&f| power(w, f))
+            .sum::<f32>()
+    };
+    let first = meals[0];
+    let (after, before) = (low(first), low(first.saturating_sub(win)));
+    eprintln!(
+        "{} meals; low band after the first {after:.3e}, before {before:.3e}",
+        meals.len()
+    );
+    assert!(
+        after > 20.0 * before.max(1e-12),
+        "after {after:.3e}, before {before:.3e}"
+    );
+}
