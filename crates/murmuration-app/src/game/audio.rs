@@ -1,7 +1,8 @@
 //! The swarm's sound in the window: the samples `murmuration_game::sound`
 //! synthesises each fixed step, queued for the audio device (cpal, with the
-//! `audio` feature) and resampled to its rate. Without the feature, or with no
-//! device, the game plays silent and says why once.
+//! `audio` feature) and resampled to its rate, or else piped to a system sound
+//! player (pw-cat, pacat or aplay), so the default build has sound wherever
+//! one is installed. With neither the game plays silent and says why once.
 
 use murmuration_game::sound::SAMPLE_RATE;
 use std::collections::VecDeque;
@@ -78,35 +79,47 @@ impl Queue {
     }
 }
 
-/// Where the game's sound goes: a device stream, or nowhere (with the reason).
+/// Where the game's sound goes: a device stream, a system sound player, or
+/// nowhere (with the reason).
 pub struct Output {
     queue: Arc<Mutex<Queue>>,
     #[cfg(feature = "audio")]
     _stream: Option<cpal::Stream>,
+    player: Option<pipe::Player>,
 }
 
 impl Output {
-    /// Opens the default output device, or says why the game is silent.
+    /// Opens the default output device (with the `audio` feature), else the
+    /// first system sound player that starts ([`pipe::PLAYERS`]), or says why
+    /// the game is silent. `MURMURATION_SOUND=off` keeps it silent.
     pub fn open() -> (Self, Result<String, String>) {
+        if std::env::var("MURMURATION_SOUND").is_ok_and(|v| v == "off") {
+            return (Self::silent(), Err("MURMURATION_SOUND=off".into()));
+        }
         #[cfg(feature = "audio")]
-        {
-            match device::open() {
-                Ok((stream, queue, name)) => (
+        let device_failed = match device::open() {
+            Ok((stream, queue, name)) => {
+                return (
                     Self {
                         queue,
                         _stream: Some(stream),
+                        player: None,
                     },
                     Ok(name),
-                ),
-                Err(why) => (Self::silent(), Err(why)),
+                );
             }
-        }
+            Err(why) => why,
+        };
         #[cfg(not(feature = "audio"))]
-        {
-            (
-                Self::silent(),
-                Err("this build has no audio output (build with `--features audio`, which needs libasound2-dev on Linux)".into()),
-            )
+        let device_failed = "this build has no audio output (build with `--features audio`, which needs libasound2-dev on Linux)".to_string();
+        match pipe::open(pipe::PLAYERS) {
+            Ok(player) => {
+                let name = player.name.clone();
+                let mut out = Self::silent();
+                out.player = Some(player);
+                (out, Ok(name))
+            }
+            Err(none) => (Self::silent(), Err(format!("{device_failed}; {none}"))),
         }
     }
 
@@ -115,8 +128,11 @@ impl Output {
     pub fn title_line(opened: &Result<String, String>) -> String {
         match opened {
             Ok(device) => format!("Sound: playing on {device}."),
-            Err(why) if cfg!(feature = "audio") => format!("Sound is off: {why}."),
-            Err(_) => "Sound is off in this build. For sound: cargo run --release --features audio -- game \
+            Err(why) if cfg!(feature = "audio") || why.starts_with("MURMURATION_SOUND") => {
+                format!("Sound is off: {why}.")
+            }
+            Err(_) => "Sound is off: no sound player (pw-cat, pacat or aplay) started. \
+                 Install one, or build with sound: cargo run --release --features audio -- game \
                  (on Linux it needs libasound2-dev)."
                 .into(),
         }
@@ -127,25 +143,211 @@ impl Output {
             queue: Arc::new(Mutex::new(Queue::new(SAMPLE_RATE))),
             #[cfg(feature = "audio")]
             _stream: None,
+            player: None,
         }
     }
 
-    /// Whether a device plays what is pushed (the game skips synthesis when not).
+    /// Whether a device or player plays what is pushed (the game skips
+    /// synthesis when not).
     pub fn live(&self) -> bool {
         #[cfg(feature = "audio")]
-        {
-            self._stream.is_some()
+        if self._stream.is_some() {
+            return true;
         }
-        #[cfg(not(feature = "audio"))]
-        {
-            false
+        self.player.is_some()
+    }
+
+    /// Queues one step's samples for the device or player.
+    pub fn push(&self, samples: &[f32]) {
+        if let Some(p) = &self.player {
+            p.push(samples);
+        } else if let Ok(mut q) = self.queue.lock() {
+            q.push(samples);
+        }
+    }
+}
+
+/// Sound in the default build, with no library to link: a system sound player
+/// fed raw 32-bit float samples at [`SAMPLE_RATE`] on its standard input.
+mod pipe {
+    use super::MAX_LATENCY;
+    use std::io::Write;
+    use std::process::{Child, Command, Stdio};
+    use std::sync::mpsc::{SyncSender, sync_channel};
+
+    /// The players tried, in order: PipeWire's, PulseAudio's, ALSA's. Each
+    /// reads mono little-endian f32 at 44.1 kHz from standard input.
+    pub const PLAYERS: &[(&str, &[&str])] = &[
+        (
+            "pw-cat",
+            &[
+                "--playback",
+                "--format",
+                "f32",
+                "--rate",
+                "44100",
+                "--channels",
+                "1",
+                "--latency",
+                "50ms",
+                "-",
+            ],
+        ),
+        (
+            "pacat",
+            &[
+                "--playback",
+                "--raw",
+                "--format=float32le",
+                "--rate=44100",
+                "--channels=1",
+                "--latency-msec=50",
+            ],
+        ),
+        (
+            "aplay",
+            &[
+                "-q",
+                "-t",
+                "raw",
+                "-f",
+                "FLOAT_LE",
+                "-r",
+                "44100",
+                "-c",
+                "1",
+                "--buffer-time=80000",
+            ],
+        ),
+    ];
+
+    /// A running player and the channel to the thread that writes to it.
+    pub struct Player {
+        /// The player's command name.
+        pub name: String,
+        child: Child,
+        tx: Option<SyncSender<Vec<f32>>>,
+        writer: Option<std::thread::JoinHandle<()>>,
+    }
+
+    /// The first of `players` that starts and is still running a moment later
+    /// (one with no sound server or device exits at once), or why none did.
+    pub fn open(players: &[(&str, &[&str])]) -> Result<Player, String> {
+        let mut tried = Vec::new();
+        for &(name, args) in players {
+            let spawned = Command::new(name)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+            let Ok(mut child) = spawned else {
+                tried.push(format!("{name}: not found"));
+                continue;
+            };
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            if let Ok(Some(status)) = child.try_wait() {
+                tried.push(format!("{name}: exited ({status})"));
+                continue;
+            }
+            let Some(mut stdin) = child.stdin.take() else {
+                let _ = child.kill();
+                continue;
+            };
+            // At most MAX_LATENCY of steps wait for the player; more are
+            // dropped, so a stalled player never delays the game.
+            let steps = (MAX_LATENCY * 60.0).ceil() as usize;
+            let (tx, rx) = sync_channel::<Vec<f32>>(steps.max(1));
+            let writer = std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                for samples in rx {
+                    bytes.clear();
+                    bytes.extend(samples.iter().flat_map(|s| s.to_le_bytes()));
+                    if stdin.write_all(&bytes).is_err() {
+                        break;
+                    }
+                }
+            });
+            return Ok(Player {
+                name: name.to_string(),
+                child,
+                tx: Some(tx),
+                writer: Some(writer),
+            });
+        }
+        Err(format!("no sound player started ({})", tried.join(", ")))
+    }
+
+    impl Player {
+        /// Sends one step's samples, or drops them when the player lags.
+        pub fn push(&self, samples: &[f32]) {
+            if let Some(tx) = &self.tx {
+                let _ = tx.try_send(samples.to_vec());
+            }
         }
     }
 
-    /// Queues one step's samples for the device.
-    pub fn push(&self, samples: &[f32]) {
-        if let Ok(mut q) = self.queue.lock() {
-            q.push(samples);
+    impl Drop for Player {
+        /// Closes the player's input (it plays what it has, then ends) and
+        /// waits a moment for it; kills it if it lingers.
+        fn drop(&mut self) {
+            self.tx = None;
+            if let Some(w) = self.writer.take() {
+                let _ = w.join();
+            }
+            for _ in 0..20 {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// A player that is missing or exits at once is skipped; the first
+        /// that runs gets every sample, in order, as little-endian f32.
+        #[test]
+        fn samples_reach_the_first_player_that_starts() {
+            let dir = std::env::temp_dir().join(format!("murmuration-pipe-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let out = dir.join("played.raw");
+            let script = format!("cat > '{}'", out.display());
+            let players: &[(&str, &[&str])] = &[
+                ("murmuration-no-such-player", &[]),
+                ("false", &[]),
+                ("sh", &["-c", &script]),
+            ];
+            let p = open(players).unwrap();
+            assert_eq!(p.name, "sh");
+            p.push(&[0.5, -0.25]);
+            p.push(&[1.0]);
+            drop(p);
+            let bytes = std::fs::read(&out).unwrap();
+            let got: Vec<f32> = bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            assert_eq!(got, [0.5, -0.25, 1.0]);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+
+        /// With no player at all the reason names each one tried.
+        #[test]
+        fn no_player_says_what_was_tried() {
+            let Err(why) = open(&[("murmuration-no-such-player", &[]), ("false", &[])]) else {
+                panic!("a player started");
+            };
+            assert!(
+                why.contains("murmuration-no-such-player: not found"),
+                "{why}"
+            );
+            assert!(why.contains("false: exited"), "{why}");
         }
     }
 }
