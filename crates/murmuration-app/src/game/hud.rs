@@ -177,13 +177,32 @@ fn plate_counters(p: &egui::Painter, view: &View, game: &Game) {
         } else {
             above
         };
-        let text = format!("{} / {}", state.count, plate.need);
+        let text = plate_text(plate, state);
         let galley = p.layout_no_wrap(text, FontId::proportional(18.0), colour);
         let rect = Align2::CENTER_CENTER
             .anchor_size(at, galley.size())
             .expand2(EVec2::new(8.0, 3.0));
         p.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(6, 8, 16, 220));
         p.galley(rect.min + EVec2::new(8.0, 3.0), galley, colour);
+    }
+}
+
+/// A plate's counter: "37 / 60", and while a held plate is letting go, how
+/// long it still holds (the race of The Lock is read here).
+pub(crate) fn plate_text(
+    plate: &murmuration_game::Plate,
+    state: &murmuration_game::plates::PlateState,
+) -> String {
+    if state.held && state.below > 0.0 {
+        let left = (plate.hold - state.below).max(0.0);
+        format!(
+            "{} / {} · lets go in {:.0} s",
+            state.count,
+            plate.need,
+            left.ceil()
+        )
+    } else {
+        format!("{} / {}", state.count, plate.need)
     }
 }
 
@@ -598,5 +617,22 @@ mod tests {
         assert_eq!(zoom(360.0), 0.8);
         assert_eq!(zoom(1080.0), 1.5);
         assert_eq!(zoom(4320.0), 2.0);
+    }
+
+    /// A held plate that the swarm has left says how long it still holds.
+    #[test]
+    fn a_plate_letting_go_counts_down() {
+        let s = levels::LEVELS.iter().find(|l| l.key == "the-lock").unwrap();
+        let level = Level::parse(s.text, s.key).unwrap();
+        let plate = &level.plates[0];
+        let mut state = murmuration_game::plates::PlateState {
+            count: 950,
+            held: true,
+            ..Default::default()
+        };
+        assert_eq!(plate_text(plate, &state), "950 / 900");
+        state.count = 12;
+        state.below = 2.5;
+        assert_eq!(plate_text(plate, &state), "12 / 900 · lets go in 6 s");
     }
 }

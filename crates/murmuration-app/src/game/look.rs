@@ -78,7 +78,13 @@ pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
     }
     for (p, state) in lvl.plates.iter().zip(game.plates()) {
         let (c, r) = p.shape.bounds();
-        let lit = state.count as f32 / p.need.max(1) as f32;
+        // Filling toward its need; once held, all green, draining while the
+        // swarm is off it and it is about to let go.
+        let lit = if state.held {
+            1.0 - state.below / p.hold.max(1e-6)
+        } else {
+            state.count as f32 / p.need.max(1) as f32
+        };
         ring(pen, c, r, lit, state.held);
     }
     if lvl.dark {
@@ -227,14 +233,17 @@ fn ruin(pen: &mut Pen<'_>, o: &Obstacle<Vec2>) {
     pen.shape(o, RUIN_EDGE, RUIN_FILL);
 }
 
-/// A plate of radius `r` at `c`: a dim ring with a bright amber arc from the
-/// top, clockwise, over the `lit` share of its need (all of it, green, once
-/// held); three strokes wide, so it reads through the swarm's glow.
+/// A plate of radius `r` at `c`: a dim ring with a bright arc from the top,
+/// clockwise, over the `lit` share: amber, of its need; green once held, of
+/// the hold it has left. Three strokes wide, so it reads through the swarm's
+/// glow.
 pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
+    let share = lit.clamp(0.0, 1.0) * RING_SEGMENTS as f32;
     let on = if held {
-        RING_SEGMENTS
+        // A held plate shows at least a sliver until it lets go.
+        (share.ceil() as usize).clamp(1, RING_SEGMENTS)
     } else {
-        ((lit.clamp(0.0, 1.0) * RING_SEGMENTS as f32).floor() as usize).min(RING_SEGMENTS)
+        (share.floor() as usize).min(RING_SEGMENTS)
     };
     let at = |k: usize, r: f32| {
         let a =
@@ -450,5 +459,26 @@ mod tests {
                 .count();
             assert!(ring >= 16, "{ring} ember vertices around the hunter at {h}");
         }
+    }
+
+    /// A held plate's green arc drains as its hold runs out.
+    #[test]
+    fn a_held_plate_drains_while_it_lets_go() {
+        let green = |lit: f32| {
+            let (mut lines, mut fills) = (Vec::new(), Vec::new());
+            let mut pen = Pen {
+                lines: &mut lines,
+                fills: &mut fills,
+                dim: 2,
+            };
+            ring(&mut pen, Vec2::ZERO, 5.0, lit, true);
+            lines
+                .chunks(2)
+                .filter(|s| s[0].colour == PLATE_HELD)
+                .count()
+        };
+        assert_eq!(green(1.0), 3 * RING_SEGMENTS);
+        assert_eq!(green(0.25), 3 * RING_SEGMENTS / 4);
+        assert_eq!(green(0.0), 3, "a sliver until it lets go");
     }
 }
