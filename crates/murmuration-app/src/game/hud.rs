@@ -116,7 +116,16 @@ pub(crate) fn edge_point(size: EVec2, target: Pos2) -> Option<(Pos2, EVec2)> {
     let d = (target - mid).normalized();
     let reach = ((rect.width() * 0.5) / d.x.abs().max(1e-6))
         .min((rect.height() * 0.5) / d.y.abs().max(1e-6));
-    Some((mid + d * reach, d))
+    let mut at = mid + d * reach;
+    // Never over the status lines: slide along the edge past their corner.
+    if STATUS.expand(12.0).contains(at) {
+        if at.x <= rect.min.x + 0.5 {
+            at.y = STATUS.max.y + 12.0;
+        } else {
+            at.x = STATUS.max.x + 12.0;
+        }
+    }
+    Some((at, d))
 }
 
 /// What the player should find when it is off screen: the swarm they lead,
@@ -179,12 +188,31 @@ fn plate_counters(p: &egui::Painter, view: &View, game: &Game) {
         };
         let text = plate_text(plate, state);
         let galley = p.layout_no_wrap(text, FontId::proportional(18.0), colour);
-        let rect = Align2::CENTER_CENTER
-            .anchor_size(at, galley.size())
-            .expand2(EVec2::new(8.0, 3.0));
+        let rect = counter_rect(
+            Align2::CENTER_CENTER
+                .anchor_size(at, galley.size())
+                .expand2(EVec2::new(8.0, 3.0)),
+            view.size,
+        );
         p.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(6, 8, 16, 220));
         p.galley(rect.min + EVec2::new(8.0, 3.0), galley, colour);
     }
+}
+
+/// The status lines' corner (top left), points: nothing else is drawn there.
+const STATUS: egui::Rect = egui::Rect::from_min_max(Pos2::new(0.0, 0.0), Pos2::new(380.0, 100.0));
+
+/// A counter's `rect` kept whole on a screen of `size` and out of the status
+/// lines' corner (a plate at the screen's edge had its count cut in half).
+pub(crate) fn counter_rect(rect: egui::Rect, size: EVec2) -> egui::Rect {
+    let margin = 4.0;
+    let dx = (margin - rect.min.x).max(0.0) - (rect.max.x - (size.x - margin)).max(0.0);
+    let dy = (margin - rect.min.y).max(0.0) - (rect.max.y - (size.y - margin)).max(0.0);
+    let mut r = rect.translate(EVec2::new(dx, dy));
+    if r.intersects(STATUS) {
+        r = r.translate(EVec2::new(0.0, STATUS.max.y + margin - r.min.y));
+    }
+    r
 }
 
 /// A plate's counter: "37 / 60", and while a held plate is letting go, how
@@ -634,5 +662,38 @@ mod tests {
         state.count = 12;
         state.below = 2.5;
         assert_eq!(plate_text(plate, &state), "12 / 900 · lets go in 6 s");
+    }
+
+    /// A counter at the screen's edge is drawn whole, and never over the
+    /// status lines.
+    #[test]
+    fn a_plate_counter_stays_whole_on_screen_and_off_the_status_lines() {
+        let size = EVec2::new(1280.0, 720.0);
+        let cut = egui::Rect::from_center_size(Pos2::new(10.0, 300.0), EVec2::new(80.0, 24.0));
+        let r = counter_rect(cut, size);
+        assert!(r.min.x >= 4.0 && r.size() == cut.size(), "{r:?}");
+        let under = egui::Rect::from_center_size(Pos2::new(60.0, 60.0), EVec2::new(80.0, 24.0));
+        let r = counter_rect(under, size);
+        assert!(!r.intersects(STATUS), "{r:?}");
+        let right = egui::Rect::from_center_size(Pos2::new(1279.0, 700.0), EVec2::new(80.0, 24.0));
+        let r = counter_rect(right, size);
+        assert!(r.max.x <= 1276.0 && r.max.y <= 716.0, "{r:?}");
+        let fine = egui::Rect::from_center_size(Pos2::new(640.0, 360.0), EVec2::new(80.0, 24.0));
+        assert_eq!(counter_rect(fine, size), fine);
+    }
+
+    /// An arrow toward something up and to the left slides past the status
+    /// lines instead of covering the level's title.
+    #[test]
+    fn an_edge_arrow_keeps_off_the_status_lines() {
+        let size = EVec2::new(1280.0, 720.0);
+        for target in [
+            Pos2::new(-400.0, -300.0),
+            Pos2::new(100.0, -500.0),
+            Pos2::new(-900.0, 60.0),
+        ] {
+            let (at, _) = edge_point(size, target).unwrap();
+            assert!(!STATUS.expand(11.0).contains(at), "{target:?} -> {at:?}");
+        }
     }
 }
