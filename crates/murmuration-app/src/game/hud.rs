@@ -54,14 +54,49 @@ fn glow(p: &egui::Painter, at: Pos2, radius: f32, colour: [u8; 3], alpha: f32) {
     }
 }
 
+/// The swarm's point light's trail (seed 001, 6.3): where the swarm's centre
+/// was every half second over the last twelve, oldest first, each glowing
+/// fainter with age.
+#[derive(Clone, Debug, Default)]
+pub struct LightTrail {
+    points: std::collections::VecDeque<Vec2>,
+}
+
+impl LightTrail {
+    /// Steps between two points of the trail.
+    const EVERY: u64 = 30;
+    /// Points kept.
+    const KEEP: usize = 24;
+    /// The newest point's glow.
+    const ALPHA: f32 = 0.15;
+
+    /// After fixed step `step`, with the swarm's centre at `centroid`.
+    pub fn step(&mut self, step: u64, centroid: Vec2) {
+        if step.is_multiple_of(Self::EVERY) {
+            self.points.push_back(centroid);
+            if self.points.len() > Self::KEEP {
+                self.points.pop_front();
+            }
+        }
+    }
+
+    /// Each point and its glow's alpha, oldest (faintest) first.
+    pub fn glows(&self) -> impl Iterator<Item = (Vec2, f32)> + '_ {
+        let n = self.points.len().max(1) as f32;
+        self.points
+            .iter()
+            .enumerate()
+            .map(move |(k, &c)| (c, Self::ALPHA * (k + 1) as f32 / n))
+    }
+}
+
 /// The in-level overlay: light, halo, arrow, plates, the status line.
-pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, light_trail: &[Vec2], hint: Option<&str>) {
+pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, trail: &LightTrail, hint: Option<&str>) {
     let p = ui.painter();
     let s = view.scale();
     // The large soft light over the swarm's centroid, and where it passed.
-    for (k, c) in light_trail.iter().enumerate() {
-        let a = 0.06 * (k + 1) as f32 / light_trail.len().max(1) as f32;
-        glow(p, view.to_screen(*c), 10.0 * s, [90, 160, 255], a);
+    for (c, a) in trail.glows() {
+        glow(p, view.to_screen(c), 10.0 * s, [90, 160, 255], a);
     }
     let centroid = game.centroid();
     glow(p, view.to_screen(centroid), 24.0 * s, [120, 190, 255], 0.12);
@@ -695,5 +730,21 @@ mod tests {
             let (at, _) = edge_point(size, target).unwrap();
             assert!(!STATUS.expand(11.0).contains(at), "{target:?} -> {at:?}");
         }
+    }
+
+    /// The light leaves a trail where the swarm passed: a point every half
+    /// second over the last twelve, the newest brightest.
+    #[test]
+    fn the_swarms_light_leaves_a_fading_trail() {
+        let mut trail = LightTrail::default();
+        for step in 0..1000u64 {
+            trail.step(step, Vec2::new(step as f32 * 0.1, 0.0));
+        }
+        let glows: Vec<(Vec2, f32)> = trail.glows().collect();
+        assert_eq!(glows.len(), 24);
+        assert_eq!(glows.last().unwrap().0, Vec2::new(99.0, 0.0), "step 990");
+        assert_eq!(glows[0].0, Vec2::new(30.0, 0.0), "twelve seconds back");
+        assert!(glows.windows(2).all(|w| w[0].1 < w[1].1), "fading with age");
+        assert_eq!(glows.last().unwrap().1, 0.15);
     }
 }

@@ -53,7 +53,7 @@ struct Play {
     paused: bool,
     best: bool,
     saved_progress: bool,
-    light: Vec<Vec2>,
+    light: hud::LightTrail,
     /// Input gathered since the last step.
     pending: Vec<Command>,
     pointer_sent: Option<Vec2>,
@@ -84,7 +84,7 @@ impl Play {
             paused: false,
             best: false,
             saved_progress: false,
-            light: Vec::new(),
+            light: hud::LightTrail::default(),
             pending: Vec::new(),
             pointer_sent: None,
             keys_sent: (0, 0),
@@ -111,12 +111,7 @@ impl Play {
             self.voice.step(&self.game, &mut self.sound);
             audio.push(&self.sound);
         }
-        if step.is_multiple_of(30) {
-            self.light.push(self.game.centroid());
-            if self.light.len() > 24 {
-                self.light.remove(0);
-            }
-        }
+        self.light.step(step, self.game.centroid());
     }
 }
 
