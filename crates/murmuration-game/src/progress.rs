@@ -66,11 +66,10 @@ impl Progress {
     /// Shipped level `index` is open: the first always, each next once the one
     /// before it is won.
     pub fn unlocked(&self, index: usize) -> bool {
-        index == 0
-            || LEVELS
-                .get(index - 1)
-                .and_then(|l| self.levels.get(l.key))
-                .is_some_and(|b| b.won)
+        let played = |i: usize| LEVELS.get(i).and_then(|l| self.levels.get(l.key));
+        // Open once the one before is won, or once it has been played at all
+        // (`murmuration game 6` opens any level: its result is never hidden).
+        index == 0 || played(index - 1).is_some_and(|b| b.won) || played(index).is_some()
     }
 }
 
@@ -122,5 +121,17 @@ mod tests {
         let old = "[levels.first-light]\nwon = true\nsaved = 1802\ntime = 62.6\n";
         assert_eq!(Progress::parse(old).unwrap().levels["first-light"].stars, 0);
         assert!(Progress::parse("levels = 3").is_err());
+    }
+
+    /// A level played from the command line before the one ahead of it was
+    /// won shows its result on the title, not "locked".
+    #[test]
+    fn a_level_played_out_of_order_is_not_shown_locked() {
+        let mut p = Progress::default();
+        assert!(p.unlocked(0) && !p.unlocked(5));
+        p.record(LEVELS[5].key, &outcome(true, 1888, 80.0));
+        assert!(p.unlocked(5), "won, yet locked");
+        assert!(p.unlocked(6), "the next one opens");
+        assert!(!p.unlocked(4), "the ones before stay as they were");
     }
 }

@@ -128,6 +128,11 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, trail: &LightTrail, hint
         job.halign = egui::Align::Center;
         let galley = p.layout_job(job);
         let at = Pos2::new(view.size.x * 0.5, view.size.y - 18.0 - galley.size().y);
+        // The galley is centred on `at`: its rect starts half its width left.
+        let rect =
+            egui::Rect::from_min_size(Pos2::new(at.x - galley.size().x * 0.5, at.y), galley.size())
+                .expand2(EVec2::new(10.0, 5.0));
+        p.rect_filled(rect, 6.0, BACKING);
         p.galley(at, galley, Color32::WHITE);
     }
 }
@@ -163,35 +168,55 @@ pub(crate) fn edge_point(size: EVec2, target: Pos2) -> Option<(Pos2, EVec2)> {
     Some((at, d))
 }
 
-/// What the player should find when it is off screen: the swarm they lead,
-/// the exit, and every plate not yet held, each with its arrow's colour.
-pub(crate) fn objectives(game: &Game, centroid: Vec2) -> Vec<(Vec2, Color32)> {
+/// What the player should find when it is off screen, while the level runs:
+/// the swarm they lead, the exit, and every plate a shut gate still needs
+/// (in a dark level only once the swarm has found it), each with its radius
+/// (level units: no arrow while any of it is on screen) and arrow colour.
+pub(crate) fn objectives(game: &Game, centroid: Vec2) -> Vec<(Vec2, f32, Color32)> {
     let mut out = Vec::new();
+    if game.outcome().is_some() {
+        return out;
+    }
     if game.alive() > 0 {
         out.push((
             centroid,
+            0.0,
             Color32::from_rgba_unmultiplied(150, 210, 255, 210),
         ));
     }
-    out.push((
-        game.level().exit.bounds().0,
-        Color32::from_rgba_unmultiplied(110, 255, 170, 220),
-    ));
-    for (plate, state) in game.level().plates.iter().zip(game.plates()) {
-        if !state.held {
-            out.push((
-                plate.shape.bounds().0,
-                Color32::from_rgba_unmultiplied(255, 190, 80, 220),
-            ));
+    let (exit, r) = game.level().exit.bounds();
+    out.push((exit, r, Color32::from_rgba_unmultiplied(110, 255, 170, 220)));
+    for (i, (plate, state)) in game.level().plates.iter().zip(game.plates()).enumerate() {
+        if !state.held && plate_shown(game, i) {
+            let (c, r) = plate.shape.bounds();
+            out.push((c, r, Color32::from_rgba_unmultiplied(255, 190, 80, 220)));
         }
     }
     out
 }
 
+/// Whether plate `i` is shown in the HUD: a shut gate still needs it (an
+/// opened latched gate's plate is done with), and, in a dark level, the swarm
+/// has found it (a counter or an arrow would give its place away).
+pub(crate) fn plate_shown(game: &Game, i: usize) -> bool {
+    let level = game.level();
+    let needed = level
+        .gates
+        .iter()
+        .zip(game.gates())
+        .any(|(g, s)| g.plates.contains(&i) && !s.open && !(g.latch && s.opened));
+    needed && (!level.dark || game.plates()[i].most > 0)
+}
+
 /// Arrows at the screen's edge toward every objective off screen.
 fn edge_arrows(p: &egui::Painter, view: &View, game: &Game, centroid: Vec2) {
-    for (at, colour) in objectives(game, centroid) {
-        let Some((tip, d)) = edge_point(view.size, view.to_screen(at)) else {
+    let screen = egui::Rect::from_min_size(Pos2::ZERO, view.size);
+    for (at, r, colour) in objectives(game, centroid) {
+        let target = view.to_screen(at);
+        if r > 0.0 && screen.expand(r * view.scale()).contains(target) {
+            continue;
+        }
+        let Some((tip, d)) = edge_point(view.size, target) else {
             continue;
         };
         let side = EVec2::new(-d.y, d.x) * 9.0;
@@ -206,6 +231,10 @@ fn edge_arrows(p: &egui::Painter, view: &View, game: &Game, centroid: Vec2) {
 /// Plate counters: "37 / 60", bright while held.
 fn plate_counters(p: &egui::Painter, view: &View, game: &Game) {
     for (plate, state) in game.level().plates.iter().zip(game.plates()) {
+        if game.level().dark && state.most == 0 {
+            // Not found yet: its count would give its place away.
+            continue;
+        }
         let (centre, r) = plate.shape.bounds();
         let colour = if state.held {
             Color32::from_rgb(255, 220, 120)
@@ -273,24 +302,7 @@ pub(crate) fn plate_text(
 /// top left.
 fn status_lines(p: &egui::Painter, game: &Game) {
     let level = game.level();
-    let mut y = 12.0;
-    let line = |text: String, y: &mut f32, colour: Color32| {
-        p.text(
-            Pos2::new(14.0, *y),
-            Align2::LEFT_TOP,
-            text,
-            FontId::proportional(17.0),
-            colour,
-        );
-        *y += 22.0;
-    };
     let white = Color32::from_rgb(225, 232, 245);
-    line(
-        level.title().to_string(),
-        &mut y,
-        Color32::from_rgb(150, 210, 255),
-    );
-    line(tally(game), &mut y, white);
     let cool = |name: &str, left: f32| {
         if left > 0.0 {
             format!("{name} in {left:.1} s")
@@ -298,20 +310,49 @@ fn status_lines(p: &egui::Painter, game: &Game) {
             format!("{name} ready")
         }
     };
-    line(
-        format!(
-            "{} · {}",
-            cool("pulse", game.pulse_cooldown()),
-            cool("recall", game.recall_cooldown())
+    let mut lines = vec![
+        (level.title().to_string(), Color32::from_rgb(150, 210, 255)),
+        (tally(game), white),
+        (
+            format!(
+                "{} · {}",
+                cool("pulse", game.pulse_cooldown()),
+                cool("recall", game.recall_cooldown())
+            ),
+            Color32::from_rgb(170, 180, 200),
         ),
-        &mut y,
-        Color32::from_rgb(170, 180, 200),
-    );
+    ];
     if level.time_limit.is_finite() {
         let left = (level.time_limit as f64 - game.time()).max(0.0);
-        line(format!("{left:.0} s left"), &mut y, white);
+        lines.push((format!("{left:.0} s left"), white));
+    }
+    let galleys: Vec<_> = lines
+        .into_iter()
+        .map(|(text, colour)| p.layout_no_wrap(text, FontId::proportional(17.0), colour))
+        .collect();
+    backed(p, Pos2::new(14.0, 12.0), &galleys, 22.0);
+}
+
+/// Lines of text from `at` down, `step` apart, over a dark backing so they
+/// read over the swarm's glow (20,000 creatures washed the status out).
+fn backed(p: &egui::Painter, at: Pos2, galleys: &[std::sync::Arc<egui::Galley>], step: f32) {
+    let width = galleys.iter().map(|g| g.size().x).fold(0.0, f32::max);
+    let height =
+        step * (galleys.len().max(1) - 1) as f32 + galleys.last().map_or(0.0, |g| g.size().y);
+    let rect =
+        egui::Rect::from_min_size(at, EVec2::new(width, height)).expand2(EVec2::new(8.0, 5.0));
+    p.rect_filled(rect, 6.0, BACKING);
+    for (k, g) in galleys.iter().enumerate() {
+        p.galley(
+            at + EVec2::new(0.0, step * k as f32),
+            g.clone(),
+            Color32::WHITE,
+        );
     }
 }
+
+/// Behind HUD text: dark and mostly opaque.
+const BACKING: Color32 = Color32::from_rgba_premultiplied(4, 6, 12, 190);
 
 /// Where the swarm stands: saved against needed, then while the level runs
 /// the creatures alive and eaten; once it has ended, those left in the dark
@@ -557,6 +598,9 @@ pub fn pause(ctx: &egui::Context, keys: &Keymap, waiting: Option<Action>) -> Cho
             if ui.button("Level select").clicked() {
                 choice = Choice::Levels;
             }
+            if ui.button("Quit").clicked() {
+                choice = Choice::Quit;
+            }
             ui.separator();
             let c = controls(ui, keys, Some(waiting));
             if c != Choice::None {
@@ -635,6 +679,37 @@ mod tests {
         let game = Game::new(&Level::parse(s.text, s.key).unwrap()).unwrap();
         assert_eq!(game.level().plates.len(), 1);
         assert_eq!(objectives(&game, game.centroid()).len(), 3);
+        // The Deep is dark: its plate has no arrow until the swarm finds it.
+        let s = levels::LEVELS.iter().find(|l| l.key == "the-deep").unwrap();
+        let game = Game::new(&Level::parse(s.text, s.key).unwrap()).unwrap();
+        assert!(!plate_shown(&game, 0));
+        assert_eq!(objectives(&game, game.centroid()).len(), 2);
+    }
+
+    /// Once the Mechanism's latched gate has opened, its plate is done with:
+    /// no arrow to it, and no arrows at all once the level has ended.
+    #[test]
+    fn arrows_are_for_what_is_still_to_do() {
+        let s = &levels::LEVELS[2];
+        let level = Level::parse(s.text, s.key).unwrap();
+        let rec = Recording::parse(s.solution, s.key).unwrap();
+        let mut game = Game::new(&level).unwrap();
+        let mut next = 0;
+        let mut step = 0;
+        while !game.gates()[0].open {
+            game.step(&rec.commands_at(step, &mut next));
+            step += 1;
+        }
+        assert!(
+            !plate_shown(&game, 0),
+            "the plate of an opened latched gate"
+        );
+        assert_eq!(objectives(&game, game.centroid()).len(), 2);
+        while game.outcome().is_none() {
+            game.step(&rec.commands_at(step, &mut next));
+            step += 1;
+        }
+        assert!(objectives(&game, game.centroid()).is_empty());
     }
 
     /// A hunter's meal flashes where it happened and fades within

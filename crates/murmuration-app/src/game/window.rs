@@ -200,10 +200,19 @@ pub fn run(opts: Options) -> Result<()> {
         audio,
         rebinding: None,
     };
-    event_loop
-        .run_app(&mut app)
-        .context("the window's event loop failed")?;
+    // A window destroyed under the game (no close request: `xdotool
+    // windowclose`, a crashed window manager) panics inside winit's X11
+    // backend; what was played is written all the same.
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        event_loop.run_app(&mut app)
+    }));
     app.write_recording()?;
+    match ran {
+        Ok(r) => r.context("the window's event loop failed")?,
+        Err(_) => {
+            anyhow::bail!("the window was destroyed under the game (what was played is kept)")
+        }
+    }
     if let Some(e) = app.error {
         return Err(e);
     }
