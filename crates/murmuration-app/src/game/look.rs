@@ -85,7 +85,16 @@ pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
         } else {
             state.count as f32 / p.need.max(1) as f32
         };
-        ring(pen, c, r, lit, state.held);
+        // A box plate is a rectangle of light, not the circle around it
+        // (Two Hands' room plate was drawn reaching through the room's walls).
+        let outline = match p.shape {
+            Obstacle::Box {
+                center,
+                half_extents,
+            } => Outline::Rect(center, half_extents),
+            _ => Outline::Circle(c, r),
+        };
+        ring_along(pen, outline, lit, state.held);
     }
     if lvl.dark {
         // Everything so far is seen only in the swarm's light.
@@ -233,11 +242,53 @@ fn ruin(pen: &mut Pen<'_>, o: &Obstacle<Vec2>) {
     pen.shape(o, RUIN_EDGE, RUIN_FILL);
 }
 
-/// A plate of radius `r` at `c`: a dim ring with a bright arc from the top,
+/// The outline a plate's ring follows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Outline {
+    /// A circle: centre and radius.
+    Circle(Vec2, f32),
+    /// A rectangle: centre and half extents.
+    Rect(Vec2, Vec2),
+}
+
+impl Outline {
+    /// The point a share `f` in [0, 1] of the way round, clockwise from the
+    /// top's middle, on the outline grown by `w`.
+    fn at(self, f: f32, w: f32) -> Vec2 {
+        match self {
+            Outline::Circle(c, r) => {
+                let a = std::f32::consts::FRAC_PI_2 - f * std::f32::consts::TAU;
+                c + (r + w) * Vec2::new(a.cos(), a.sin())
+            }
+            Outline::Rect(c, h) => {
+                let (x, y) = (h.x + w, h.y + w);
+                // Top right half, right side, bottom, left side, top left half.
+                let legs = [
+                    (Vec2::new(0.0, y), Vec2::new(x, y)),
+                    (Vec2::new(x, y), Vec2::new(x, -y)),
+                    (Vec2::new(x, -y), Vec2::new(-x, -y)),
+                    (Vec2::new(-x, -y), Vec2::new(-x, y)),
+                    (Vec2::new(-x, y), Vec2::new(0.0, y)),
+                ];
+                let mut s = f.clamp(0.0, 1.0) * 4.0 * (x + y);
+                for (a, b) in legs {
+                    let l = (b - a).length();
+                    if s <= l {
+                        return c + a.lerp(b, s / l.max(1e-6));
+                    }
+                    s -= l;
+                }
+                c + Vec2::new(0.0, y)
+            }
+        }
+    }
+}
+
+/// A plate's ring along `outline`: a dim ring with a bright arc from the top,
 /// clockwise, over the `lit` share: amber, of its need; green once held, of
 /// the hold it has left. Three strokes wide, so it reads through the swarm's
 /// glow.
-pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
+pub(crate) fn ring_along(pen: &mut Pen<'_>, outline: Outline, lit: f32, held: bool) {
     let share = lit.clamp(0.0, 1.0) * RING_SEGMENTS as f32;
     let on = if held {
         // A held plate shows at least a sliver until it lets go.
@@ -245,11 +296,7 @@ pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
     } else {
         (share.floor() as usize).min(RING_SEGMENTS)
     };
-    let at = |k: usize, r: f32| {
-        let a =
-            std::f32::consts::FRAC_PI_2 - k as f32 / RING_SEGMENTS as f32 * std::f32::consts::TAU;
-        (c + r * Vec2::new(a.cos(), a.sin())).extend(0.0)
-    };
+    let at = |k: usize, w: f32| outline.at(k as f32 / RING_SEGMENTS as f32, w).extend(0.0);
     for k in 0..RING_SEGMENTS {
         let colour = match (k < on, held) {
             (false, _) => PLATE_DIM,
@@ -257,7 +304,7 @@ pub(crate) fn ring(pen: &mut Pen<'_>, c: Vec2, r: f32, lit: f32, held: bool) {
             (true, true) => PLATE_HELD,
         };
         for w in [-0.25, 0.0, 0.25] {
-            pen.line(at(k, r + w), at(k + 1, r + w), colour);
+            pen.line(at(k, w), at(k + 1, w), colour);
         }
     }
 }
@@ -338,7 +385,7 @@ mod tests {
             fills: &mut fills,
             dim: 2,
         };
-        ring(&mut pen, Vec2::ZERO, 5.0, 0.5, false);
+        ring_along(&mut pen, Outline::Circle(Vec2::ZERO, 5.0), 0.5, false);
         let lit = |v: &[ColourVertex]| v.chunks(2).filter(|s| s[0].colour == PLATE_LIT).count();
         assert_eq!(lines.len(), 3 * 2 * RING_SEGMENTS);
         assert_eq!(lit(&lines), 3 * RING_SEGMENTS / 2);
@@ -471,7 +518,7 @@ mod tests {
                 fills: &mut fills,
                 dim: 2,
             };
-            ring(&mut pen, Vec2::ZERO, 5.0, lit, true);
+            ring_along(&mut pen, Outline::Circle(Vec2::ZERO, 5.0), lit, true);
             lines
                 .chunks(2)
                 .filter(|s| s[0].colour == PLATE_HELD)
@@ -480,5 +527,42 @@ mod tests {
         assert_eq!(green(1.0), 3 * RING_SEGMENTS);
         assert_eq!(green(0.25), 3 * RING_SEGMENTS / 4);
         assert_eq!(green(0.0), 3, "a sliver until it lets go");
+    }
+
+    /// Two Hands' room plate is a box: its ring is drawn on the box's edge,
+    /// inside the room, not on the circle around it.
+    #[test]
+    fn a_box_plate_is_ringed_along_its_edge() {
+        let g = game(3);
+        let plate = g.level().plates.iter().find(|p| p.name == "north").unwrap();
+        let Obstacle::Box {
+            center,
+            half_extents,
+        } = plate.shape
+        else {
+            panic!("the north plate is a box");
+        };
+        let (lines, _) = drawn(&g);
+        let on_ring: Vec<Vec2> = lines
+            .iter()
+            .filter(|v| v.colour == PLATE_DIM)
+            .map(|v| Vec2::new(v.position[0], v.position[1]))
+            .filter(|p| (*p - center).abs().cmple(half_extents + 1.0).all())
+            .collect();
+        assert!(on_ring.len() >= 3 * 2 * RING_SEGMENTS, "{}", on_ring.len());
+        let outside = on_ring
+            .iter()
+            .filter(|p| (**p - center).abs().cmpgt(half_extents + 0.3).any())
+            .count();
+        assert_eq!(outside, 0);
+        // Every vertex of its ring lies on the box's edge (within the strokes' width).
+        let off_edge = on_ring
+            .iter()
+            .filter(|p| {
+                let d = (**p - center).abs() - half_extents;
+                d.max_element().abs() > 0.3
+            })
+            .count();
+        assert_eq!(off_edge, 0);
     }
 }
