@@ -139,7 +139,7 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
         (&["bench", "--n", "0"], "--n 0"),
         (&["bench", "--backend", "quantum"], "quantum"),
         (&["bench", "--dim", "4"], "4"),
-        (&["bench", "--level", "9"], "not a shipped level"),
+        (&["bench", "--level", "11"], "not a shipped level"),
         (&["run", "--threads", "0"], "--threads 0"),
     ];
     for (args, want) in cases {

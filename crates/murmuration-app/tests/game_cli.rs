@@ -96,11 +96,11 @@ fn bad_levels_and_stale_recordings_exit_2_and_say_why() {
     // No such level.
     let e = fails(
         bin()
-            .args(["game", "9", "--headless", "--replay"])
+            .args(["game", "11", "--headless", "--replay"])
             .arg(&solution),
         2,
     );
-    assert!(e.contains("no level \"9\""), "{e}");
+    assert!(e.contains("no level \"11\""), "{e}");
 }
 
 #[test]

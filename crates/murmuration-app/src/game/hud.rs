@@ -80,11 +80,17 @@ impl LightTrail {
         }
     }
 
+    /// Points of the last two seconds, under the swarm itself, not drawn:
+    /// the trail is where it passed (and the focus ahead of it stays clear).
+    const FRESH: usize = 4;
+
     /// Each point and its glow's alpha, oldest (faintest) first.
     pub fn glows(&self) -> impl Iterator<Item = (Vec2, f32)> + '_ {
-        let n = self.points.len().max(1) as f32;
+        let shown = self.points.len().saturating_sub(Self::FRESH);
+        let n = shown.max(1) as f32;
         self.points
             .iter()
+            .take(shown)
             .enumerate()
             .map(move |(k, &c)| (c, Self::ALPHA * (k + 1) as f32 / n))
     }
@@ -104,15 +110,17 @@ pub fn overlay(ui: &egui::Ui, game: &Game, view: &View, trail: &LightTrail, hint
     let focus = view.to_screen(game.focus());
     let halo = game.halo();
     glow(p, focus, 4.0 * s, [255, 226, 150], 0.8 * halo);
+    // Its ring and bright point in screen sizes that stay visible at the
+    // smallest zoom (0.8), where a 1.5-point ring nearly vanished.
     p.circle_stroke(
         focus,
         3.0 * s,
         Stroke::new(
-            1.5,
-            Color32::from_rgba_unmultiplied(255, 240, 190, (200.0 * halo) as u8),
+            2.0,
+            Color32::from_rgba_unmultiplied(255, 240, 190, (220.0 * halo) as u8),
         ),
     );
-    p.circle_filled(focus, 3.0, Color32::from_rgb(255, 250, 220));
+    p.circle_filled(focus, 3.5, Color32::from_rgb(255, 250, 220));
     edge_arrows(p, view, game, centroid);
     plate_counters(p, view, game);
     status_lines(p, game);
@@ -816,8 +824,8 @@ mod tests {
             trail.step(step, Vec2::new(step as f32 * 0.1, 0.0));
         }
         let glows: Vec<(Vec2, f32)> = trail.glows().collect();
-        assert_eq!(glows.len(), 24);
-        assert_eq!(glows.last().unwrap().0, Vec2::new(99.0, 0.0), "step 990");
+        assert_eq!(glows.len(), 20, "the last two seconds are under the swarm");
+        assert_eq!(glows.last().unwrap().0, Vec2::new(87.0, 0.0), "step 870");
         assert_eq!(glows[0].0, Vec2::new(30.0, 0.0), "twelve seconds back");
         assert!(glows.windows(2).all(|w| w[0].1 < w[1].1), "fading with age");
         assert_eq!(glows.last().unwrap().1, 0.15);
