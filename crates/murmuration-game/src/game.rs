@@ -363,6 +363,7 @@ impl Game {
     /// is clear); the world's gate obstacles are rebuilt when any changed.
     fn move_gates(&mut self) {
         let mut changed = false;
+        let now = self.time() as f32;
         for (i, g) in self.level.gates.iter().enumerate() {
             let s = self.gates[i];
             let want = wants_open(g, s, &self.plates);
@@ -371,6 +372,7 @@ impl Game {
                     open: true,
                     closing: false,
                     opened: true,
+                    changed_at: now,
                 };
                 self.events.push(GameEvent::GateOpened(i));
                 changed = true;
@@ -386,6 +388,7 @@ impl Game {
                 } else {
                     self.gates[i] = GateState {
                         opened: true,
+                        changed_at: now,
                         ..GateState::default()
                     };
                     self.events.push(GameEvent::GateClosed(i));

@@ -43,7 +43,7 @@ impl PlateState {
 }
 
 /// A gate's state between steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GateState {
     /// Its obstacle is gone.
     pub open: bool,
@@ -53,6 +53,9 @@ pub struct GateState {
     /// It has opened at least once: the swarm may be past it, so its plates
     /// no longer decide that the level is lost.
     pub opened: bool,
+    /// The game time, seconds, when it last opened or closed (the look
+    /// animates the change).
+    pub changed_at: f32,
 }
 
 /// What a gate should be given its plates: open when every plate holds; a
@@ -144,6 +147,7 @@ mod tests {
             open: true,
             closing: false,
             opened: true,
+            changed_at: 0.0,
         };
         assert!(!wants_open(&gate(true), closed, &held(true, false)));
         assert!(wants_open(&gate(true), closed, &held(true, true)));

@@ -68,7 +68,26 @@ pub(crate) fn level(pen: &mut Pen<'_>, game: &Game) {
         }
     }
     for (g, state) in lvl.gates.iter().zip(game.gates()) {
-        if state.open {
+        // Each gate is wired to its plates: a dashed line of light from each
+        // plate that kindles as the plate fills, green once it holds.
+        for &i in &g.plates {
+            let (p, ps) = (&lvl.plates[i], game.plates()[i]);
+            let fill = (ps.count as f32 / p.need.max(1) as f32).min(1.0);
+            let colour = if ps.held {
+                scale(PLATE_HELD, 0.5)
+            } else {
+                scale(PLATE_LIT, 0.12 + 0.4 * fill)
+            };
+            wire(pen, p.shape.bounds(), g.shape.bounds(), colour);
+        }
+        let age = t - state.changed_at;
+        if state.open && age < GATE_FADE {
+            // Opening: the glow drains out of the gate over GATE_FADE seconds.
+            let k = age / GATE_FADE;
+            let edge: [f32; 4] =
+                std::array::from_fn(|c| GATE_SHUT[c] * (1.0 - k) + GATE_OPEN[c] * k);
+            pen.shape(&g.shape, edge, scale(GATE_FILL, 1.0 - k));
+        } else if state.open {
             pen.shape(&g.shape, GATE_OPEN, [0.0; 4]);
         } else {
             // A shut gate glows and breathes, unlike the ruins around it.
@@ -145,6 +164,33 @@ fn hunters(pen: &mut Pen<'_>, game: &Game, t: f32) {
             (*p + back).extend(0.0),
             scale(HUNTER, 0.5 * k),
         );
+    }
+}
+
+/// Seconds an opening gate takes to lose its glow.
+pub(crate) const GATE_FADE: f32 = 0.8;
+/// Length of a wire's dashes and of the gaps between them, level units.
+const DASH: f32 = 1.5;
+
+/// A dashed line from the edge of circle `from` (centre, radius) to the edge
+/// of circle `to`.
+fn wire(pen: &mut Pen<'_>, from: (Vec2, f32), to: (Vec2, f32), colour: [f32; 4]) {
+    let d = to.0 - from.0;
+    let len = d.length() - from.1 - to.1;
+    if len <= 0.0 {
+        return;
+    }
+    let dir = d / d.length();
+    let start = from.0 + dir * from.1;
+    let mut s = 0.0;
+    while s < len {
+        let e = (s + DASH).min(len);
+        pen.line(
+            (start + dir * s).extend(0.0),
+            (start + dir * e).extend(0.0),
+            colour,
+        );
+        s += 2.0 * DASH;
     }
 }
 
@@ -564,5 +610,52 @@ mod tests {
             })
             .count();
         assert_eq!(off_edge, 0);
+    }
+
+    /// The Mechanism's gate is wired to its plate (dashes between them), and
+    /// once open it keeps its glow a moment, fading to the open outline.
+    #[test]
+    fn a_gate_is_wired_to_its_plate_and_fades_open() {
+        let mut g = game(2);
+        let (plate, gate) = (
+            g.level().plates[0].shape.bounds(),
+            g.level().gates[0].shape.bounds(),
+        );
+        let on_wire = |lines: &[ColourVertex]| {
+            let dir = (gate.0 - plate.0).normalize();
+            lines
+                .iter()
+                .filter(|v| {
+                    let p = Vec2::new(v.position[0], v.position[1]) - plate.0;
+                    let along = p.dot(dir);
+                    (p - dir * along).length() < 0.01
+                        && along > plate.1 - 0.01
+                        && along < (gate.0 - plate.0).length() - gate.1 + 0.01
+                })
+                .count()
+        };
+        let (lines, _) = drawn(&g);
+        assert!(on_wire(&lines) >= 8, "no wire: {}", on_wire(&lines));
+        let s = &levels::LEVELS[2];
+        let rec = murmuration_game::Recording::parse(s.solution, s.key).unwrap();
+        let mut next = 0;
+        let mut step = 0;
+        while !g.gates()[0].open {
+            g.step(&rec.commands_at(step, &mut next));
+            step += 1;
+        }
+        let bright = |g: &Game| {
+            drawn(g)
+                .0
+                .iter()
+                .filter(|v| v.colour[0] > 1.5 && v.colour[2] < 0.3)
+                .count()
+        };
+        assert!(bright(&g) > 0, "the gate's glow is gone at once");
+        for _ in 0..(GATE_FADE * 60.0) as usize + 2 {
+            g.step(&rec.commands_at(step, &mut next));
+            step += 1;
+        }
+        assert_eq!(bright(&g), 0, "still glowing after {GATE_FADE} s");
     }
 }
