@@ -158,10 +158,10 @@ fn hunters(pen: &mut Pen<'_>, game: &Game, t: f32) {
         }
         let k = 0.75 + 0.25 * (t * 7.0 + i as f32 * 1.7).sin();
         pen.ball(p.extend(0.0), HUNTER_RING, scale(HUNTER, k));
-        let back = -v.normalize_or_zero() * HUNTER_WAKE;
+        let back = -v.normalize_or_zero();
         pen.line(
-            (*p - v.normalize_or_zero() * HUNTER_RING).extend(0.0),
-            (*p + back).extend(0.0),
+            (*p + back * HUNTER_RING).extend(0.0),
+            (*p + back * HUNTER_WAKE).extend(0.0),
             scale(HUNTER, 0.5 * k),
         );
     }

@@ -7,6 +7,7 @@ mod audio;
 pub mod bench;
 mod hud;
 mod look;
+mod menus;
 mod progress;
 mod window;
 

@@ -4,7 +4,8 @@
 //! egui draws the HUD and the menus; progress is saved when a level ends.
 
 use super::audio::Output;
-use super::hud::{self, Choice, View};
+use super::hud::{self, View};
+use super::menus::{self, Choice};
 use super::progress::Store;
 use crate::gfx::Gfx;
 use anyhow::{Context, Result};
@@ -358,7 +359,7 @@ impl App {
             let ctx = ui.ctx().clone();
             match screen {
                 Screen::Title => {
-                    choice = hud::title(
+                    choice = menus::title(
                         &ctx,
                         titles,
                         &store.progress,
@@ -373,9 +374,9 @@ impl App {
                     p.meals.draw(ui.painter(), &view);
                     if p.game.outcome().is_some() {
                         let has_next = p.index.is_some_and(|i| i + 1 < levels::LEVELS.len());
-                        choice = hud::ended(&ctx, &p.game, p.best, has_next);
+                        choice = menus::ended(&ctx, &p.game, p.best, has_next);
                     } else if p.paused {
-                        choice = hud::pause(&ctx, &store.keys, rebinding);
+                        choice = menus::pause(&ctx, &store.keys, rebinding);
                     }
                 }
             }
