@@ -27,6 +27,9 @@ impl Drop for Xvfb {
 /// to its socket (the socket file alone appeared before the server accepted:
 /// a CI run once failed "cannot connect to the display"); a server that exits
 /// at start (its number taken meanwhile) is replaced by one on the next number.
+/// `-noreset`: by default Xvfb resets itself when its last client leaves, and
+/// the readiness probe is such a client, so a game connecting during that
+/// reset was refused (CI, 2026-12-05: "Failed to open connection to X server").
 fn xvfb() -> Option<Xvfb> {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let base = 100 + (std::process::id() % 500) * 64;
@@ -46,6 +49,7 @@ fn xvfb() -> Option<Xvfb> {
                 "1024x700x24",
                 "-nolisten",
                 "tcp",
+                "-noreset",
             ])
             .stderr(std::process::Stdio::null())
             .spawn()
