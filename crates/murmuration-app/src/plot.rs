@@ -34,6 +34,9 @@ pub struct PlotSpec<'a> {
 
 /// The index of `metric` among the scalar metrics, or a message listing them.
 pub fn metric_index(metric: &str) -> Result<usize> {
+    if let Some(why) = murmuration::metrics::replaced_metric(metric) {
+        anyhow::bail!("--plot-metric {why}");
+    }
     SCALAR_NAMES
         .iter()
         .position(|&m| m == metric)

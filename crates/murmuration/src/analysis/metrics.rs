@@ -9,7 +9,6 @@ pub use crate::analysis::structure::Structure;
 use crate::analysis::structure::structure;
 use crate::behaviours::obstacles::ObstacleSet;
 use crate::grid::{Extent, Grid};
-use crate::params::model::Model;
 use crate::params::{Boundary, SpeciesParams, WorldConfig};
 use crate::vector::Vector;
 use crate::vector::min_image;
@@ -22,11 +21,19 @@ use serde::Serialize;
 pub struct Metrics<V: Vector> {
     /// Number of boids.
     pub count: usize,
-    /// Polarization `|Σ v̂| / N` in [0, 1]: 1 when all head the same way.
+    /// Polarization `|Σ v̂| / N` in [0, 1]: 1 when all head the same way
+    /// (Couzin's p; Vicsek's v_a, every speed being v₀).
     pub polarization: f64,
+    /// Velocity polarization `|Σ v| / Σ |v|` in [0, 1]: polarization weighted by
+    /// speed (D'Orsogna's P); NaN when nothing moves.
+    pub velocity_polarization: f64,
     /// Milling `|Σ r̂ × v̂| / N` in [0, 1] (normalised angular momentum about the
-    /// centroid, `r` the offset from it): 1 for a perfect rotating mill.
+    /// centroid, `r` the offset from it; Couzin's m): 1 for a perfect rotating mill.
     pub milling: f64,
+    /// Angular momentum `|Σ r × v| / Σ |r| |v|` in [0, 1] about the centroid
+    /// (D'Orsogna's M): weights each particle by its distance and speed; NaN when
+    /// nothing moves or all sit on the centroid.
+    pub angular_momentum: f64,
     /// Mean distance to the nearest other boid, units (NaN with fewer than 2 boids).
     pub mean_nn_distance: f64,
     /// Median distance to the nearest other boid, units (NaN with fewer than 2 boids).
@@ -44,18 +51,16 @@ pub struct Metrics<V: Vector> {
     /// Local order in [0, 1], groups, largest group and speed over max speed
     /// (see [`Structure`]).
     pub structure: Structure,
-    /// Boids outside the world box (it can happen only with a soft or no boundary).
-    pub outside: usize,
+    /// Boids outside the world box (possible only with a soft boundary); `None`
+    /// where the world has no edges (`unbounded`, `roost`: the box there is
+    /// where boids start, or the roost, and leaving it is no error).
+    pub outside: Option<usize>,
     /// Boids inside an obstacle (0 by construction: a check, not a statistic).
     pub inside_obstacles: usize,
-    /// The order parameter of the species' model as its paper defines it:
-    /// Vicsek's v_a = |Σ v_i| / (N v0), Couzin's p = |Σ v̂_i| / N, D'Orsogna's
-    /// |Σ v_i| / Σ |v_i|; for boids and the ABM model the polarization.
-    pub model_order: f64,
 }
 
 /// One scalar metric: its name in tables and `[expect]`, unit and definition,
-/// as `docs/SCENARIOS.md` documents it (a test holds the page to this table).
+/// as `docs/METRICS.md` documents it (a test holds the page to this table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MetricRow {
     /// Column name (`polarization`).
@@ -67,7 +72,7 @@ pub struct MetricRow {
 }
 
 impl MetricRow {
-    /// The metric's row of the table in `docs/SCENARIOS.md`, "Metrics".
+    /// The metric's row of the table in `docs/METRICS.md`.
     pub fn markdown_row(&self) -> String {
         format!("| `{}` | {} | {} |", self.name, self.unit, self.definition)
     }
@@ -96,10 +101,14 @@ macro_rules! metric_rows {
 metric_rows! {
     count, "boids", "boids alive",
         |m| m.count as f64;
-    polarization, "—", "`\\|Σ v̂\\| / N` in [0, 1]: 1 when all head the same way",
+    polarization, "—", "`\\|Σ v̂\\| / N` in [0, 1]: 1 when all head the same way. Couzin's p; Vicsek's v_a (every speed is v₀)",
         |m| m.polarization;
-    milling, "—", "`\\|Σ r̂ × v̂\\| / N` in [0, 1], `r` the offset from the centroid: 1 for a perfect mill",
+    velocity_polarization, "—", "`\\|Σ v\\| / Σ \\|v\\|` in [0, 1]: polarization weighted by speed. D'Orsogna's P (NaN when nothing moves)",
+        |m| m.velocity_polarization;
+    milling, "—", "`\\|Σ r̂ × v̂\\| / N` in [0, 1], `r` the offset from the centroid: 1 for a perfect mill. Couzin's m",
         |m| m.milling;
+    angular_momentum, "—", "`\\|Σ r × v\\| / Σ \\|r\\| \\|v\\|` in [0, 1] about the centroid: milling weighted by distance and speed. D'Orsogna's M (NaN when nothing moves)",
+        |m| m.angular_momentum;
     mean_nn_distance, "units", "mean distance to the nearest other boid (exact, by the nearest periodic image; NaN with fewer than 2 boids)",
         |m| m.mean_nn_distance;
     median_nn_distance, "units", "median distance to the nearest other boid (as above)",
@@ -116,14 +125,12 @@ metric_rows! {
         |m| m.structure.groups as f64;
     largest_group_fraction, "—", "share of the boids in the largest group",
         |m| m.structure.largest_group_fraction;
-    speed_fraction, "—", "mean of each boid's speed over its species' max speed (a flock that cruises near 0.3 is braking itself)",
+    speed_fraction, "—", "mean of each boid's speed over its species' reference speed: the max speed for boids, v₀ (Vicsek), s (Couzin), the free speed √(α/β) (D'Orsogna), `speed` (ABM); not capped: a D'Orsogna particle faster than its free speed counts above 1 (a flock of boids cruising near 0.3 is braking itself)",
         |m| m.structure.speed_fraction;
-    outside, "boids", "boids outside the world box (possible only with a soft or no boundary)",
-        |m| m.outside as f64;
+    outside, "boids", "boids outside the world box (possible only with a soft boundary); NaN where the world has no edges (`unbounded`, `roost`), whose box is only where boids start or roost",
+        |m| m.outside.map_or(f64::NAN, |n| n as f64);
     inside_obstacles, "boids", "boids inside an obstacle: always 0, a check rather than a statistic",
         |m| m.inside_obstacles as f64;
-    model_order, "—", "the order parameter of the species' model as its paper defines it ([docs/RESEARCH.md](RESEARCH.md)): Vicsek's v_a = \\|Σ v_i\\| / (N v0), Couzin's p = \\|Σ v̂_i\\| / N, D'Orsogna's \\|Σ v_i\\| / Σ \\|v_i\\|; for boids and the ABM model the polarization",
-        |m| m.model_order;
 }
 
 /// Names of the scalar metrics, in [`METRICS`] order.
@@ -197,6 +204,8 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
 
     let mut pol = [0.0f64; 3];
     let mut mill = [0.0f64; 3];
+    let (mut vel, mut speed_sum) = ([0.0f64; 3], 0.0f64);
+    let (mut mom, mut mom_norm) = ([0.0f64; 3], 0.0f64);
     let (mut s1, mut s2) = (0.0f64, 0.0f64);
     let mut lo = V::splat(f32::INFINITY);
     let mut hi = V::splat(f32::NEG_INFINITY);
@@ -209,10 +218,16 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         lo = lo.min_elem(r);
         hi = hi.max_elem(r);
         let m = V::cross3(r.normalize_or_zero(), vh);
+        let l = V::cross3(r, v);
+        let va = v.to_array3();
         for i in 0..3 {
             pol[i] += vh.to_array3()[i] as f64;
             mill[i] += m[i] as f64;
+            vel[i] += va[i] as f64;
+            mom[i] += l[i] as f64;
         }
+        speed_sum += speed;
+        mom_norm += r.length() as f64 * speed;
     }
     let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
     let nf = n.max(1) as f64;
@@ -235,7 +250,9 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
     Metrics {
         count: n,
         polarization: if n == 0 { 0.0 } else { norm(pol) / nf },
+        velocity_polarization: norm(vel) / speed_sum,
         milling: if n == 0 { 0.0 } else { norm(mill) / nf },
+        angular_momentum: norm(mom) / mom_norm,
         mean_nn_distance: mean_nn,
         median_nn_distance: median_nn,
         min_pair_distance: min_nn,
@@ -244,12 +261,18 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         centroid,
         extent: if n == 0 { V::ZERO } else { hi - lo },
         structure: structure(positions, velocities, flock.species, flock.params, config),
-        outside: positions
-            .iter()
-            .filter(|p| {
-                (0..V::DIM).any(|i| p.get(i) < config.min.get(i) || p.get(i) > config.max.get(i))
-            })
-            .count(),
+        outside: match config.boundary {
+            Boundary::Unbounded | Boundary::Roost { .. } => None,
+            _ => Some(
+                positions
+                    .iter()
+                    .filter(|p| {
+                        (0..V::DIM)
+                            .any(|i| p.get(i) < config.min.get(i) || p.get(i) > config.max.get(i))
+                    })
+                    .count(),
+            ),
+        },
         inside_obstacles: if flock.obstacles.is_empty() {
             0
         } else {
@@ -258,44 +281,16 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
                 .filter(|&&p| flock.obstacles.clearance(p) < 0.0)
                 .count()
         },
-        model_order: order_parameter(velocities, flock.species, flock.params),
     }
 }
 
-/// The order parameter the world's model's paper defines, over velocities `v`
-/// of species `s`: Vicsek's v_a = |Σ v_i| / (N v0); Couzin's group polarization
-/// p = |Σ v̂_i| / N; D'Orsogna's P = |Σ v_i| / Σ |v_i|; for boids and the ABM
-/// model the polarization |Σ v̂_i| / N.
-fn order_parameter<V: Vector>(
-    velocities: &[V],
-    species_of: &[u16],
-    species: &[SpeciesParams],
-) -> f64 {
-    let n = velocities.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let mut sum = [0f64; 3];
-    let mut norm = 0f64;
-    for (v, &s) in velocities.iter().zip(species_of) {
-        let a = v.to_array3();
-        let len = v.length() as f64;
-        let scale = match species[s as usize].model {
-            Model::Vicsek(m) => 1.0 / m.v0 as f64,
-            Model::Dorsogna(_) => 1.0,
-            _ if len > 0.0 => 1.0 / len,
-            _ => 0.0,
-        };
-        for i in 0..3 {
-            sum[i] += a[i] as f64 * scale;
-        }
-        norm += match species[s as usize].model {
-            Model::Dorsogna(_) => len,
-            _ => 1.0,
-        };
-    }
-    let l = (sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]).sqrt();
-    if norm > 0.0 { l / norm } else { 0.0 }
+/// A former metric's name and what replaced it, for the message refusing it.
+pub fn replaced_metric(name: &str) -> Option<&'static str> {
+    (name == "model_order").then_some(
+        "model_order (whose meaning changed with the model) was replaced by order parameters \
+         named for what they are: polarization (Couzin's p; Vicsek's v_a) and \
+         velocity_polarization (D'Orsogna's P)",
+    )
 }
 
 /// Centroid: arithmetic mean, or per-axis circular mean in a periodic world.
@@ -495,16 +490,16 @@ mod tests {
     use super::*;
     use glam::{Vec2, Vec3};
 
-    const DOC: &str = include_str!("../../../../docs/SCENARIOS.md");
+    const DOC: &str = include_str!("../../../../docs/METRICS.md");
 
-    /// `docs/SCENARIOS.md`'s metrics table is [`METRICS`], row for row: a new,
+    /// `docs/METRICS.md`'s table is [`METRICS`], row for row: a new,
     /// renamed or redefined metric fails here until the page follows.
     #[test]
     fn the_documentation_table_is_the_metrics_table() {
         let section = DOC
-            .split("\n## Metrics\n")
+            .split("\n## The metrics table\n")
             .nth(1)
-            .expect("docs/SCENARIOS.md has a Metrics section");
+            .expect("docs/METRICS.md has the metrics table");
         let section = section.split("\n## ").next().unwrap();
         let documented: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
         let rows: Vec<String> = METRICS.iter().map(MetricRow::markdown_row).collect();
@@ -515,7 +510,7 @@ mod tests {
     #[test]
     fn the_documented_csv_columns_are_the_tables() {
         let columns = table_columns(0).join(",");
-        let line = DOC
+        let line = include_str!("../../../../docs/SCENARIOS.md")
             .lines()
             .find(|l| l.starts_with("| `--metrics m.csv"))
             .expect("docs/SCENARIOS.md documents --metrics");
@@ -530,7 +525,7 @@ mod tests {
         assert_eq!(scalars.map(|(n, _)| n), SCALAR_NAMES);
         assert_eq!(scalars[0].1, 2.0);
         assert_eq!(scalars[1], ("polarization", 1.0));
-        assert_eq!(SCALAR_UNITS[7], "(units/s)²");
+        assert_eq!(SCALAR_UNITS[9], "(units/s)²");
     }
 
     fn compute<V: Vector>(
@@ -568,6 +563,85 @@ mod tests {
         assert!(m.polarization < 1e-5, "{}", m.polarization);
         assert!((m.milling - 1.0).abs() < 1e-5, "{}", m.milling);
         assert!((m.centroid - Vec2::splat(50.0)).length() < 1e-4);
+    }
+
+    /// The papers' weighted definitions differ from the unit-vector ones in a
+    /// mixed state: an inner ring milling one way fast and an outer ring the
+    /// other way slowly cancel in `milling` but not in `angular_momentum`; a fast
+    /// boid outweighs two slow ones in `velocity_polarization` only.
+    #[test]
+    fn dorsogna_weighted_order_parameters_weigh_by_distance_and_speed() {
+        let w = WorldConfig::new(Vec2::splat(100.0), Boundary::Unbounded);
+        let ring = |r: f32, speed: f32, n: usize| -> (Vec<Vec2>, Vec<Vec2>) {
+            (0..n)
+                .map(|i| {
+                    let a = i as f32 / n as f32 * std::f32::consts::TAU;
+                    let d = Vec2::new(libm::cosf(a), libm::sinf(a));
+                    (Vec2::splat(50.0) + r * d, speed * d.perp())
+                })
+                .unzip()
+        };
+        let (mut pos, mut vel) = ring(2.0, 1.0, 32);
+        let (p2, v2) = ring(8.0, -3.0, 32);
+        pos.extend(p2);
+        vel.extend(v2);
+        let m = compute(&pos, &vel, &w);
+        assert!(m.milling < 1e-4, "unit vectors cancel: {}", m.milling);
+        // |Σ r × v| / Σ |r||v| = (32·8·3 − 32·2·1) / (32·8·3 + 32·2·1) = 704 / 832.
+        assert!(
+            (m.angular_momentum - 704.0 / 832.0).abs() < 1e-4,
+            "{}",
+            m.angular_momentum
+        );
+        let vel = [Vec2::X * 4.0, -Vec2::X, -Vec2::X];
+        let pos = [Vec2::ZERO, Vec2::ONE, Vec2::splat(2.0)];
+        let m = compute(&pos, &vel, &w);
+        assert!((m.polarization - 1.0 / 3.0).abs() < 1e-9);
+        assert!((m.velocity_polarization - 2.0 / 6.0).abs() < 1e-9);
+        let m = compute(&pos, &[Vec2::ZERO; 3], &w);
+        assert!(m.velocity_polarization.is_nan() && m.angular_momentum.is_nan());
+    }
+
+    /// `outside` means something only where the world has edges; `speed_fraction`
+    /// is not capped (a regression test: it read 0.973 in a mill at 0.992 of
+    /// the free speed because faster particles counted as 1).
+    #[test]
+    fn outside_is_nan_without_edges_and_the_speed_fraction_is_not_capped() {
+        let pos = [Vec2::splat(-5.0), Vec2::splat(5.0)];
+        let vel = [Vec2::X * 6.0, Vec2::X * 2.0];
+        for (b, want) in [
+            (Boundary::Unbounded, None),
+            (
+                Boundary::Roost {
+                    margin: 1.0,
+                    strength: 1.0,
+                },
+                None,
+            ),
+            (
+                Boundary::Soft {
+                    margin: 1.0,
+                    strength: 1.0,
+                },
+                Some(1),
+            ),
+        ] {
+            let w = WorldConfig::new(Vec2::splat(10.0), b);
+            let m = compute(&pos, &vel, &w);
+            assert_eq!(m.outside, want, "{b:?}");
+            let outside = m.scalars().iter().find(|s| s.0 == "outside").unwrap().1;
+            assert_eq!(outside.is_nan(), want.is_none());
+            // Default max speed 3: (6/3 + 2/3) / 2.
+            let f = m.structure.speed_fraction;
+            assert!((f - 4.0 / 3.0).abs() < 1e-6, "{f}");
+        }
+    }
+
+    #[test]
+    fn a_replaced_metric_name_says_what_replaced_it() {
+        let why = replaced_metric("model_order").unwrap();
+        assert!(why.contains("velocity_polarization") && why.contains("polarization (Couzin"));
+        assert!(replaced_metric("polarization").is_none());
     }
 
     #[test]

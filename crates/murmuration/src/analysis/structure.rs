@@ -23,7 +23,9 @@ pub struct Structure {
     pub groups: usize,
     /// Share of the boids in the largest group, in [0, 1] (0 without boids).
     pub largest_group_fraction: f64,
-    /// Mean of each boid's speed over its species' max speed, in [0, 1].
+    /// Mean of each boid's speed over its species' max speed (for a research
+    /// model its characteristic speed: v₀, s, √(α/β), `speed`); not capped, so a
+    /// D'Orsogna particle above its free speed counts above 1.
     pub speed_fraction: f64,
 }
 
@@ -55,7 +57,7 @@ pub fn structure<V: Vector>(
         .map(|(v, &s)| {
             let max = params[s as usize].max_speed;
             if max > 0.0 {
-                (v.length() / max).min(1.0) as f64
+                (v.length() / max) as f64
             } else {
                 0.0
             }

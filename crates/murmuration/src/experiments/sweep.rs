@@ -174,6 +174,24 @@ impl RunStats {
         (self.m2[i] / self.samples.max(1) as f64).sqrt()
     }
 
+    /// Statistics read back from a table row: `samples`, then `mean, std` of
+    /// every metric interleaved as [`RunStats::values`] writes them (a resumed
+    /// sweep's finished runs). `None` when the count of values is wrong.
+    pub fn from_values(samples: u64, values: &[f64]) -> Option<Self> {
+        if values.len() != 2 * SCALAR_NAMES.len() {
+            return None;
+        }
+        let mut s = Self {
+            samples,
+            ..Self::default()
+        };
+        for i in 0..SCALAR_NAMES.len() {
+            s.mean[i] = values[2 * i];
+            s.m2[i] = values[2 * i + 1] * values[2 * i + 1] * samples.max(1) as f64;
+        }
+        Some(s)
+    }
+
     /// `mean, std` of every metric, interleaved in [`stat_columns`] order.
     pub fn values(&self) -> Vec<f64> {
         (0..SCALAR_NAMES.len())

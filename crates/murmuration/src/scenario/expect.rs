@@ -7,15 +7,19 @@
 //! after = 1500                  # steps before the bands apply
 //! polarization = [0.6, 1.0]     # [min, max], both included
 //! outside = [0, 0]
+//! seeds = 8                     # the bands hold on seeds world.seed … + 7 (default 1)
 //! ```
 
 use crate::analysis::metrics::SCALAR_NAMES;
 
 /// A scenario's expectations: from step `after` on, each metric lies in its band.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Expectations {
     /// Steps of transient before the bands apply.
     pub after: u64,
+    /// How many seeds the bands hold on: `world.seed` and the next `seeds − 1`
+    /// (a preset named for a state reaches it on every seed, not on a lucky one).
+    pub seeds: u64,
     /// The bands, in the order of [`SCALAR_NAMES`].
     pub bands: Vec<Band>,
 }
@@ -60,6 +64,16 @@ impl Verdict {
     }
 }
 
+impl Default for Expectations {
+    fn default() -> Self {
+        Self {
+            after: 0,
+            seeds: 1,
+            bands: Vec::new(),
+        }
+    }
+}
+
 impl Expectations {
     /// Checks every band against `(name, value)` pairs (as
     /// [`crate::analysis::metrics::Metrics::scalars`] gives them).
@@ -81,6 +95,18 @@ impl Expectations {
         let mut out = Self::default();
         for (key, value) in t {
             let field = format!("expect.{key}");
+            if key == "seeds" {
+                out.seeds = match value {
+                    toml::Value::Integer(n) if (1..=64).contains(n) => *n as u64,
+                    v => {
+                        return Err((
+                            field,
+                            format!("expect.seeds = {v} must be a whole number from 1 to 64"),
+                        ));
+                    }
+                };
+                continue;
+            }
             if key == "after" {
                 out.after = match value {
                     toml::Value::Integer(n) if *n >= 0 => *n as u64,
@@ -96,6 +122,9 @@ impl Expectations {
                 continue;
             }
             let Some(&metric) = SCALAR_NAMES.iter().find(|n| **n == key) else {
+                if let Some(why) = crate::analysis::metrics::replaced_metric(key) {
+                    return Err((field, format!("expect.{why}")));
+                }
                 return Err((
                     field,
                     format!(

@@ -19,21 +19,46 @@ fn check(name: &str) {
         .unwrap_or_else(|| panic!("{name} states no [expect] bands"))
         .clone();
     assert!(e.bands.len() >= 3, "{name}: too few bands to say anything");
-    let scalars = match s.build().unwrap() {
-        AnyWorld::D2(mut w) => {
-            w.step_n(e.after);
-            w.metrics().scalars().to_vec()
-        }
-        AnyWorld::D3(mut w) => {
-            w.step_n(e.after);
-            w.metrics().scalars().to_vec()
-        }
-    };
-    let missed: Vec<String> = e
-        .check(&scalars)
+    // Every seed `[expect]` names, side by side (each world steps on one thread
+    // of its own; the bits do not depend on it).
+    let seeds: Vec<u64> = (0..e.seeds).map(|k| s.seed() + k).collect();
+    let results: Vec<(u64, Vec<(&str, f64)>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = seeds
+            .iter()
+            .map(|&seed| {
+                let s = &s;
+                let after = e.after;
+                scope.spawn(move || {
+                    let s = s
+                        .with_override(murmuration::scenario::Override {
+                            path: "world.seed".into(),
+                            value: seed.to_string(),
+                        })
+                        .unwrap();
+                    let scalars = match s.build().unwrap() {
+                        AnyWorld::D2(mut w) => {
+                            w.step_n(after);
+                            w.metrics().scalars().to_vec()
+                        }
+                        AnyWorld::D3(mut w) => {
+                            w.step_n(after);
+                            w.metrics().scalars().to_vec()
+                        }
+                    };
+                    (seed, scalars)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let missed: Vec<String> = results
         .iter()
-        .filter(|v| !v.holds())
-        .map(|v| format!("{} = {}", v.band, v.value))
+        .flat_map(|(seed, scalars)| {
+            e.check(scalars)
+                .into_iter()
+                .filter(|v| !v.holds())
+                .map(move |v| format!("seed {seed}: {} = {}", v.band, v.value))
+        })
         .collect();
     assert!(
         missed.is_empty(),
