@@ -9,6 +9,8 @@ metrics, snapshots and digests, bit for bit.
 - :func:`run` -- one run's metrics table (the ``--metrics`` CSV's columns).
 - :func:`sweep` -- every combination of parameter values times seeds, run here
   in parallel or as tasks on a Dask cluster; the rows of ``murmuration sweep``.
+- :func:`ladder` -- one parameter stepped up and back down with the flock
+  carried over (hysteresis); the rows of ``murmuration ladder``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 from . import _core, _tasks
 from ._core import World, presets, SCALAR_METRICS
 
-__all__ = ["World", "run", "sweep", "presets", "SCALAR_METRICS", "__version__"]
+__all__ = ["World", "run", "sweep", "ladder", "presets", "SCALAR_METRICS", "__version__"]
 __version__: str = _core.__version__
 
 Scenario = Union[str, "os.PathLike[str]"]
@@ -61,7 +63,8 @@ def run(
     data: Dict[str, Any] = {c: rows[:, i] for i, c in enumerate(columns)}
     data["step"] = data["step"].astype(np.int64)
     for c in columns:
-        if c.startswith("zone_") or c in ("count", "groups", "outside", "inside_obstacles"):
+        # `outside` stays float: NaN in a world without edges (docs/METRICS.md).
+        if c.startswith("zone_") or c in ("count", "groups", "inside_obstacles"):
             data[c] = data[c].astype(np.int64)
     return _table(columns, data, as_frame)
 
@@ -130,3 +133,53 @@ def sweep(
         data[c] = stats[:, 1 + i]
     return _table(columns, data, as_frame)
 
+
+
+def ladder(
+    scenario: Optional[Scenario],
+    path: str,
+    values: Sequence[Any],
+    rung_steps: int,
+    skip: int = 0,
+    every: int = 1,
+    seeds: int = 1,
+    both_ways: bool = True,
+    as_frame: Optional[bool] = None,
+):
+    """Steps ``path`` through ``values`` (then, ``both_ways``, back down without
+    repeating the top), holding each for ``rung_steps`` steps with the flock
+    carried from rung to rung; one run per seed (the scenario's seed and the
+    next ``seeds - 1``), in parallel on this machine's cores.
+
+    Returns one row per seed and rung, the rows of ``murmuration ladder`` (same
+    order: seed by seed, rung by rung; same numbers, bit for bit). Columns:
+    ``rung``, ``direction`` (``"up"``/``"down"``), ``path`` (the value as
+    given), ``seed``, ``rung_steps``, ``skip``, ``samples``, then
+    ``<metric>_mean`` and ``<metric>_std`` over the rung's steps after ``skip``,
+    sampled every ``every``.
+    """
+    if scenario is None:
+        scenario = "default"
+    text, origin, _ = _core.scenario_source(scenario)
+    values = list(values)
+    rungs, seed_list, per_seed = _core.run_ladders(
+        text, origin, path, values, both_ways, rung_steps, skip, every, seeds
+    )
+    n = len(rungs)
+    # The value objects as given: the way up, then back down.
+    given = values + (values[-2::-1] if both_ways else [])
+    stat_columns = _core.stat_columns()
+    columns = ["rung", "direction", path, "seed", "rung_steps", "skip", "samples"] + stat_columns[4:]
+    stats = np.array(per_seed, dtype=np.float64).reshape(seeds * n, -1)
+    data: Dict[str, Any] = {
+        "rung": np.tile(np.array([r[0] for r in rungs], dtype=np.int64), seeds),
+        "direction": [r[2] for r in rungs] * seeds,
+        path: given[:n] * seeds,
+        "seed": np.repeat(np.array(seed_list, dtype=np.int64), n),
+        "rung_steps": np.full(seeds * n, rung_steps, dtype=np.int64),
+        "skip": np.full(seeds * n, skip, dtype=np.int64),
+        "samples": stats[:, 0].astype(np.int64),
+    }
+    for i, c in enumerate(stat_columns[4:]):
+        data[c] = stats[:, 1 + i]
+    return _table(columns, data, as_frame)

@@ -18,6 +18,7 @@ __all__ = [
     "run_point",
     "run_points",
     "stat_columns",
+    "run_ladders",
     "run_metrics",
 ]
 __version__: str
@@ -144,3 +145,17 @@ def run_points(
 
 def stat_columns() -> List[str]:
     """seed, steps, skip, samples, <metric>_mean, <metric>_std, ..."""
+
+def run_ladders(
+    text: str,
+    origin: str,
+    path: str,
+    values: Sequence[Any],
+    both_ways: bool,
+    rung_steps: int,
+    skip: int,
+    every: int,
+    seeds: int,
+) -> Tuple[List[Tuple[int, str, str]], List[int], List[List[List[float]]]]:
+    """A ladder's rungs (index, value, "up"|"down"), its seeds, and per seed one row per rung:
+    [samples, <metric>_mean, <metric>_std, ...]."""

@@ -86,3 +86,40 @@ def test_the_example_sweeps_on_a_local_cluster_and_saves_its_plot(tmp_path):
     img = mpimg.imread(png)
     assert img.shape[0] > 200 and img.shape[1] > 300
     assert img[..., :3].std() > 0.05, "the plot is blank"
+
+
+LADDER = ["species.particles.eta", [0.5, 4.0, 6.0]]
+
+
+def test_ladder_equals_the_command_lines_table(cli, tmp_path):
+    out = tmp_path / "l.csv"
+    cli("ladder", "vicsek", "--set", "species.particles.eta=0.5,4,6", "--rung-steps", "40",
+        "--skip", "20", "--every", "5", "--seeds", "2", "--out", str(out), "-q")
+    theirs = pd.read_csv(out, float_precision="round_trip")
+    ours = mm.ladder("vicsek", LADDER[0], LADDER[1], rung_steps=40, skip=20, every=5, seeds=2)
+    assert list(ours.columns) == list(theirs.columns)
+    assert len(ours) == len(theirs) == 2 * 5
+    assert ours["direction"].tolist() == theirs["direction"].tolist() == ["up"] * 3 + ["down"] * 2 + ["up"] * 3 + ["down"] * 2
+    assert ours[LADDER[0]].tolist() == [0.5, 4.0, 6.0, 4.0, 0.5] * 2
+    for c in theirs.columns:
+        if c == "direction":
+            continue
+        assert np.array_equal(ours[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float)), c
+    with pytest.raises(ValueError, match="99"):
+        mm.ladder("vicsek", LADDER[0], [0.5, 99], rung_steps=10)
+    with pytest.raises(ValueError, match="skip"):
+        mm.ladder("vicsek", LADDER[0], [0.5], rung_steps=10, skip=10)
+
+
+def test_the_hysteresis_example_draws_its_figure(tmp_path):
+    png = tmp_path / "h.png"
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "examples/research/couzin_hysteresis.py"), str(png),
+         "--seeds", "2", "--rung-steps", "100"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(png)
+    assert img.shape[0] > 200 and img[..., :3].std() > 0.05, "the plot is blank"

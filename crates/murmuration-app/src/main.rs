@@ -7,6 +7,7 @@ mod failure;
 mod frames;
 mod game;
 mod gfx;
+mod ladder;
 mod out;
 mod outputs;
 mod play;
@@ -44,6 +45,9 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a grid of parameter values x seeds in parallel; one CSV row per run.
     Sweep(sweep::SweepArgs),
+    /// Step one parameter up through values and back down, the flock carried
+    /// from rung to rung (hysteresis); one CSV row per seed and rung.
+    Ladder(ladder::LadderArgs),
     /// Draw a run offscreen to a PNG, an animated GIF, a folder of PNGs or an MP4.
     Render(render::RenderArgs),
     /// List the shipped scenarios (or print one with --show NAME).
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
+        Some(Command::Ladder(args)) => ladder::run(&args),
         Some(Command::Presets(args)) => presets::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),

@@ -94,6 +94,29 @@ impl AtomicFile {
         self.file.writer()
     }
 
+    /// A checkpoint: what was written so far appears at the destination
+    /// (through a temporary copy renamed into place, as a finished file would),
+    /// and writing goes on. `head` replaces the copy's first bytes (an NPY
+    /// header with the frame count so far).
+    pub fn publish(&mut self, head: Option<&[u8]>) -> Result<()> {
+        let dest = self.file.dest().to_path_buf();
+        let w = self.file.writer();
+        w.flush()?;
+        let mut src = File::open(w.get_ref().path())
+            .with_context(|| format!("cannot read back the output for {}", dest.display()))?;
+        let mut copy = AtomicFile::create(&dest, "checkpoint")?;
+        std::io::copy(&mut src, copy.writer())?;
+        if let Some(head) = head {
+            let c = copy.writer();
+            c.flush()?;
+            let f: &mut File = c.get_mut().as_file_mut();
+            f.seek(SeekFrom::Start(0))?;
+            f.write_all(head)?;
+            f.seek(SeekFrom::End(0))?;
+        }
+        copy.finish()
+    }
+
     /// Flushes, syncs and renames the file into place.
     pub fn finish(self) -> Result<()> {
         let dest = self.file.dest().to_path_buf();
@@ -119,6 +142,45 @@ impl MetricsCsv {
             murmuration::metrics::table_columns(zones).join(",")
         )?;
         Ok(Self { file })
+    }
+
+    /// Continues the table at `dest` that a checkpointed run left, for a run
+    /// resumed at `step`: its rows up to that step are kept and new ones follow,
+    /// so the finished file is the one an uninterrupted run writes. `None` when
+    /// there is no file to continue.
+    pub fn resume(dest: &Path, zones: usize, step: u64) -> Result<Option<Self>> {
+        let Some(text) = read_existing(dest, "--metrics")? else {
+            return Ok(None);
+        };
+        let header = murmuration::metrics::table_columns(zones).join(",");
+        let mut lines = text.lines();
+        if lines.next() != Some(header.as_str()) {
+            return Err(invalid(format!(
+                "--metrics {} cannot be continued: its columns are not this run's; give another path",
+                dest.display()
+            )));
+        }
+        let mut file = AtomicFile::create(dest, "--metrics")?;
+        let w = file.writer();
+        writeln!(w, "{header}")?;
+        for line in lines {
+            match line.split(',').next().and_then(|s| s.parse::<u64>().ok()) {
+                Some(s) if s <= step => writeln!(w, "{line}")?,
+                Some(_) => break,
+                None => {
+                    return Err(invalid(format!(
+                        "--metrics {} cannot be continued: a row does not start with a step: {line:?}",
+                        dest.display()
+                    )));
+                }
+            }
+        }
+        Ok(Some(Self { file }))
+    }
+
+    /// Publishes the rows so far at the destination (a checkpoint).
+    pub fn publish(&mut self) -> Result<()> {
+        self.file.publish(None)
     }
 
     /// One row for the world's current state.
@@ -208,6 +270,82 @@ impl Trajectory {
         })
     }
 
+    /// Continues the trajectory at `dest` that a checkpointed run left, for a
+    /// run resumed at `step` that writes a frame every `every` steps: the
+    /// frames up to that step are kept (NPY: steps 0, every, … ≤ step; CSV: the
+    /// rows whose step is at most `step`). `None` when there is no file.
+    pub fn resume(dest: &Path, dim: usize, step: u64, every: u64) -> Result<Option<Self>> {
+        let format = TrajectoryFormat::of(dest)?;
+        let bad = |why: String| {
+            invalid(format!(
+                "--trajectory {} cannot be continued: {why}; give another path",
+                dest.display()
+            ))
+        };
+        match format {
+            TrajectoryFormat::Npy => {
+                let bytes = match std::fs::read(dest) {
+                    Ok(b) => b,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                    Err(e) => return Err(bad(e.to_string())),
+                };
+                let (frames, width, d) = npy_shape(&bytes)
+                    .ok_or_else(|| bad("it is not a trajectory this program wrote".into()))?;
+                if d != dim {
+                    return Err(bad(format!(
+                        "it holds {d}D positions, this world is {dim}D"
+                    )));
+                }
+                let frame_bytes = width * dim * 4;
+                if bytes.len() != NPY_HEADER + frames as usize * frame_bytes {
+                    return Err(bad("its length does not match its header".into()));
+                }
+                let keep = step / every + 1;
+                if keep > frames {
+                    return Err(bad(format!(
+                        "it holds {frames} frames, but a run to step {step} with --every {every} writes {keep}"
+                    )));
+                }
+                let mut t = Self::create(dest, width, dim)?;
+                t.file
+                    .writer()
+                    .write_all(&bytes[NPY_HEADER..NPY_HEADER + keep as usize * frame_bytes])?;
+                t.frames = keep;
+                Ok(Some(t))
+            }
+            TrajectoryFormat::Csv => {
+                let Some(text) = read_existing(dest, "--trajectory")? else {
+                    return Ok(None);
+                };
+                let mut t = Self::create(dest, 0, dim)?;
+                let mut lines = text.lines();
+                let header = lines.next().unwrap_or_default();
+                let axes = &["x", "y", "z"][..dim];
+                if header.split(',').count() != 3 + 2 * axes.len() {
+                    return Err(bad(format!("its columns are not a {dim}D trajectory's")));
+                }
+                let w = t.file.writer();
+                for line in lines {
+                    match line.split(',').next().and_then(|s| s.parse::<u64>().ok()) {
+                        Some(s) if s <= step => writeln!(w, "{line}")?,
+                        Some(_) => break,
+                        None => {
+                            return Err(bad(format!("a row does not start with a step: {line:?}")));
+                        }
+                    }
+                }
+                Ok(Some(t))
+            }
+        }
+    }
+
+    /// Publishes the frames so far at the destination (a checkpoint).
+    pub fn publish(&mut self) -> Result<()> {
+        let head = (self.format == TrajectoryFormat::Npy)
+            .then(|| npy_header(self.frames, self.width, self.dim));
+        self.file.publish(head.as_deref())
+    }
+
     /// Appends the world's current state as one frame.
     pub fn frame<V: Vector>(&mut self, world: &World<V>) -> Result<()> {
         let (ids, pos) = (world.ids(), world.positions());
@@ -260,6 +398,33 @@ impl Trajectory {
         }
         self.file.finish()
     }
+}
+
+/// The text of an existing output, `None` when there is none.
+fn read_existing(dest: &Path, what: &str) -> Result<Option<String>> {
+    match std::fs::read_to_string(dest) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(invalid(format!(
+            "{what} {} cannot be continued: {e}",
+            dest.display()
+        ))),
+    }
+}
+
+/// `(frames, width, dim)` of an NPY header [`npy_header`] wrote.
+fn npy_shape(bytes: &[u8]) -> Option<(u64, usize, usize)> {
+    if bytes.len() < NPY_HEADER || !bytes.starts_with(b"\x93NUMPY\x01\x00") {
+        return None;
+    }
+    let text = std::str::from_utf8(&bytes[10..NPY_HEADER]).ok()?;
+    if !text.contains("'descr': '<f4'") {
+        return None;
+    }
+    let shape = text.split("'shape': (").nth(1)?.split(')').next()?;
+    let mut n = shape.split(',').map(|s| s.trim().parse::<u64>());
+    let (f, w, d) = (n.next()?.ok()?, n.next()?.ok()?, n.next()?.ok()?);
+    Some((f, w as usize, d as usize))
 }
 
 /// An NPY version 1.0 header for little-endian `float32` data of shape

@@ -16,7 +16,7 @@ use std::sync::Once;
 /// Pixel size of a figure.
 const SIZE: (u32, u32) = (960, 640);
 /// The font family every label is drawn in (registered once).
-const FONT: &str = "sans-serif";
+pub const FONT: &str = "sans-serif";
 
 /// What the figure shows.
 pub struct PlotSpec<'a> {
@@ -97,7 +97,7 @@ fn points(axes: &[Axis], runs: &[Run], stats: &[RunStats], m: usize, seeds: u64)
         .collect()
 }
 
-fn register_font() {
+pub fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bytes are a valid font shipped with egui; a failure would only

@@ -23,8 +23,12 @@ pub struct RunArgs {
     #[arg(conflicts_with = "resume")]
     pub file: Option<String>,
     /// Steps to run (default: the scenario's `steps`, else 1000).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "until")]
     pub steps: Option<u64>,
+    /// Run until the world's step count reaches STEP (a resumed run finishes
+    /// where the killed one meant to).
+    #[arg(long, value_name = "STEP")]
+    pub until: Option<u64>,
     /// Random seed (overrides the scenario's world.seed).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -53,9 +57,17 @@ pub struct RunArgs {
     /// Save the final state to this snapshot file.
     #[arg(long, value_name = "FILE.snap")]
     pub snapshot: Option<PathBuf>,
-    /// Continue from this snapshot for --steps more steps (instead of a scenario).
+    /// Continue from this snapshot for --steps more steps (instead of a
+    /// scenario). A --metrics or --trajectory file that a checkpointed run left
+    /// is continued: its rows up to the snapshot's step are kept.
     #[arg(long, value_name = "FILE.snap")]
     pub resume: Option<PathBuf>,
+    /// Every K steps (of the world's step count) publish a checkpoint: the
+    /// --snapshot and the tables so far, each replaced atomically, so a run
+    /// killed outright (kill -9, the OOM killer) loses at most K steps and
+    /// `--resume SNAPSHOT --until STEP` finishes it bit for bit.
+    #[arg(long, value_name = "K", requires = "snapshot")]
+    pub checkpoint_every: Option<u64>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -66,6 +78,7 @@ impl Default for RunArgs {
         Self {
             file: None,
             steps: None,
+            until: None,
             seed: None,
             set: Vec::new(),
             threads: None,
@@ -76,6 +89,7 @@ impl Default for RunArgs {
             every: 1,
             snapshot: None,
             resume: None,
+            checkpoint_every: None,
             quiet: false,
         }
     }
@@ -108,6 +122,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     for (name, k) in [
         ("--every", args.every),
         ("--metrics-every", args.metrics_every),
+        ("--checkpoint-every", args.checkpoint_every.unwrap_or(1)),
     ] {
         if k == 0 {
             return Err(invalid(format!(
@@ -152,12 +167,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 AnyWorld::D3(w) => w.step_index(),
             };
             let label = format!("snapshot {} at step {step}", snap.display());
-            (world, label, args.steps.unwrap_or(1000), None)
+            (world, label, steps_from(args, step, None)?, None)
         }
         None => {
             let s = presets::load_seeded(args.file.as_deref(), args.seed, &args.set)?;
             let label = presets::label(&s);
-            let steps = args.steps.or(s.steps()).unwrap_or(1000);
+            let steps = steps_from(args, 0, s.steps())?;
             let expect = s.expectations().cloned();
             (pool.install(|| s.build())?, label, steps, expect)
         }
@@ -166,6 +181,18 @@ pub fn run(args: &RunArgs) -> Result<()> {
     match world {
         AnyWorld::D2(w) => run_world(w, args, &label, steps, expect, &pool),
         AnyWorld::D3(w) => run_world(w, args, &label, steps, expect, &pool),
+    }
+}
+
+/// The steps to run from step `at`: `--until`'s remainder, `--steps`, the
+/// scenario's own, else 1000.
+fn steps_from(args: &RunArgs, at: u64, own: Option<u64>) -> Result<u64> {
+    match args.until {
+        Some(u) if u < at => Err(invalid(format!(
+            "--until {u} is behind the snapshot, which is at step {at}"
+        ))),
+        Some(u) => Ok(u - at),
+        None => Ok(args.steps.or(own).unwrap_or(1000)),
     }
 }
 
@@ -190,6 +217,7 @@ fn run_world<V: GpuVector>(
         boundary_text(world.config().boundary),
         world.config().seed,
     )?;
+    let start_step = world.step_index();
     let mut outputs = Outputs::open(args, &world, pool)?;
     let mut sim = Simulation::with_gpu(world, gpu, None)?;
     progress::catch_ctrl_c();
@@ -205,11 +233,19 @@ fn run_world<V: GpuVector>(
             interrupted = true;
             break;
         }
-        let k = outputs.steps_to_next((steps - done).min(batch), done);
+        let k = outputs.steps_to_next((steps - done).min(batch), start_step + done);
         pool.install(|| sim.step_n(k))?;
         done += k;
         bar.inc(k);
-        outputs.record(done, &mut sim, pool)?;
+        outputs.record(start_step + done, &mut sim, pool)?;
+        if let (Some(every), Some(snap)) = (args.checkpoint_every, &args.snapshot)
+            && (start_step + done).is_multiple_of(every)
+        {
+            outputs.publish()?;
+            sim.world()?
+                .save_snapshot(snap)
+                .with_context(|| format!("cannot write the checkpoint {}", snap.display()))?;
+        }
     }
     bar.finish_and_clear();
     let world = sim.into_world()?;
@@ -261,23 +297,40 @@ impl<'a> Outputs<'a> {
         world: &World<V>,
         pool: &rayon::ThreadPool,
     ) -> Result<Self> {
-        let mut metrics = match &args.metrics {
-            Some(p) => Some(MetricsCsv::create(p, world.zones().len())?),
-            None => None,
-        };
-        let mut trajectory = match &args.trajectory {
-            Some(p) => Some(Trajectory::create(
-                p,
-                world.boids().next_id() as usize,
-                V::DIM,
-            )?),
-            None => None,
-        };
+        // A resumed run continues the files a checkpointed run left (their
+        // rows up to the snapshot's step); a new file starts with the start.
+        let step = world.step_index();
+        let resuming = args.resume.is_some();
+        let mut metrics = None;
+        let mut trajectory = None;
+        let (mut fresh_metrics, mut fresh_trajectory) = (false, false);
+        if let Some(p) = &args.metrics {
+            let zones = world.zones().len();
+            metrics = match resuming {
+                true => MetricsCsv::resume(p, zones, step)?,
+                false => None,
+            };
+            if metrics.is_none() {
+                metrics = Some(MetricsCsv::create(p, zones)?);
+                fresh_metrics = true;
+            }
+        }
+        if let Some(p) = &args.trajectory {
+            trajectory = match resuming {
+                true => Trajectory::resume(p, V::DIM, step, args.every)?,
+                false => None,
+            };
+            if trajectory.is_none() {
+                let width = world.boids().next_id() as usize;
+                trajectory = Some(Trajectory::create(p, width, V::DIM)?);
+                fresh_trajectory = true;
+            }
+        }
         pool.install(|| -> Result<()> {
-            if let Some(m) = &mut metrics {
+            if let Some(m) = metrics.as_mut().filter(|_| fresh_metrics) {
                 m.row(world)?;
             }
-            if let Some(t) = &mut trajectory {
+            if let Some(t) = trajectory.as_mut().filter(|_| fresh_trajectory) {
                 t.frame(world)?;
             }
             Ok(())
@@ -289,11 +342,13 @@ impl<'a> Outputs<'a> {
         })
     }
 
-    /// At most `k` steps from step `done`, stopping at the next output.
+    /// At most `k` steps from the world's step `done`, stopping at the next
+    /// output or checkpoint.
     fn steps_to_next(&self, mut k: u64, done: u64) -> u64 {
         for every in [
             self.metrics.as_ref().map(|_| self.args.metrics_every),
             self.trajectory.as_ref().map(|_| self.args.every),
+            self.args.checkpoint_every,
         ]
         .into_iter()
         .flatten()
@@ -303,7 +358,18 @@ impl<'a> Outputs<'a> {
         k
     }
 
-    /// Writes what is due after step `done`.
+    /// A checkpoint: every file so far published at its destination.
+    fn publish(&mut self) -> Result<()> {
+        if let Some(m) = &mut self.metrics {
+            m.publish()?;
+        }
+        if let Some(t) = &mut self.trajectory {
+            t.publish()?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is due after the world's step `done`.
     fn record<V: GpuVector>(
         &mut self,
         done: u64,

@@ -95,12 +95,11 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Runs `murmuration sweep`.
-pub fn run(args: &SweepArgs) -> Result<()> {
+/// Checks the options that need no scenario: counts, output paths, the figure.
+fn check_options(args: &SweepArgs) -> Result<()> {
     if args.seeds == 0 || args.every == 0 {
         return Err(invalid("--seeds and --every must be at least 1"));
     }
-    let pool = thread_pool(args.threads)?;
     outputs::probe(&args.out, "--out")?;
     if let Some(plot) = &args.plot {
         outputs::probe(plot, "--plot")?;
@@ -114,6 +113,13 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             )));
         }
     }
+    Ok(())
+}
+
+/// Runs `murmuration sweep`.
+pub fn run(args: &SweepArgs) -> Result<()> {
+    check_options(args)?;
+    let pool = thread_pool(args.threads)?;
     let axes = parse_axes(&args.set)?;
     if args.plot.is_some() {
         crate::plot::check_x_axis(&axes[0]).map_err(|e| invalid(e.to_string()))?;
@@ -141,7 +147,11 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let mut rows: Vec<Option<Row>> = vec![None; runs.len()];
     if args.resume {
         let kept = resume_rows(&args.out, &header, &runs, steps, args.skip, &mut rows)?;
-        outln!("resume: {kept} of {} runs are in {}", runs.len(), args.out.display())?;
+        outln!(
+            "resume: {kept} of {} runs are in {}",
+            runs.len(),
+            args.out.display()
+        )?;
     }
     let todo: Vec<usize> = (0..runs.len()).filter(|&i| rows[i].is_none()).collect();
     let combinations = runs.len() as u64 / args.seeds;
@@ -168,9 +178,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         todo.par_iter()
             .map(|&i| -> Result<bool> {
                 let run = &runs[i];
-                let done = sweep::run_stats(&scenarios[i], schedule, &progress::stop_requested, &|| {
-                    bar.inc(1)
-                })?;
+                let done =
+                    sweep::run_stats(&scenarios[i], schedule, &progress::stop_requested, &|| {
+                        bar.inc(1)
+                    })?;
                 let Some(stats) = done else { return Ok(false) };
                 let line = row_text(run, &stats, steps, args.skip);
                 let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
@@ -260,7 +271,12 @@ fn resume_rows(
     let text = match std::fs::read_to_string(out) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(invalid(format!("--resume cannot read {}: {e}", out.display()))),
+        Err(e) => {
+            return Err(invalid(format!(
+                "--resume cannot read {}: {e}",
+                out.display()
+            )));
+        }
     };
     let mut lines = text.lines();
     if lines.next() != Some(header) {
@@ -278,15 +294,25 @@ fn resume_rows(
                 out.display()
             ))
         };
-        let index: usize = line.split(',').next().and_then(|i| i.parse().ok()).ok_or_else(bad)?;
+        let index: usize = line
+            .split(',')
+            .next()
+            .and_then(|i| i.parse().ok())
+            .ok_or_else(bad)?;
         let run = runs.get(index).ok_or_else(bad)?;
         // The row's prefix must be what this plan writes for that run.
         let probe = row_text(run, &RunStats::default(), steps, skip);
         let prefix = probe.rsplitn(fields + 2, ',').last().unwrap_or_default();
-        let rest = line.strip_prefix(prefix).and_then(|r| r.strip_prefix(',')).ok_or_else(bad)?;
+        let rest = line
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix(','))
+            .ok_or_else(bad)?;
         let mut nums = rest.split(',');
         let samples: u64 = nums.next().and_then(|x| x.parse().ok()).ok_or_else(bad)?;
-        let values: Vec<f64> = nums.map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+        let values: Vec<f64> = nums
+            .map(|x| x.parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad())?;
         let stats = RunStats::from_values(samples, &values).ok_or_else(bad)?;
         rows[index] = Some(Row {
             line: line.to_string(),

@@ -78,7 +78,9 @@ fn run_writes_metrics_and_trajectories_and_the_same_digest_on_any_thread_count()
     let rows: Vec<&str> = metrics.lines().collect();
     assert_eq!(rows.len(), 1 + 61, "header + steps 0..=60");
     assert!(
-        rows[0].starts_with("step,time,count,polarization,velocity_polarization,milling,angular_momentum"),
+        rows[0].starts_with(
+            "step,time,count,polarization,velocity_polarization,milling,angular_momentum"
+        ),
         "{}",
         rows[0]
     );

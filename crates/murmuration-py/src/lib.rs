@@ -23,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep::run_point, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::run_points, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::stat_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::run_ladders, m)?)?;
     m.add_function(wrap_pyfunction!(world::run_metrics, m)?)?;
     Ok(())
 }

@@ -136,3 +136,85 @@ pub fn run_points(
 pub fn stat_columns() -> Vec<String> {
     sweep::stat_columns()
 }
+
+/// What `run_ladders` returns: the rungs, the seeds, and per seed per rung the statistics.
+type LadderRows = (Vec<(usize, String, String)>, Vec<u64>, Vec<Vec<Vec<f64>>>);
+
+/// A ladder's rungs as `(index, value, "up"|"down")`, the seeds and, per seed (the
+/// scenario's seed and the next `seeds − 1`, run in parallel), one row per rung:
+/// `[samples, <metric>_mean, <metric>_std, ...]` — the rows of
+/// `murmuration ladder`. Every rung's value is validated before any step.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a Python function with keyword arguments: each one a ladder setting"
+)]
+#[pyfunction]
+#[pyo3(signature = (text, origin, path, values, both_ways, rung_steps, skip, every, seeds))]
+pub fn run_ladders(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    path: String,
+    values: Vec<Bound<'_, PyAny>>,
+    both_ways: bool,
+    rung_steps: u64,
+    skip: u64,
+    every: u64,
+    seeds: u64,
+) -> PyResult<LadderRows> {
+    use murmuration::ladder::{Ladder, run_ladder};
+    if seeds == 0 {
+        return Err(PyValueError::new_err("seeds must be at least 1"));
+    }
+    let values: Vec<String> = values.iter().map(value_text).collect::<PyResult<_>>()?;
+    let ladder = Ladder {
+        path,
+        values,
+        both_ways,
+        rung_steps,
+        skip,
+        every,
+    };
+    ladder.check().map_err(PyValueError::new_err)?;
+    let base = Scenario::parse(text, origin).map_err(scenario_error)?;
+    let mut scenarios = Vec::with_capacity(seeds as usize);
+    let seed_list: Vec<u64> = (0..seeds).map(|k| base.seed() + k).collect();
+    for k in 0..seeds {
+        let s = base
+            .with_override(Override {
+                path: "world.seed".into(),
+                value: (base.seed() + k).to_string(),
+            })
+            .map_err(scenario_error)?;
+        ladder.scenarios(&s).map_err(scenario_error)?;
+        scenarios.push(s);
+    }
+    let rungs = ladder
+        .rungs()
+        .into_iter()
+        .map(|r| (r.index, r.value, r.direction.name().to_string()))
+        .collect();
+    let rows = py
+        .detach(|| {
+            scenarios
+                .par_iter()
+                .map(|s| run_ladder(s, &ladder, &|| false, &|| ()))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(scenario_error)?;
+    let rows = rows
+        .into_iter()
+        .map(|stats| {
+            stats
+                .expect("a ladder without a stop request finishes")
+                .iter()
+                .map(|st| {
+                    let mut v = vec![st.samples as f64];
+                    v.extend(st.values());
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    Ok((rungs, seed_list, rows))
+}

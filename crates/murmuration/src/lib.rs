@@ -71,7 +71,7 @@ pub use behaviours::zones::Zone;
 pub use boids::{BoidId, Boids};
 pub use digest::{digest, hash_bytes};
 pub use error::{ParamError, ScenarioError, SnapshotError, WorldError, error_chain};
-pub use experiments::sweep;
+pub use experiments::{ladder, sweep};
 pub use glam;
 pub use grid::{Extent, Grid};
 pub use params::model::{self, Model, ModelKind};

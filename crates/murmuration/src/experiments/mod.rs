@@ -1,5 +1,7 @@
 //! Worlds run for a purpose: parameter sweeps over seeds with per-run
-//! statistics (sweep) and the standard benchmark workloads (workload).
+//! statistics (sweep), ladders with per-rung statistics (ladder) and the
+//! standard benchmark workloads (workload).
 
+pub mod ladder;
 pub mod sweep;
 pub(crate) mod workload;
