@@ -89,6 +89,11 @@ class World:
     def __len__(self) -> int: ...
     def metrics(self) -> Dict[str, float]:
         """Every scalar metric by name, then zone_0, ... (zone counts)."""
+    def field_analysis(self, bins: int = 40, ranks: int = 20, shells: int = 5) -> Dict[str, Any]:
+        """The field-study analyses of the flock now (`murmuration analyse`):
+        size, correlation (r, c, pairs), correlation_length, anisotropy,
+        forward_fraction, isotropic_anisotropy, interaction_neighbours, shape,
+        density_profile (depth, nn_distance, density)."""
     def set(self, path: str, value: Any) -> None:
         """Changes a parameter by its `--set` path, keeping the boids. ValueError
         for a bad path or value, or a setting only a new world can take

@@ -237,3 +237,23 @@ def test_a_world_larger_than_memory_is_a_value_error_not_a_crash():
         mm.World.from_scenario("starlings-3d", overrides=huge)
     with pytest.raises(ValueError, match="GiB of memory"):
         mm.sweep("starlings-3d", {"species.starlings.count": [100, 260_000_000]}, steps=2)
+
+
+def test_field_analysis_matches_the_command_line(cli, tmp_path):
+    import json
+
+    out = tmp_path / "a.json"
+    cli("analyse", "fish-school", "--steps", "40", "--out", str(out))
+    theirs = json.loads(out.read_text())["frames"][0][1]
+    w = mm.World.from_scenario("fish-school")
+    w.step(40)
+    ours = w.field_analysis()
+    assert ours["count"] == theirs["count"]
+    for k in ("size", "correlation_length", "interaction_neighbours"):
+        a, b = ours[k], theirs[k]
+        assert (a != a and b is None) or a == b, k
+    assert ours["anisotropy"] == theirs["anisotropy"]
+    assert ours["shape"] == theirs["shape"]
+    assert len(ours["correlation"]["r"]) == 40
+    with pytest.raises(ValueError, match="bins"):
+        w.field_analysis(bins=0)

@@ -1,5 +1,6 @@
 //! `murmuration`: the command line over the Murmuration library.
 
+mod analyse;
 mod backend;
 mod bench;
 mod check;
@@ -48,6 +49,9 @@ enum Command {
     /// Step one parameter up through values and back down, the flock carried
     /// from rung to rung (hysteresis); one CSV row per seed and rung.
     Ladder(ladder::LadderArgs),
+    /// Measure a flock as field studies measure starlings: velocity
+    /// correlations, neighbour anisotropy, shape, density from edge to core.
+    Analyse(analyse::AnalyseArgs),
     /// Draw a run offscreen to a PNG, an animated GIF, a folder of PNGs or an MP4.
     Render(render::RenderArgs),
     /// List the shipped scenarios (or print one with --show NAME).
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Ladder(args)) => ladder::run(&args),
+        Some(Command::Analyse(args)) => analyse::run(&args),
         Some(Command::Presets(args)) => presets::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),

@@ -296,3 +296,40 @@ fn a_ladder_goes_up_and_down_with_the_flock_carried_and_draws_it() {
     assert!(err.contains("replaced by order parameters"), "{err}");
     assert!(!dir.path().join("x.csv").exists());
 }
+
+#[test]
+fn analyse_prints_and_writes_the_field_study_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.json");
+    let text = ok(bin()
+        .args(["analyse", "fish-school", "--steps", "30", "--frames", "2"])
+        .args(["--stride", "5", "--ranks", "8", "--out"])
+        .arg(&out));
+    for key in [
+        "size_L: ",
+        "correlation_length_xi: ",
+        "anisotropy_gamma(n=1..): ",
+        "forward_fraction(n=1..): ",
+        "shape ",
+        "density core->edge: ",
+    ] {
+        line(&text, key);
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let frames = json["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0][0], 30);
+    assert_eq!(frames[1][0], 35);
+    assert_eq!(json["mean"]["anisotropy"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        json["mean"]["shape"].as_array().unwrap().len(),
+        2,
+        "2D: width, length"
+    );
+    let err = fails(bin().args(["analyse", "fish-school", "--frames", "0"]), 2);
+    assert!(
+        err.contains("--frames and --stride must be at least 1"),
+        "{err}"
+    );
+}

@@ -332,6 +332,65 @@ impl World {
         ))
     }
 
+    /// The field-study analyses of the flock now (`murmuration analyse`, one
+    /// snapshot): `size`, `correlation_length`, `correlation` (r, C, pairs per
+    /// bin), `anisotropy` and `forward_fraction` per neighbour rank,
+    /// `isotropic_anisotropy`, `interaction_neighbours`, `shape`,
+    /// `density_profile` (depth, nn_distance, density per shell). The GIL is
+    /// released while it measures (every pair: O(N²)).
+    #[pyo3(signature = (bins=40, ranks=20, shells=5))]
+    fn field_analysis<'py>(
+        &self,
+        py: Python<'py>,
+        bins: usize,
+        ranks: usize,
+        shells: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if bins == 0 || shells == 0 {
+            return Err(PyValueError::new_err("bins and shells must be at least 1"));
+        }
+        let opts = murmuration::field::FieldOptions {
+            bins,
+            ranks,
+            shells,
+        };
+        let a = py.detach(|| -> PyResult<_> {
+            let g = self.lock()?;
+            Ok(with_world!(&g.world, w => murmuration::field::analyse(w.positions(), w.velocities(), opts)))
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("count", a.count)?;
+        d.set_item("dim", a.dim)?;
+        d.set_item("size", a.size)?;
+        let c = PyDict::new(py);
+        c.set_item("r", a.correlation.iter().map(|b| b.r).collect::<Vec<_>>())?;
+        c.set_item("c", a.correlation.iter().map(|b| b.c).collect::<Vec<_>>())?;
+        c.set_item(
+            "pairs",
+            a.correlation.iter().map(|b| b.pairs).collect::<Vec<_>>(),
+        )?;
+        d.set_item("correlation", c)?;
+        d.set_item("correlation_length", a.correlation_length)?;
+        d.set_item("anisotropy", a.anisotropy)?;
+        d.set_item("forward_fraction", a.forward_fraction)?;
+        d.set_item("isotropic_anisotropy", a.isotropic_anisotropy)?;
+        d.set_item("interaction_neighbours", a.interaction_neighbours)?;
+        d.set_item("shape", a.shape)?;
+        let p = PyDict::new(py);
+        let shells = &a.density_profile;
+        p.set_item("depth", shells.iter().map(|s| s.depth).collect::<Vec<_>>())?;
+        p.set_item(
+            "nn_distance",
+            shells.iter().map(|s| s.nn_distance).collect::<Vec<_>>(),
+        )?;
+        p.set_item(
+            "density",
+            shells.iter().map(|s| s.density).collect::<Vec<_>>(),
+        )?;
+        d.set_item("density_profile", p)?;
+        Ok(d)
+    }
+
     /// Every scalar metric by name, then `zone_0`, ... (the metrics CSV's columns).
     fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let g = self.lock()?;

@@ -57,7 +57,7 @@ pub mod scenario;
 mod step;
 mod world;
 
-pub use analysis::metrics;
+pub use analysis::{field, metrics};
 pub use atomic::{AtomicFile, write_atomic};
 pub use behaviours::attractors::{Attractor, Pulse};
 pub use behaviours::clearance::ClearanceGrid;

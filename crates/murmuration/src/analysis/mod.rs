@@ -1,5 +1,7 @@
 //! Measurements of a flock: the order parameters and distances of every
-//! metrics row (metrics) and the group structure they build on (structure).
+//! metrics row (metrics), the group structure they build on (structure), and
+//! the analyses of field studies of real flocks (field).
 
+pub mod field;
 pub mod metrics;
 pub(crate) mod structure;
