@@ -339,15 +339,15 @@ fn symmetric_eigen(mut a: [[f64; 3]; 3], dim: usize) -> ([[f64; 3]; 3], [f64; 3]
                 let t = if theta == 0.0 { 1.0 } else { t };
                 let c = 1.0 / (t * t + 1.0).sqrt();
                 let s = t * c;
-                for k in 0..dim {
-                    let (akp, akq) = (a[k][p], a[k][q]);
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
+                for row in a.iter_mut().take(dim) {
+                    let (akp, akq) = (row[p], row[q]);
+                    row[p] = c * akp - s * akq;
+                    row[q] = s * akp + c * akq;
                 }
+                let (rp, rq) = (a[p], a[q]);
                 for k in 0..dim {
-                    let (apk, aqk) = (a[p][k], a[q][k]);
-                    a[p][k] = c * apk - s * aqk;
-                    a[q][k] = s * apk + c * aqk;
+                    a[p][k] = c * rp[k] - s * rq[k];
+                    a[q][k] = s * rp[k] + c * rq[k];
                 }
                 for row in v.iter_mut().take(dim) {
                     let (vp, vq) = (row[p], row[q]);
@@ -445,7 +445,7 @@ mod tests {
         let pos: Vec<Vec2> = (0..n).map(|i| Vec2::new(i as f32 * spacing, 0.0)).collect();
         let vel: Vec<Vec2> = pos
             .iter()
-            .map(|p| Vec2::new(1.0, (std::f32::consts::TAU * p.x / lambda).cos()))
+            .map(|p| Vec2::new(1.0, libm::cosf(std::f32::consts::TAU * p.x / lambda)))
             .collect();
         let a = analyse(
             &pos,
