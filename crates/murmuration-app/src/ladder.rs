@@ -8,6 +8,7 @@ use crate::failure::{Interrupted, invalid};
 use crate::out::outln;
 use crate::outputs::{self, AtomicFile};
 use crate::run::thread_pool;
+use crate::sweep::csv_field;
 use crate::{presets, progress};
 use anyhow::Result;
 use clap::Args;
@@ -165,10 +166,7 @@ pub fn run(args: &LadderArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let table = table.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut interrupted = false;
-    for r in results {
-        interrupted |= !r?;
-    }
+    let interrupted = progress::any_stopped(results)?;
     if interrupted {
         let have = table.iter().filter(|t| t.is_some()).count();
         eprintln!(
@@ -200,35 +198,28 @@ fn figure(
     lad: &Ladder,
     stats: &[Vec<RunStats>],
 ) -> Result<()> {
-    {
-        let species: Vec<(String, murmuration::SpeciesParams)> = base
-            .species()
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(base.species_params())
-            .collect();
-        let axis = sweep::Axis {
-            path: lad.path.clone(),
-            values: lad.values.clone(),
-        };
-        let label = crate::plot::axis_label(&axis, &species);
-        let subtitle = format!(
-            "{}, {} steps a rung ({} transient), {} seed(s)",
-            args.file,
-            lad.rung_steps,
-            lad.skip,
-            stats.len()
-        );
-        draw(
-            plot,
-            &lad.rungs(),
-            stats,
-            &plot_metrics(args),
-            &label,
-            &subtitle,
-        )?;
-        outln!("drew {}", plot.display())?;
-    }
+    let species = crate::plot::named_species(base);
+    let axis = sweep::Axis {
+        path: lad.path.clone(),
+        values: lad.values.clone(),
+    };
+    let label = crate::plot::axis_label(&axis, &species);
+    let subtitle = format!(
+        "{}, {} steps a rung ({} transient), {} seed(s)",
+        args.file,
+        lad.rung_steps,
+        lad.skip,
+        stats.len()
+    );
+    draw(
+        plot,
+        &lad.rungs(),
+        stats,
+        &plot_metrics(args),
+        &label,
+        &subtitle,
+    )?;
+    outln!("drew {}", plot.display())?;
     Ok(())
 }
 
@@ -281,14 +272,6 @@ fn write_table(
     }
     file.finish()?;
     Ok(())
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 /// Mean over seeds of metric `m` at rung `k`, and its error: the standard

@@ -334,6 +334,18 @@ fn caption(spec: &PlotSpec<'_>) -> String {
     format!("{} — {}", spec.metric, spec.subtitle)
 }
 
+/// The scenario's species by name, with their parameters (what [`axis_label`]
+/// reads symbols and units from).
+pub fn named_species(
+    base: &murmuration::scenario::Scenario,
+) -> Vec<(String, murmuration::SpeciesParams)> {
+    base.species()
+        .iter()
+        .map(|(n, _)| n.clone())
+        .zip(base.species_params())
+        .collect()
+}
+
 /// An axis's label: its (first linked) path, with the parameter's symbol and
 /// unit from the parameter tables when it names a species parameter.
 pub fn axis_label(axis: &Axis, species: &[(String, murmuration::SpeciesParams)]) -> String {

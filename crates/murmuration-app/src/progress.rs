@@ -51,3 +51,13 @@ pub fn bar(len: u64, unit: &str, hidden: bool) -> ProgressBar {
     );
     bar
 }
+
+/// Whether any of parallel jobs (each `Ok(false)` when a stop request cut it
+/// short) was stopped; the first error if one failed.
+pub fn any_stopped(results: Vec<anyhow::Result<bool>>) -> anyhow::Result<bool> {
+    let mut stopped = false;
+    for r in results {
+        stopped |= !r?;
+    }
+    Ok(stopped)
+}

@@ -87,7 +87,7 @@ fn split_values(s: &str) -> Vec<String> {
 }
 
 /// A CSV field, quoted when it needs to be.
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -193,10 +193,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let rows = table.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut interrupted = false;
-    for r in results {
-        interrupted |= !r?;
-    }
+    let interrupted = progress::any_stopped(results)?;
     let have = rows.iter().filter(|r| r.is_some()).count();
     if interrupted {
         eprintln!(
@@ -368,12 +365,7 @@ fn draw(
     stats: &[RunStats],
     steps: u64,
 ) -> Result<()> {
-    let species: Vec<(String, murmuration::SpeciesParams)> = base
-        .species()
-        .iter()
-        .map(|(n, _)| n.clone())
-        .zip(base.species_params())
-        .collect();
+    let species = crate::plot::named_species(base);
     let metric = args
         .plot_metric
         .as_deref()

@@ -319,7 +319,7 @@ fn principal_axes(p: &[[f64; 3]], dim: usize) -> ([[f64; 3]; 3], [f64; 3]) {
 /// `dim` block), largest eigenvalue first, by cyclic Jacobi rotations (exact
 /// to rounding for these sizes; hand-written: a 3×3 does not justify a
 /// linear-algebra crate).
-fn symmetric_eigen(mut a: [[f64; 3]; 3], dim: usize) -> ([[f64; 3]; 3], [f64; 3]) {
+pub(crate) fn symmetric_eigen(mut a: [[f64; 3]; 3], dim: usize) -> ([[f64; 3]; 3], [f64; 3]) {
     let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     for _sweep in 0..50 {
         let off: f64 = (0..dim)

@@ -57,6 +57,13 @@ pub struct Metrics<V: Vector> {
     pub outside: Option<usize>,
     /// Boids inside an obstacle (0 by construction: a check, not a statistic).
     pub inside_obstacles: usize,
+    /// The flock's width over its length: the square roots of the second and
+    /// first eigenvalues of the offsets' covariance (its principal axes), in
+    /// [0, 1]; NaN with fewer than 2 boids.
+    pub width_ratio: f64,
+    /// The flock's thickness over its length (third over first principal
+    /// axis), in [0, 1]; NaN in 2D.
+    pub thickness_ratio: f64,
 }
 
 /// One scalar metric: its name in tables and `[expect]`, unit and definition,
@@ -131,6 +138,10 @@ metric_rows! {
         |m| m.outside.map_or(f64::NAN, |n| n as f64);
     inside_obstacles, "boids", "boids inside an obstacle: always 0, a check rather than a statistic",
         |m| m.inside_obstacles as f64;
+    width_ratio, "—", "the flock's width over its length: √(λ₂/λ₁) of the eigenvalues λ₁ ≥ λ₂ (≥ λ₃) of the covariance of the offsets from the centroid (its principal axes); NaN with fewer than 2 boids",
+        |m| m.width_ratio;
+    thickness_ratio, "—", "the flock's thickness over its length, √(λ₃/λ₁) (as above; Ballerini et al. 2008: starling flocks are thin); NaN in 2D",
+        |m| m.thickness_ratio;
 }
 
 /// Names of the scalar metrics, in [`METRICS`] order.
@@ -206,6 +217,7 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
     let mut mill = [0.0f64; 3];
     let (mut vel, mut speed_sum) = ([0.0f64; 3], 0.0f64);
     let (mut mom, mut mom_norm) = ([0.0f64; 3], 0.0f64);
+    let mut cov = [[0.0f64; 3]; 3];
     let (mut s1, mut s2) = (0.0f64, 0.0f64);
     let mut lo = V::splat(f32::INFINITY);
     let mut hi = V::splat(f32::NEG_INFINITY);
@@ -228,6 +240,12 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         }
         speed_sum += speed;
         mom_norm += r.length() as f64 * speed;
+        let ra = r.to_array3();
+        for a in 0..3 {
+            for b in 0..3 {
+                cov[a][b] += ra[a] as f64 * ra[b] as f64;
+            }
+        }
     }
     let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
     let nf = n.max(1) as f64;
@@ -247,6 +265,7 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         (mean, median, nn[0] as f64)
     };
 
+    let (width_ratio, thickness_ratio) = shape_ratios(cov, n, V::DIM);
     Metrics {
         count: n,
         polarization: if n == 0 { 0.0 } else { norm(pol) / nf },
@@ -281,7 +300,26 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
                 .filter(|&&p| flock.obstacles.clearance(p) < 0.0)
                 .count()
         },
+        width_ratio,
+        thickness_ratio,
     }
+}
+
+/// Width and thickness over length from the offsets' summed outer products
+/// (`cov`, unnormalised: ratios of eigenvalues do not need the count).
+fn shape_ratios(cov: [[f64; 3]; 3], n: usize, dim: usize) -> (f64, f64) {
+    if n < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let (_, l) = crate::analysis::field::symmetric_eigen(cov, dim);
+    let ratio = |k: usize| {
+        if l[0] > 0.0 {
+            (l[k].max(0.0) / l[0]).sqrt()
+        } else {
+            f64::NAN
+        }
+    };
+    (ratio(1), if dim == 3 { ratio(2) } else { f64::NAN })
 }
 
 /// A former metric's name and what replaced it, for the message refusing it.
@@ -635,6 +673,39 @@ mod tests {
             let f = m.structure.speed_fraction;
             assert!((f - 4.0 / 3.0).abs() < 1e-6, "{f}");
         }
+    }
+
+    /// The principal-axis ratios of a box of points 4 × 2 × 1 (uniform on a
+    /// lattice): width 1/2 and thickness 1/4 of the length; a 2D line has no width.
+    #[test]
+    fn shape_ratios_are_the_principal_axes_over_the_length() {
+        let w = WorldConfig::new(Vec3::splat(100.0), Boundary::Unbounded);
+        let mut pos = Vec::new();
+        for x in 0..40 {
+            for y in 0..20 {
+                for z in 0..10 {
+                    pos.push(Vec3::new(x as f32, y as f32, z as f32) * 0.1);
+                }
+            }
+        }
+        let m = compute(&pos, &vec![Vec3::X; pos.len()], &w);
+        // A lattice of k points has variance (k² − 1)/12 per axis.
+        let var = |k: f64| (k * k - 1.0) / 12.0;
+        assert!(
+            (m.width_ratio - (var(20.0) / var(40.0)).sqrt()).abs() < 1e-6,
+            "{}",
+            m.width_ratio
+        );
+        assert!((m.thickness_ratio - (var(10.0) / var(40.0)).sqrt()).abs() < 1e-6);
+        let w2 = WorldConfig::new(Vec2::splat(100.0), Boundary::Unbounded);
+        let line: Vec<Vec2> = (0..10)
+            .map(|i| Vec2::new(i as f32, 2.0 * i as f32))
+            .collect();
+        let m = compute(&line, &[Vec2::X; 10], &w2);
+        assert!(
+            m.width_ratio.abs() < 1e-6 && m.thickness_ratio.is_nan(),
+            "{m:?}"
+        );
     }
 
     #[test]
