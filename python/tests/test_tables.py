@@ -24,7 +24,7 @@ def test_run_equals_the_metrics_csv(cli, tmp_path):
     assert list(ours.columns) == list(theirs.columns)
     assert len(ours) == 4
     for c in theirs.columns:
-        assert np.array_equal(ours[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float)), c
+        assert np.array_equal(ours[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float), equal_nan=True), c
     plain = mm.run("fish-school", steps=10, every=10, seed=2, as_frame=False)
     assert isinstance(plain, dict) and plain["step"].tolist() == [0, 10]
 
@@ -49,7 +49,7 @@ def test_sweep_equals_the_command_lines_table(cli, tmp_path, local):
     for c in theirs.columns:
         if c == "world.boundary":
             continue
-        assert np.array_equal(local[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float)), c
+        assert np.array_equal(local[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float), equal_nan=True), c
 
 
 def test_sweep_on_a_two_worker_local_cluster_equals_the_local_sweep(local):
@@ -104,7 +104,7 @@ def test_ladder_equals_the_command_lines_table(cli, tmp_path):
     for c in theirs.columns:
         if c == "direction":
             continue
-        assert np.array_equal(ours[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float)), c
+        assert np.array_equal(ours[c].to_numpy(dtype=float), theirs[c].to_numpy(dtype=float), equal_nan=True), c
     with pytest.raises(ValueError, match="99"):
         mm.ladder("vicsek", LADDER[0], [0.5, 99], rung_steps=10)
     with pytest.raises(ValueError, match="skip"):
