@@ -67,8 +67,19 @@ pub struct BenchArgs {
     /// With --level: time only the first N steps (while the whole swarm flies;
     /// a recording's last minutes may hold a few stragglers), instead of every
     /// step to the level's end. The replay is then not checked against its end.
-    #[arg(long, value_name = "N", requires = "level", conflicts_with = "render")]
+    #[arg(long, value_name = "N", conflicts_with = "render")]
     steps: Option<u64>,
+    /// Time a scene as people run it: a shipped preset or scenario file with
+    /// its own species, relations and behaviours (`--set` changes it), the
+    /// step's phases beside the whole (`--steps` measured, 200 by default).
+    #[arg(long, value_name = "PRESET|FILE", conflicts_with_all = ["dim", "n", "phase", "backend", "level", "model", "workload"])]
+    scene: Option<String>,
+    /// With --scene: change a scenario value (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE", requires = "scene")]
+    set: Vec<murmuration::scenario::Override>,
+    /// With --scene: steps run before the timing starts.
+    #[arg(long, default_value_t = 100, requires = "scene")]
+    warmup: u64,
 }
 
 fn parse_model(s: &str) -> Result<ModelKind, String> {
@@ -150,6 +161,19 @@ struct Row {
 pub fn run(args: &BenchArgs) -> Result<()> {
     if args.threads == Some(0) {
         bail!("--threads 0 is out of range: must be at least 1");
+    }
+    if let Some(scene) = &args.scene {
+        return crate::scene_bench::run(
+            scene,
+            &args.set,
+            args.threads,
+            args.warmup,
+            args.steps.unwrap_or(200),
+            args.json,
+        );
+    }
+    if args.steps.is_some() && args.level.is_none() {
+        bail!("--steps times a --level or a --scene");
     }
     if let Some(level) = &args.level {
         if let Some(size) = args.render {

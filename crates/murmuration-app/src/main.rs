@@ -17,6 +17,7 @@ mod presets;
 mod progress;
 mod render;
 mod run;
+mod scene_bench;
 mod sweep;
 mod timing;
 mod web;

@@ -74,6 +74,47 @@ fn bench_json_has_the_contract_fields() {
     );
 }
 
+/// `bench --scene` times a shipped scene as people run it, `--set` included,
+/// and its JSON row names the scene and splits the step into its phases.
+#[test]
+fn bench_scene_times_a_preset_with_its_overrides_and_phases() {
+    let out = stdout(bin().args([
+        "bench",
+        "--scene",
+        "sharks-and-schools",
+        "--set",
+        "species.school_a.count=500",
+        "--warmup",
+        "2",
+        "--steps",
+        "5",
+        "--threads",
+        "1",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["scene"], "sharks-and-schools");
+    assert_eq!(v["set"][0], "species.school_a.count=500");
+    assert_eq!(v["n"], 500 + 4000 + 2, "{out}");
+    assert_eq!(
+        (v["threads"].as_u64(), v["steps"].as_u64()),
+        (Some(1), Some(5))
+    );
+    let f = |k: &str| v[k].as_f64().unwrap();
+    assert!(f("median_ms") > 0.0 && f("min_ms") <= f("median_ms") && f("median_ms") <= f("p95_ms"));
+    assert!(f("steer_ms") > 0.0 && f("grid_ms") > 0.0, "{out}");
+    assert!((f("steps_per_s") - 1e3 / f("median_ms")).abs() < 1e-6);
+    let err = String::from_utf8(
+        bin()
+            .args(["bench", "--scene", "default", "--dim", "2"])
+            .output()
+            .unwrap()
+            .stderr,
+    )
+    .unwrap();
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
 #[test]
 fn bench_level_times_the_recorded_solution_to_its_end() {
     let out = stdout(bin().args(["bench", "--level", "1", "--threads", "1", "--json"]));
