@@ -148,7 +148,7 @@ impl MetricsCsv {
     /// resumed at `step`: its rows up to that step are kept and new ones follow,
     /// so the finished file is the one an uninterrupted run writes. `None` when
     /// there is no file to continue.
-    pub fn resume(dest: &Path, zones: usize, step: u64) -> Result<Option<Self>> {
+    pub fn resume(dest: &Path, zones: usize, step: u64, every: u64) -> Result<Option<Self>> {
         let Some(text) = read_existing(dest, "--metrics")? else {
             return Ok(None);
         };
@@ -163,9 +163,17 @@ impl MetricsCsv {
         let mut file = AtomicFile::create(dest, "--metrics")?;
         let w = file.writer();
         writeln!(w, "{header}")?;
+        // The last row due at or before the snapshot's step must be there: a
+        // table that ends earlier is not this run's (or lost its tail).
+        let due = step - step % every;
+        let (mut first, mut last) = (None, None);
         for line in lines {
             match line.split(',').next().and_then(|s| s.parse::<u64>().ok()) {
-                Some(s) if s <= step => writeln!(w, "{line}")?,
+                Some(s) if s <= step => {
+                    writeln!(w, "{line}")?;
+                    first.get_or_insert(s);
+                    last = Some(s);
+                }
                 Some(_) => break,
                 None => {
                     return Err(invalid(format!(
@@ -174,6 +182,13 @@ impl MetricsCsv {
                     )));
                 }
             }
+        }
+        if first.is_some_and(|f| f <= due) && last != Some(due) {
+            return Err(invalid(format!(
+                "--metrics {} cannot be continued: its rows end at step {}, but a run to step {step} with --metrics-every {every} has one at step {due}; give another path or the run's own options",
+                dest.display(),
+                last.map_or("(none)".to_string(), |l| l.to_string())
+            )));
         }
         Ok(Some(Self { file }))
     }
@@ -274,7 +289,13 @@ impl Trajectory {
     /// run resumed at `step` that writes a frame every `every` steps: the
     /// frames up to that step are kept (NPY: steps 0, every, … ≤ step; CSV: the
     /// rows whose step is at most `step`). `None` when there is no file.
-    pub fn resume(dest: &Path, dim: usize, step: u64, every: u64) -> Result<Option<Self>> {
+    pub fn resume(
+        dest: &Path,
+        dim: usize,
+        step: u64,
+        every: u64,
+        checkpoint: u64,
+    ) -> Result<Option<Self>> {
         let format = TrajectoryFormat::of(dest)?;
         let bad = |why: String| {
             invalid(format!(
@@ -300,10 +321,16 @@ impl Trajectory {
                 if bytes.len() != NPY_HEADER + frames as usize * frame_bytes {
                     return Err(bad("its length does not match its header".into()));
                 }
+                // An NPY file does not say at which steps its frames were
+                // taken: it is continued as a checkpointed run's from step 0
+                // with this --every, published at the snapshot's step or at
+                // the next checkpoint (killed before the snapshot followed).
                 let keep = step / every + 1;
-                if keep > frames {
+                let next = (step / checkpoint + 1) * checkpoint;
+                if frames != keep && frames != next / every + 1 {
                     return Err(bad(format!(
-                        "it holds {frames} frames, but a run to step {step} with --every {every} writes {keep}"
+                        "it holds {frames} frames, but a checkpointed run from step 0 with --every {every} holds {keep} at step {step} (or {} at the next checkpoint, {next})",
+                        next / every + 1
                     )));
                 }
                 let mut t = Self::create(dest, width, dim)?;

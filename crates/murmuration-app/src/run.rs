@@ -218,6 +218,14 @@ fn run_world<V: GpuVector>(
         world.config().seed,
     )?;
     let start_step = world.step_index();
+    // Outputs fall due every K steps of this run; with checkpoints, every K of
+    // the world's step count, so a resumed run samples where the killed one
+    // would have.
+    let clock = if args.checkpoint_every.is_some() {
+        start_step
+    } else {
+        0
+    };
     let mut outputs = Outputs::open(args, &world, pool)?;
     let mut sim = Simulation::with_gpu(world, gpu, None)?;
     progress::catch_ctrl_c();
@@ -233,11 +241,11 @@ fn run_world<V: GpuVector>(
             interrupted = true;
             break;
         }
-        let k = outputs.steps_to_next((steps - done).min(batch), start_step + done);
+        let k = outputs.steps_to_next((steps - done).min(batch), clock + done);
         pool.install(|| sim.step_n(k))?;
         done += k;
         bar.inc(k);
-        outputs.record(start_step + done, &mut sim, pool)?;
+        outputs.record(clock + done, &mut sim, pool)?;
         if let (Some(every), Some(snap)) = (args.checkpoint_every, &args.snapshot)
             && (start_step + done).is_multiple_of(every)
         {
@@ -300,14 +308,17 @@ impl<'a> Outputs<'a> {
         // A resumed run continues the files a checkpointed run left (their
         // rows up to the snapshot's step); a new file starts with the start.
         let step = world.step_index();
-        let resuming = args.resume.is_some();
+        // Only a checkpointed run continues what a checkpointed run left; a
+        // plain --resume starts its files afresh, as before.
+        let resuming = args.resume.is_some() && args.checkpoint_every.is_some();
+        let k = args.checkpoint_every.unwrap_or(1);
         let mut metrics = None;
         let mut trajectory = None;
         let (mut fresh_metrics, mut fresh_trajectory) = (false, false);
         if let Some(p) = &args.metrics {
             let zones = world.zones().len();
             metrics = match resuming {
-                true => MetricsCsv::resume(p, zones, step)?,
+                true => MetricsCsv::resume(p, zones, step, args.metrics_every)?,
                 false => None,
             };
             if metrics.is_none() {
@@ -317,7 +328,7 @@ impl<'a> Outputs<'a> {
         }
         if let Some(p) = &args.trajectory {
             trajectory = match resuming {
-                true => Trajectory::resume(p, V::DIM, step, args.every)?,
+                true => Trajectory::resume(p, V::DIM, step, args.every, k)?,
                 false => None,
             };
             if trajectory.is_none() {

@@ -138,11 +138,48 @@ fn a_run_killed_outright_resumes_from_its_checkpoint_bit_for_bit() {
     );
     // A table of another run is refused, not mixed in; --until behind the
     // snapshot is refused.
+    // A trajectory taken at another interval cannot be told apart by its
+    // frames' steps (NPY keeps none), so its frame count is checked.
+    let err = fails(
+        bin()
+            .arg("run")
+            .arg("--resume")
+            .arg(&s)
+            .args(["--every", "7", "--checkpoint-every", "40", "--snapshot"])
+            .arg(&s)
+            .arg("--trajectory")
+            .arg(&t),
+        2,
+    );
+    assert!(
+        err.contains("cannot be continued: it holds 121 frames"),
+        "{err}"
+    );
+    // Without --checkpoint-every a resumed run writes its files afresh, as
+    // before checkpoints (a regression test: it continued any file it found).
+    let fresh = p("fresh.csv");
+    std::fs::copy(&m, &fresh).unwrap();
+    ok(bin()
+        .arg("run")
+        .arg("--resume")
+        .arg(&s)
+        .args(["--steps", "20", "-q", "--metrics"])
+        .arg(&fresh));
+    let rows: Vec<String> = std::fs::read_to_string(&fresh)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    assert_eq!(rows.first().map(String::as_str), Some("1200"), "{rows:?}");
+    assert_eq!(rows.len(), 21);
     std::fs::write(&m, "step,time,other\n0,0,1\n").unwrap();
     let err = fails(
         bin()
             .arg("run")
             .arg("--resume")
+            .arg(&s)
+            .args(["--checkpoint-every", "40", "--snapshot"])
             .arg(&s)
             .arg("--metrics")
             .arg(&m),

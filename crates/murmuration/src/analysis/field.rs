@@ -326,7 +326,10 @@ pub(crate) fn symmetric_eigen(mut a: [[f64; 3]; 3], dim: usize) -> ([[f64; 3]; 3
             .flat_map(|i| (0..dim).filter(move |&j| j != i).map(move |j| (i, j)))
             .map(|(i, j)| a[i][j] * a[i][j])
             .sum();
-        if off < 1e-30 {
+        // Relative to the diagonal, so a tiny flock's matrix is rotated too
+        // and a large one stops as soon as it is diagonal to rounding.
+        let diag: f64 = (0..dim).map(|i| a[i][i] * a[i][i]).sum();
+        if off <= 1e-26 * diag {
             break;
         }
         for p in 0..dim {

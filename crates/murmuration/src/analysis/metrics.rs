@@ -269,9 +269,10 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
     Metrics {
         count: n,
         polarization: if n == 0 { 0.0 } else { norm(pol) / nf },
-        velocity_polarization: norm(vel) / speed_sum,
+        // Rounding can put an aligned flock a hair above 1.
+        velocity_polarization: at_most_one(norm(vel) / speed_sum),
         milling: if n == 0 { 0.0 } else { norm(mill) / nf },
-        angular_momentum: norm(mom) / mom_norm,
+        angular_momentum: at_most_one(norm(mom) / mom_norm),
         mean_nn_distance: mean_nn,
         median_nn_distance: median_nn,
         min_pair_distance: min_nn,
@@ -303,6 +304,11 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         width_ratio,
         thickness_ratio,
     }
+}
+
+/// `x` capped at 1, NaN kept (`f64::min` would turn NaN into 1).
+fn at_most_one(x: f64) -> f64 {
+    if x > 1.0 { 1.0 } else { x }
 }
 
 /// Width and thickness over length from the offsets' summed outer products
@@ -706,6 +712,11 @@ mod tests {
             m.width_ratio.abs() < 1e-6 && m.thickness_ratio.is_nan(),
             "{m:?}"
         );
+        // A tiny flock is measured like a large one (a regression test: an
+        // absolute convergence threshold left its matrix unrotated, width 1).
+        let tiny: Vec<Vec2> = line.iter().map(|p| *p * 1e-9).collect();
+        let m = compute(&tiny, &[Vec2::X; 10], &w2);
+        assert!(m.width_ratio < 1e-3, "{}", m.width_ratio);
     }
 
     #[test]

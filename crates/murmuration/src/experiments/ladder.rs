@@ -103,10 +103,12 @@ impl Ladder {
         self.rungs().len() as u64 * self.rung_steps
     }
 
-    /// The scenario of every rung, validated before anything runs (a bad value
-    /// or a setting a running world cannot change is an error here).
+    /// The scenario of every rung, validated before anything runs: a bad value,
+    /// or a setting a running world cannot change (tried on a world built and
+    /// retuned through every rung, never stepped), is an error here.
     pub fn scenarios(&self, base: &Scenario) -> Result<Vec<Scenario>, ScenarioError> {
-        self.rungs()
+        let scenarios = self
+            .rungs()
             .iter()
             .map(|r| {
                 base.with_override(Override {
@@ -114,7 +116,18 @@ impl Ladder {
                     value: r.value.clone(),
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        if scenarios.is_empty() {
+            return Ok(scenarios);
+        }
+        fn retunes<V: Vector>(mut w: World<V>, s: &[Scenario]) -> Result<(), ScenarioError> {
+            s.windows(2).try_for_each(|p| p[1].retune(&p[0], &mut w))
+        }
+        match scenarios[0].build()? {
+            AnyWorld::D2(w) => retunes(w, &scenarios)?,
+            AnyWorld::D3(w) => retunes(w, &scenarios)?,
+        }
+        Ok(scenarios)
     }
 }
 
@@ -259,6 +272,19 @@ eta = 0.1
         })
         .unwrap_err();
         assert!(err.to_string().contains("99"), "{err}");
+        // So is a setting a running world cannot take (a count), found by
+        // retuning a world that is never stepped (a regression test: it used
+        // to surface only after the first rung had run).
+        let count = Ladder {
+            path: "species.p.count".into(),
+            values: vec!["200".into(), "300".into()],
+            ..l.clone()
+        };
+        let err = run_ladder(&base, &count, &|| false, &|| {
+            steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("species.p.count"), "{err}");
         assert_eq!(steps.into_inner(), 0);
     }
 }
