@@ -281,18 +281,7 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         centroid,
         extent: if n == 0 { V::ZERO } else { hi - lo },
         structure: structure(positions, velocities, flock.species, flock.params, config),
-        outside: match config.boundary {
-            Boundary::Unbounded | Boundary::Roost { .. } => None,
-            _ => Some(
-                positions
-                    .iter()
-                    .filter(|p| {
-                        (0..V::DIM)
-                            .any(|i| p.get(i) < config.min.get(i) || p.get(i) > config.max.get(i))
-                    })
-                    .count(),
-            ),
-        },
+        outside: outside(positions, config),
         inside_obstacles: if flock.obstacles.is_empty() {
             0
         } else {
@@ -303,6 +292,22 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         },
         width_ratio,
         thickness_ratio,
+    }
+}
+
+/// Boids outside the world box; `None` where the world has no edges.
+fn outside<V: Vector>(positions: &[V], config: &WorldConfig<V>) -> Option<usize> {
+    match config.boundary {
+        Boundary::Unbounded | Boundary::Roost { .. } => None,
+        _ => Some(
+            positions
+                .iter()
+                .filter(|p| {
+                    (0..V::DIM)
+                        .any(|i| p.get(i) < config.min.get(i) || p.get(i) > config.max.get(i))
+                })
+                .count(),
+        ),
     }
 }
 
