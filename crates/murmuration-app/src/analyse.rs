@@ -103,10 +103,7 @@ fn mean(frames: &[(u64, FieldAnalysis)]) -> Mean {
     let isotropic = frames
         .first()
         .map_or(f64::NAN, |f| f.1.isotropic_anisotropy);
-    let interaction_neighbours = anisotropy
-        .iter()
-        .position(|&g| g <= isotropic + field::ISOTROPY_TOLERANCE)
-        .map_or(f64::NAN, |k| (k + 1) as f64);
+    let interaction_neighbours = field::interaction_neighbours(&anisotropy, isotropic);
     Mean {
         size: mean_of(frames.iter().map(|f| f.1.size)),
         correlation_length: mean_of(frames.iter().map(|f| f.1.correlation_length)),

@@ -131,8 +131,7 @@ pub fn run(args: &LadderArgs) -> Result<()> {
             value: seed.to_string(),
         };
         let s = presets::load(Some(&args.file), &[o])?;
-        lad.scenarios(&s)?;
-        scenarios.push(s);
+        scenarios.push(lad.scenarios(&s)?);
     }
     let rungs = lad.rungs();
     outln!(

@@ -58,8 +58,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.snap")]
     pub snapshot: Option<PathBuf>,
     /// Continue from this snapshot for --steps more steps (instead of a
-    /// scenario). A --metrics or --trajectory file that a checkpointed run left
-    /// is continued: its rows up to the snapshot's step are kept.
+    /// scenario). With --checkpoint-every, a --metrics or --trajectory file that
+    /// a checkpointed run left is continued: its rows up to the snapshot's step
+    /// are kept.
     #[arg(long, value_name = "FILE.snap")]
     pub resume: Option<PathBuf>,
     /// Every K steps (of the world's step count) publish a checkpoint: the
@@ -305,11 +306,10 @@ impl<'a> Outputs<'a> {
         world: &World<V>,
         pool: &rayon::ThreadPool,
     ) -> Result<Self> {
-        // A resumed run continues the files a checkpointed run left (their
-        // rows up to the snapshot's step); a new file starts with the start.
+        // Only a checkpointed --resume continues the files a checkpointed run
+        // left (their rows up to the snapshot's step); otherwise, or where
+        // there is no file, a new file starts with the start.
         let step = world.step_index();
-        // Only a checkpointed run continues what a checkpointed run left; a
-        // plain --resume starts its files afresh, as before.
         let resuming = args.resume.is_some() && args.checkpoint_every.is_some();
         let k = args.checkpoint_every.unwrap_or(1);
         let mut metrics = None;

@@ -239,15 +239,22 @@ fn table_header(axes: &[Axis]) -> String {
     h
 }
 
-/// One run's line: its index, its values, seed, steps, skip, samples and the
-/// statistics (Rust's shortest round-trip form, so a line read back is the same).
-fn row_text(r: &sweep::Run, st: &RunStats, steps: u64, skip: u64) -> String {
+/// What identifies a run's line: its index, values, seed, steps and skip.
+fn row_prefix(r: &sweep::Run, steps: u64, skip: u64) -> String {
     let mut line = r.index.to_string();
     for v in &r.values {
         line.push(',');
         line.push_str(&csv_field(v));
     }
-    line.push_str(&format!(",{},{steps},{skip},{}", r.seed, st.samples));
+    line.push_str(&format!(",{},{steps},{skip}", r.seed));
+    line
+}
+
+/// One run's line: its [`row_prefix`], samples and the statistics (Rust's
+/// shortest round-trip form, so a line read back is the same).
+fn row_text(r: &sweep::Run, st: &RunStats, steps: u64, skip: u64) -> String {
+    let mut line = row_prefix(r, steps, skip);
+    line.push_str(&format!(",{}", st.samples));
     for x in st.values() {
         line.push_str(&format!(",{x}"));
     }
@@ -282,7 +289,6 @@ fn resume_rows(
             out.display()
         )));
     }
-    let fields = sweep::stat_columns().len() - 4;
     for (k, line) in lines.enumerate() {
         let bad = || {
             invalid(format!(
@@ -298,10 +304,8 @@ fn resume_rows(
             .ok_or_else(bad)?;
         let run = runs.get(index).ok_or_else(bad)?;
         // The row's prefix must be what this plan writes for that run.
-        let probe = row_text(run, &RunStats::default(), steps, skip);
-        let prefix = probe.rsplitn(fields + 2, ',').last().unwrap_or_default();
         let rest = line
-            .strip_prefix(prefix)
+            .strip_prefix(row_prefix(run, steps, skip).as_str())
             .and_then(|r| r.strip_prefix(','))
             .ok_or_else(bad)?;
         let mut nums = rest.split(',');

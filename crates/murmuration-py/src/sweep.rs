@@ -186,8 +186,7 @@ pub fn run_ladders(
                 value: (base.seed() + k).to_string(),
             })
             .map_err(scenario_error)?;
-        ladder.scenarios(&s).map_err(scenario_error)?;
-        scenarios.push(s);
+        scenarios.push(ladder.scenarios(&s).map_err(scenario_error)?);
     }
     let rungs = ladder
         .rungs()

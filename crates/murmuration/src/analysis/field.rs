@@ -8,6 +8,7 @@
 //! O(N²): meant for flocks of up to tens of thousands.
 //! Definitions, with their choices, are in docs/METRICS.md ("Field-study analyses").
 
+use crate::analysis::axes::{add_outer, axis_ratios, symmetric_eigen};
 use crate::vector::Vector;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -116,21 +117,12 @@ pub fn analyse<V: Vector>(positions: &[V], velocities: &[V], opts: FieldOptions)
     let isotropic = 1.0 / dim as f64;
     let (anisotropy, forward_fraction) =
         anisotropy(&p, &v, opts.ranks.min(n.saturating_sub(1)), dim);
-    let interaction_neighbours = anisotropy
-        .iter()
-        .position(|&g| g <= isotropic + ISOTROPY_TOLERANCE)
-        .map_or(f64::NAN, |k| (k + 1) as f64);
+    let interaction_neighbours = interaction_neighbours(&anisotropy, isotropic);
     let (axes, values) = principal_axes(&p, dim);
-    let largest = values[0].max(0.0).sqrt();
-    let mut shape: Vec<f64> = values[..dim]
-        .iter()
-        .rev()
-        .map(|l| l.max(0.0).sqrt() / largest)
-        .collect();
-    if !largest.is_finite() || largest == 0.0 {
-        shape = vec![f64::NAN; dim];
-    }
-    let density_profile = density_profile(&p, &axes, &values, dim, opts.shells.max(1));
+    let shape = axis_ratios(&values, dim);
+    let open = crate::params::WorldConfig::new(V::splat(1.0), crate::params::Boundary::Unbounded);
+    let nn = crate::analysis::metrics::nearest_neighbour_distances(positions, &open);
+    let density_profile = density_profile(&p, &nn, &axes, &values, dim, opts.shells.max(1));
     FieldAnalysis {
         count: n,
         dim,
@@ -144,6 +136,15 @@ pub fn analyse<V: Vector>(positions: &[V], velocities: &[V], opts: FieldOptions)
         shape,
         density_profile,
     }
+}
+
+/// n_c of a γ(n) curve: the first rank within [`ISOTROPY_TOLERANCE`] of the
+/// isotropic value, NaN if none.
+pub fn interaction_neighbours(anisotropy: &[f64], isotropic: f64) -> f64 {
+    anisotropy
+        .iter()
+        .position(|&g| g <= isotropic + ISOTROPY_TOLERANCE)
+        .map_or(f64::NAN, |k| (k + 1) as f64)
 }
 
 fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
@@ -261,17 +262,19 @@ fn anisotropy(p: &[[f64; 3]], v: &[[f64; 3]], ranks: usize, dim: usize) -> (Vec<
     let near: Vec<Vec<[f64; 3]>> = (0..n)
         .into_par_iter()
         .map(|i| {
-            let mut d: Vec<(f64, usize)> = (0..n)
-                .filter(|&j| j != i)
-                .map(|j| {
-                    let o = sub(p[j], p[i]);
-                    (dot(o, o), j)
-                })
-                .collect();
-            let k = ranks.min(d.len());
-            d.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            d.truncate(k);
-            d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            // The `ranks` nearest so far, sorted; a candidate is inserted
+            // only if it beats the last (no list of all n per individual).
+            let mut d: Vec<(f64, usize)> = Vec::with_capacity(ranks + 1);
+            for j in (0..n).filter(|&j| j != i) {
+                let o = sub(p[j], p[i]);
+                let key = (dot(o, o), j);
+                if d.len() == ranks && key.0 >= d[ranks - 1].0 {
+                    continue;
+                }
+                let at = d.partition_point(|e| e.0 < key.0 || (e.0 == key.0 && e.1 < key.1));
+                d.insert(at, key);
+                d.truncate(ranks);
+            }
             d.iter()
                 .map(|&(r2, j)| sub(p[j], p[i]).map(|c| c / r2.sqrt().max(1e-300)))
                 .collect()
@@ -282,11 +285,7 @@ fn anisotropy(p: &[[f64; 3]], v: &[[f64; 3]], ranks: usize, dim: usize) -> (Vec<
             let mut m = [[0.0f64; 3]; 3];
             let (mut forward, mut count) = (0.0f64, 0usize);
             for u in near.iter().filter_map(|u| u.get(k)) {
-                for a in 0..3 {
-                    for b in 0..3 {
-                        m[a][b] += u[a] * u[b];
-                    }
-                }
+                add_outer(&mut m, *u);
                 forward += dot(*u, heading).powi(2);
                 count += 1;
             }
@@ -303,72 +302,11 @@ fn principal_axes(p: &[[f64; 3]], dim: usize) -> ([[f64; 3]; 3], [f64; 3]) {
     let c = mean(p);
     let mut m = [[0.0f64; 3]; 3];
     for x in p {
-        let d = sub(*x, c);
-        for a in 0..3 {
-            for b in 0..3 {
-                m[a][b] += d[a] * d[b];
-            }
-        }
+        add_outer(&mut m, sub(*x, c));
     }
     let n = p.len().max(1) as f64;
     m.iter_mut().flatten().for_each(|x| *x /= n);
     symmetric_eigen(m, dim)
-}
-
-/// Eigenvectors and eigenvalues of a symmetric matrix (its top-left `dim` ×
-/// `dim` block), largest eigenvalue first, by cyclic Jacobi rotations (exact
-/// to rounding for these sizes; hand-written: a 3×3 does not justify a
-/// linear-algebra crate).
-pub(crate) fn symmetric_eigen(mut a: [[f64; 3]; 3], dim: usize) -> ([[f64; 3]; 3], [f64; 3]) {
-    let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    for _sweep in 0..50 {
-        let off: f64 = (0..dim)
-            .flat_map(|i| (0..dim).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| a[i][j] * a[i][j])
-            .sum();
-        // Relative to the diagonal, so a tiny flock's matrix is rotated too
-        // and a large one stops as soon as it is diagonal to rounding.
-        let diag: f64 = (0..dim).map(|i| a[i][i] * a[i][i]).sum();
-        if off <= 1e-26 * diag {
-            break;
-        }
-        for p in 0..dim {
-            for q in p + 1..dim {
-                if a[p][q].abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for row in a.iter_mut().take(dim) {
-                    let (akp, akq) = (row[p], row[q]);
-                    row[p] = c * akp - s * akq;
-                    row[q] = s * akp + c * akq;
-                }
-                let (rp, rq) = (a[p], a[q]);
-                for k in 0..dim {
-                    a[p][k] = c * rp[k] - s * rq[k];
-                    a[q][k] = s * rp[k] + c * rq[k];
-                }
-                for row in v.iter_mut().take(dim) {
-                    let (vp, vq) = (row[p], row[q]);
-                    row[p] = c * vp - s * vq;
-                    row[q] = s * vp + c * vq;
-                }
-            }
-        }
-    }
-    let mut order: Vec<usize> = (0..dim).collect();
-    order.sort_by(|&i, &j| a[j][j].total_cmp(&a[i][i]));
-    let mut vectors = [[0.0; 3]; 3];
-    let mut values = [0.0; 3];
-    for (k, &i) in order.iter().enumerate() {
-        values[k] = a[i][i];
-        vectors[k] = [v[0][i], v[1][i], v[2][i]];
-    }
-    (vectors, values)
 }
 
 /// The density from core to edge: individuals ordered by their ellipsoidal
@@ -376,6 +314,7 @@ pub(crate) fn symmetric_eigen(mut a: [[f64; 3]; 3], dim: usize) -> ([[f64; 3]; 3
 /// mean nearest-neighbour distance and the count over the shell's volume.
 fn density_profile(
     p: &[[f64; 3]],
+    nn: &[f32],
     axes: &[[f64; 3]; 3],
     values: &[f64; 3],
     dim: usize,
@@ -398,16 +337,6 @@ fn density_profile(
         })
         .collect();
     let rho_max = rho.iter().copied().fold(0.0f64, f64::max);
-    let nn: Vec<f64> = (0..n)
-        .into_par_iter()
-        .map(|i| {
-            (0..n)
-                .filter(|&j| j != i)
-                .map(|j| dot(sub(p[j], p[i]), sub(p[j], p[i])))
-                .fold(f64::INFINITY, f64::min)
-                .sqrt()
-        })
-        .collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&i, &j| rho[i].total_cmp(&rho[j]).then(i.cmp(&j)));
     let unit = match dim {
@@ -428,7 +357,7 @@ fn density_profile(
             let k = part.len() as f64;
             DensityShell {
                 depth: part.iter().map(|&i| rho[i]).sum::<f64>() / k / rho_max,
-                nn_distance: part.iter().map(|&i| nn[i]).sum::<f64>() / k,
+                nn_distance: part.iter().map(|&i| nn[i] as f64).sum::<f64>() / k,
                 density: if volume > 0.0 { k / volume } else { f64::NAN },
             }
         })
@@ -541,16 +470,5 @@ mod tests {
             );
         }
         assert!((a.shape[0] - 1.0).abs() < 0.05, "{:?}", a.shape);
-    }
-
-    #[test]
-    fn jacobi_finds_the_eigenvalues_of_a_known_matrix() {
-        // [[2,1,0],[1,2,0],[0,0,5]]: eigenvalues 5, 3, 1.
-        let (v, l) = symmetric_eigen([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 5.0]], 3);
-        assert!(
-            (l[0] - 5.0).abs() < 1e-12 && (l[1] - 3.0).abs() < 1e-12 && (l[2] - 1.0).abs() < 1e-12
-        );
-        let w = v[2];
-        assert!((w[0].abs() - 0.5f64.sqrt()).abs() < 1e-9 && (w[0] + w[1]).abs() < 1e-9);
     }
 }

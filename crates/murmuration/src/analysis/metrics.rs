@@ -215,7 +215,7 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
 
     let mut pol = [0.0f64; 3];
     let mut mill = [0.0f64; 3];
-    let (mut vel, mut speed_sum) = ([0.0f64; 3], 0.0f64);
+    let mut vel = [0.0f64; 3];
     let (mut mom, mut mom_norm) = ([0.0f64; 3], 0.0f64);
     let mut cov = [[0.0f64; 3]; 3];
     let (mut s1, mut s2) = (0.0f64, 0.0f64);
@@ -238,14 +238,8 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
             vel[i] += va[i] as f64;
             mom[i] += l[i] as f64;
         }
-        speed_sum += speed;
         mom_norm += r.length() as f64 * speed;
-        let ra = r.to_array3();
-        for a in 0..3 {
-            for b in 0..3 {
-                cov[a][b] += ra[a] as f64 * ra[b] as f64;
-            }
-        }
+        crate::analysis::axes::add_outer(&mut cov, r.to_array3().map(f64::from));
     }
     let norm = |a: [f64; 3]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
     let nf = n.max(1) as f64;
@@ -270,7 +264,7 @@ pub fn compute<V: Vector>(flock: &Flock<'_, V>) -> Metrics<V> {
         count: n,
         polarization: if n == 0 { 0.0 } else { norm(pol) / nf },
         // Rounding can put an aligned flock a hair above 1.
-        velocity_polarization: at_most_one(norm(vel) / speed_sum),
+        velocity_polarization: at_most_one(norm(vel) / s1),
         milling: if n == 0 { 0.0 } else { norm(mill) / nf },
         angular_momentum: at_most_one(norm(mom) / mom_norm),
         mean_nn_distance: mean_nn,
@@ -322,15 +316,10 @@ fn shape_ratios(cov: [[f64; 3]; 3], n: usize, dim: usize) -> (f64, f64) {
     if n < 2 {
         return (f64::NAN, f64::NAN);
     }
-    let (_, l) = crate::analysis::field::symmetric_eigen(cov, dim);
-    let ratio = |k: usize| {
-        if l[0] > 0.0 {
-            (l[k].max(0.0) / l[0]).sqrt()
-        } else {
-            f64::NAN
-        }
-    };
-    (ratio(1), if dim == 3 { ratio(2) } else { f64::NAN })
+    let (_, l) = crate::analysis::axes::symmetric_eigen(cov, dim);
+    // Smallest first: thickness (3D), width, length.
+    let r = crate::analysis::axes::axis_ratios(&l, dim);
+    (r[dim - 2], if dim == 3 { r[0] } else { f64::NAN })
 }
 
 /// A former metric's name and what replaced it, for the message refusing it.
