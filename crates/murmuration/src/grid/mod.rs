@@ -12,8 +12,10 @@
 //! stored state.
 
 mod along_x;
+mod nearby;
 mod span;
 
+pub(crate) use nearby::Nearby;
 pub(crate) use span::Span;
 
 use crate::params::{Boundary, WorldConfig};

@@ -20,7 +20,7 @@
     reason = "axis loops index several per-axis arrays in step"
 )]
 
-use crate::params::{CombineMode, SpeciesParams};
+use crate::params::{CombineMode, SpeciesParams, Steering};
 use crate::step::kernel::{self, GroupLanes, MAX_LANES, SortedSoa};
 use crate::step::lanes::Lanes as Simd;
 use crate::step::rules::Sums;
@@ -36,7 +36,7 @@ pub(crate) struct Batch {
     sep: [Lanes; 3],
     ali: [Lanes; 3],
     coh: [Lanes; 3],
-    /// 1.0 where the boid has alignment (cohesion) neighbours, else 0.0.
+    /// The boid's alignment (cohesion) neighbours: above 0.0 where it has some.
     has_ali: Lanes,
     has_coh: Lanes,
     pos: [Lanes; 3],
@@ -57,6 +57,20 @@ pub(crate) struct Batch {
     smoothing: Lanes,
     /// 1.0 where the species combines by prioritized allocation, else 0.0.
     prioritized: Lanes,
+    /// The species' [`Steering`]: 0.0 per rule, 1.0 directions, 2.0 raw.
+    method: Lanes,
+    /// The cruising speed calm and with a threat in sight (0.0: no cruise).
+    cruise_calm: Lanes,
+    cruise_afraid: Lanes,
+    cruise_time: Lanes,
+    /// The pulse push, the flight, the pull of targets, paths and prey (with
+    /// the wander), the leaders' direction and 1.0 where a threat is in
+    /// sight ([`Batch::load_entities`]).
+    pulse: [Lanes; 3],
+    flee: [Lanes; 3],
+    target: [Lanes; 3],
+    heading: [Lanes; 3],
+    afraid: Lanes,
     /// One more than the species whose parameters each lane holds (0: none yet).
     species: [u32; MAX_LANES],
 }
@@ -111,6 +125,49 @@ pub struct Lane<'a, V> {
     pub jitter: Option<V>,
 }
 
+/// One boid's forces from outside its flock, as the scalar path's
+/// `entity_steering` gives them (the target's pull with the wander added).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Entities<V> {
+    /// The pulses' push, units/s².
+    pub pulse: V,
+    /// The flight from predators, units/s².
+    pub flee: V,
+    /// The pull of targets, paths and prey, and the wander, units/s².
+    pub target: V,
+    /// The leaders' weighted direction (steering by directions).
+    pub heading: V,
+    /// A threat is in sight.
+    pub afraid: bool,
+}
+
+/// The optional parts of the steering a pass's batches use, decided once per
+/// pass (a part no lane uses costs nothing).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    /// [`Entities`] are loaded into every lane.
+    pub entities: bool,
+    /// Some species steers per rule, by directions, by raw vectors, cruises.
+    pub per_rule: bool,
+    pub directions: bool,
+    pub raw: bool,
+    pub cruise: bool,
+}
+
+impl Features {
+    /// The parts the species use, with entities when `entities`.
+    pub fn of(species: &[SpeciesParams], entities: bool) -> Self {
+        let any = |m: Steering| species.iter().any(|p| p.steering == m);
+        Self {
+            entities,
+            per_rule: any(Steering::PerRule),
+            directions: any(Steering::Directions),
+            raw: any(Steering::Raw),
+            cruise: species.iter().any(|p| p.cruise_speed > 0.0),
+        }
+    }
+}
+
 impl Batch {
     /// Fills lane `l` with one boid's sums and state and the parameters `sp` of
     /// its species `species` (copied only when the lane held another species:
@@ -135,8 +192,10 @@ impl Batch {
         set(&mut self.sep, l, sums.sep);
         set(&mut self.ali, l, sums.ali);
         set(&mut self.coh, l, sums.coh);
-        self.has_ali[l] = if sums.ali_n > 0 { 1.0 } else { 0.0 };
-        self.has_coh[l] = if sums.coh_n > 0 { 1.0 } else { 0.0 };
+        // The counts (exact in f32), as `load_sums` gives them: raw steering
+        // divides by them.
+        self.has_ali[l] = sums.ali_n as f32;
+        self.has_coh[l] = sums.coh_n as f32;
         set(&mut self.pos, l, pos);
         set(&mut self.vel, l, vel);
         set(&mut self.soft, l, soft);
@@ -170,7 +229,7 @@ impl Batch {
             copy(&mut self.pos[a], &data.pos[a], si);
             copy(&mut self.vel[a], &data.vel[a], si);
         }
-        // Counts: above zero exactly where `load` sets 1.0 (`steer` asks > 0).
+        // Counts, as `load` sets them.
         copy(&mut self.has_ali, &sums[kernel::N_ALI], 0);
         copy(&mut self.has_coh, &sums[kernel::N_COH], 0);
     }
@@ -228,16 +287,46 @@ impl Batch {
         self.w_coh[l] = sp.cohesion_weight;
         self.smoothing[l] = sp.smoothing;
         self.prioritized[l] = f32::from(u8::from(sp.combine == CombineMode::Prioritized));
+        self.method[l] = match sp.steering {
+            Steering::PerRule => 0.0,
+            Steering::Directions => 1.0,
+            Steering::Raw => 2.0,
+        };
+        // `rules::cruise`'s two speeds, with its operations.
+        self.cruise_calm[l] = sp.cruise_speed.max(0.0);
+        self.cruise_afraid[l] = if sp.fear > 0.0 {
+            sp.cruise_speed + sp.fear * (sp.max_speed - sp.cruise_speed).max(0.0)
+        } else {
+            sp.cruise_speed
+        };
+        self.cruise_time[l] = sp.cruise_time;
+    }
+
+    /// Lane `l`'s forces from outside the flock ([`Entities`]), for passes
+    /// with [`Features::entities`].
+    #[inline(always)]
+    pub fn load_entities<V: Vector>(&mut self, l: usize, e: &Entities<V>) {
+        set(&mut self.pulse, l, e.pulse);
+        set(&mut self.flee, l, e.flee);
+        set(&mut self.target, l, e.target);
+        set(&mut self.heading, l, e.heading);
+        self.afraid[l] = if e.afraid { 1.0 } else { 0.0 };
     }
 
     /// Steers and integrates every lane over `dt` seconds: `rules::forces`,
-    /// `rules::combine` (weighted or prioritized), smoothing, jitter, `clamp_speed` and the position
-    /// update, operation for operation.
+    /// `rules::combine` (weighted or prioritized), the soft wall, cruise,
+    /// smoothing, jitter, `clamp_speed` and the position update, operation for
+    /// operation; `f` names the parts some lane uses.
     ///
     /// `bounds`, when given, is the world box: lanes that end outside it are
     /// flagged in [`Steered::outside`].
     #[inline(always)]
-    pub fn steer<V: Vector, S: Simd>(&self, dt: f32, bounds: Option<(V, V)>) -> Steered {
+    pub fn steer<V: Vector, S: Simd>(
+        &self,
+        dt: f32,
+        bounds: Option<(V, V)>,
+        f: Features,
+    ) -> Steered {
         let d = V::DIM;
         let zero = S::splat(0.0);
         let one = S::splat(1.0);
@@ -247,40 +336,10 @@ impl Batch {
         // every 16-lane operation in it would be a call.
         let ld1 = S::from_slice;
         let ld = ld3::<S>;
-        let max_speed = ld1(&self.max_speed);
         let max_force = ld1(&self.max_force);
         let vel = ld(&self.vel);
-        let w_sep = ld1(&self.w_sep);
-        let mut sep = seek(&ld(&self.sep), &vel, max_speed, max_force, d);
-        let has_coh = zero.lt(ld1(&self.has_coh));
-        let w_coh = ld1(&self.w_coh);
-        let mut coh = seek(&ld(&self.coh), &vel, max_speed, max_force, d);
-        let has_ali = zero.lt(ld1(&self.has_ali));
-        let w_ali = ld1(&self.w_ali);
-        let mut ali = seek(&ld(&self.ali), &vel, max_speed, max_force, d);
-        for a in 0..3 {
-            sep[a] = sep[a] * w_sep;
-            coh[a] = S::select(has_coh, coh[a] * w_coh, zero);
-            ali[a] = S::select(has_ali, ali[a] * w_ali, zero);
-        }
-
-        // Weighted sum in priority order: the absent obstacle, pulse, flee and
-        // target forces after the scalar path's leading zero (one +0 is what their
-        // additions do to a -0 component), then the rules; the soft boundary acts
-        // on top of the clamped sum, where the scalar path adds it when nonzero.
-        let mut acc = [zero; 3];
-        for a in 0..d {
-            acc[a] = ((zero + sep[a]) + coh[a]) + ali[a];
-        }
-        let mut accel = clamp(acc, max_force, d);
-        // Prioritized allocation, only for groups that hold such a species.
-        let pri = zero.lt(ld1(&self.prioritized));
-        if S::bits(pri) != 0 {
-            let p = prioritized(&[sep, coh, ali], max_force, d);
-            for a in 0..d {
-                accel[a] = S::select(pri, p[a], accel[a]);
-            }
-        }
+        let rules = self.rule_forces::<S>(&vel, d, f);
+        let mut accel = self.combine::<S>(&rules, max_force, d, f);
         let soft = ld(&self.soft);
         let mut unwalled = S::lanes(0, S::N);
         for a in 0..d {
@@ -289,7 +348,9 @@ impl Batch {
         for a in 0..d {
             accel[a] = S::select(unwalled, accel[a], accel[a] + soft[a]);
         }
-
+        if f.cruise {
+            self.cruise::<S>(&vel, &mut accel, d);
+        }
         let smoothing = ld1(&self.smoothing);
         let smooth = zero.lt(smoothing);
         let prev = ld(&self.prev);
@@ -297,15 +358,153 @@ impl Batch {
             let s = prev[a] * smoothing + accel[a] * (one - smoothing);
             accel[a] = S::select(smooth, s, accel[a]);
         }
-        let jitter = ld(&self.jitter);
+        self.integrate::<V, S>(&vel, &accel, dtv, bounds, d)
+    }
+
+    /// The three rule forces of every lane, weighted, by its species'
+    /// steering method (`rules::forces`).
+    #[inline(always)]
+    fn rule_forces<S: Simd>(&self, vel: &[S; 3], d: usize, f: Features) -> [[S; 3]; 3] {
+        let zero = S::splat(0.0);
+        let ld1 = S::from_slice;
+        let ld = ld3::<S>;
+        let max_speed = ld1(&self.max_speed);
+        let max_force = ld1(&self.max_force);
+        let (w_sep, w_coh, w_ali) = (ld1(&self.w_sep), ld1(&self.w_coh), ld1(&self.w_ali));
+        let (n_coh, n_ali) = (ld1(&self.has_coh), ld1(&self.has_ali));
+        let (has_coh, has_ali) = (zero.lt(n_coh), zero.lt(n_ali));
+        let (sums_sep, sums_coh, sums_ali) = (ld(&self.sep), ld(&self.coh), ld(&self.ali));
+        let mut out = [[zero; 3]; 3];
+        if f.per_rule {
+            let sep = seek(&sums_sep, vel, max_speed, max_force, d);
+            let coh = seek(&sums_coh, vel, max_speed, max_force, d);
+            let ali = seek(&sums_ali, vel, max_speed, max_force, d);
+            for a in 0..3 {
+                out[0][a] = sep[a] * w_sep;
+                out[1][a] = S::select(has_coh, coh[a] * w_coh, zero);
+                out[2][a] = S::select(has_ali, ali[a] * w_ali, zero);
+            }
+        }
+        let method = ld1(&self.method);
+        if f.directions {
+            // One desired direction: the weighted unit directions and the
+            // leaders' heading, in the scalar order, then one seek.
+            let heading = if f.entities {
+                ld(&self.heading)
+            } else {
+                [zero; 3]
+            };
+            let (sep, coh, ali) = (unit(&sums_sep, d), unit(&sums_coh, d), unit(&sums_ali, d));
+            let mut dir = [zero; 3];
+            for a in 0..d {
+                dir[a] = sep[a] * w_sep + heading[a];
+                dir[a] = S::select(has_ali, dir[a] + ali[a] * w_ali, dir[a]);
+                dir[a] = S::select(has_coh, dir[a] + coh[a] * w_coh, dir[a]);
+            }
+            let one = seek(&dir, vel, max_speed, max_force, d);
+            let m = method.eq(S::splat(1.0));
+            for a in 0..3 {
+                out[0][a] = S::select(m, one[a], out[0][a]);
+                out[1][a] = S::select(m, zero, out[1][a]);
+                out[2][a] = S::select(m, zero, out[2][a]);
+            }
+        }
+        if f.raw {
+            // The rule vectors themselves: mean offset, mean velocity less
+            // the boid's.
+            let m = method.eq(S::splat(2.0));
+            let (k_coh, k_ali) = (w_coh / n_coh, S::splat(1.0) / n_ali);
+            for a in 0..3 {
+                let coh = S::select(has_coh, sums_coh[a] * k_coh, zero);
+                let ali = S::select(has_ali, (sums_ali[a] * k_ali - vel[a]) * w_ali, zero);
+                out[0][a] = S::select(m, sums_sep[a] * w_sep, out[0][a]);
+                out[1][a] = S::select(m, coh, out[1][a]);
+                out[2][a] = S::select(m, ali, out[2][a]);
+            }
+        }
+        out
+    }
+
+    /// `rules::combine` of the forces in priority order (the scalar path's
+    /// leading zero and absent obstacle force leave `+0` and the whole
+    /// budget): the pulse, flight and target forces when loaded, then the
+    /// rules.
+    #[inline(always)]
+    fn combine<S: Simd>(&self, rules: &[[S; 3]; 3], max_force: S, d: usize, f: Features) -> [S; 3] {
+        let zero = S::splat(0.0);
+        let ld = ld3::<S>;
+        let [sep, coh, ali] = *rules;
+        let forces: [[S; 3]; 6] = if f.entities {
+            [
+                ld(&self.pulse),
+                ld(&self.flee),
+                ld(&self.target),
+                sep,
+                coh,
+                ali,
+            ]
+        } else {
+            [[zero; 3]; 6]
+        };
+        let forces: &[[S; 3]] = if f.entities { &forces } else { rules };
+        let mut acc = [zero; 3];
+        for a in 0..d {
+            for force in forces {
+                acc[a] = acc[a] + force[a];
+            }
+        }
+        let mut accel = clamp(acc, max_force, d);
+        // Prioritized allocation, only for groups that hold such a species.
+        let pri = zero.lt(S::from_slice(&self.prioritized));
+        if S::bits(pri) != 0 {
+            let p = prioritized(forces, max_force, d);
+            for a in 0..d {
+                accel[a] = S::select(pri, p[a], accel[a]);
+            }
+        }
+        accel
+    }
+
+    /// `rules::cruise` added to `accel` in the lanes whose species cruises.
+    #[inline(always)]
+    fn cruise<S: Simd>(&self, vel: &[S; 3], accel: &mut [S; 3], d: usize) {
+        let zero = S::splat(0.0);
+        let ld1 = S::from_slice;
+        let calm = ld1(&self.cruise_calm);
+        let cruises = zero.lt(calm);
+        let afraid = zero.lt(ld1(&self.afraid));
+        let target = S::select(afraid, ld1(&self.cruise_afraid), calm);
+        let speed = len2(vel, d).sqrt();
+        let still = speed.le(S::splat(1e-12));
+        let k = (target - speed) / (ld1(&self.cruise_time) * speed);
+        for a in 0..d {
+            let c = S::select(still, zero, vel[a] * k);
+            accel[a] = S::select(cruises, accel[a] + c, accel[a]);
+        }
+    }
+
+    /// Jitter, `clamp_speed` (over the maximum; under the minimum is left to
+    /// the caller) and the position update.
+    #[inline(always)]
+    fn integrate<V: Vector, S: Simd>(
+        &self,
+        vel: &[S; 3],
+        accel: &[S; 3],
+        dtv: S,
+        bounds: Option<(V, V)>,
+        d: usize,
+    ) -> Steered {
+        let zero = S::splat(0.0);
+        let one = S::splat(1.0);
+        let ld1 = S::from_slice;
+        let jitter = ld3::<S>(&self.jitter);
         let jittered = zero.lt(ld1(&self.has_jitter));
         let mut v2 = [zero; 3];
         for a in 0..d {
             let v = vel[a] + accel[a] * dtv;
             v2[a] = S::select(jittered, v + jitter[a], v);
         }
-        // clamp_speed: over the maximum scales down; under the minimum is rare
-        // and left to the caller.
+        let max_speed = ld1(&self.max_speed);
         let s2 = len2(&v2, d);
         let max2 = max_speed * max_speed;
         let over = max2.lt(s2);
@@ -316,7 +515,7 @@ impl Batch {
             s2.le(max2),
             S::and(zero.lt(min_speed), s2.lt(min_speed * min_speed)),
         );
-        let pos = ld(&self.pos);
+        let pos = ld3::<S>(&self.pos);
         let mut out = Steered {
             slow: S::bits(slow),
             ..Steered::default()
@@ -373,7 +572,7 @@ fn clamp<S: Simd>(x: [S; 3], max: S, d: usize) -> [S; 3] {
 /// left is added whole and spends its length; the first that does not gets
 /// the rest of the budget along its direction, and allocation stops.
 #[inline(always)]
-fn prioritized<S: Simd>(forces: &[[S; 3]; 3], max_force: S, d: usize) -> [S; 3] {
+fn prioritized<S: Simd>(forces: &[[S; 3]], max_force: S, d: usize) -> [S; 3] {
     let zero = S::splat(0.0);
     let mut acc = [zero; 3];
     let mut left = max_force;
@@ -395,18 +594,28 @@ fn prioritized<S: Simd>(forces: &[[S; 3]; 3], max_force: S, d: usize) -> [S; 3] 
     acc
 }
 
-/// `behaviours::seek` lane by lane: normalize_or_zero, desired − velocity,
-/// clamped; zero when the direction is zero.
+/// `Vector::normalize_or_zero` lane by lane.
 #[inline(always)]
-fn seek<S: Simd>(x: &[S; 3], vel: &[S; 3], max_speed: S, max_force: S, d: usize) -> [S; 3] {
+fn unit<S: Simd>(x: &[S; 3], d: usize) -> [S; 3] {
     let zero = S::splat(0.0);
     let l2 = len2(x, d);
     let ok = S::and(S::splat(1e-30).lt(l2), l2.lt(S::splat(f32::INFINITY)));
     let inv = S::splat(1.0) / l2.sqrt();
     let mut unit = [zero; 3];
-    let mut is_zero = S::lanes(0, S::N);
     for a in 0..d {
         unit[a] = S::select(ok, x[a] * inv, zero);
+    }
+    unit
+}
+
+/// `behaviours::seek` lane by lane: normalize_or_zero, desired − velocity,
+/// clamped; zero when the direction is zero.
+#[inline(always)]
+fn seek<S: Simd>(x: &[S; 3], vel: &[S; 3], max_speed: S, max_force: S, d: usize) -> [S; 3] {
+    let zero = S::splat(0.0);
+    let unit = unit(x, d);
+    let mut is_zero = S::lanes(0, S::N);
+    for a in 0..d {
         is_zero = S::and(is_zero, unit[a].eq(zero));
     }
     let mut desired = [zero; 3];

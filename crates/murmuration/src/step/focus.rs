@@ -8,7 +8,7 @@
 //! are gone. Each boid's sums do not depend on its group (see the kernel).
 
 use crate::behaviours::navigation::NavField;
-use crate::grid::{Grid, Runs};
+use crate::grid::{Grid, Runs, Span};
 use crate::params::Relation;
 use crate::step::context::StepContext;
 use crate::step::interactions::Interactions;
@@ -55,6 +55,9 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     pub topological: bool,
     /// Steer a group of boids at a time ([`crate::step::batch::Batch`]).
     pub batched: bool,
+    /// Some boid feels forces from outside its flock (pulses, targets,
+    /// paths, predators, prey, leaders, the wander): the lanes load them.
+    pub entities: bool,
     /// Every species is a Vicsek species: eight particles at a time.
     pub vicsek: bool,
     /// Contact gap for obstacles, units.
@@ -221,6 +224,58 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         self.group_sums::<crate::step::kernel512::W16>(si);
     }
 
+    /// How the lanes of the group `first..first + count` take candidates
+    /// of other species (with [`kernel::MULTI`]): the lanes that take every
+    /// species, each candidate species' lanes tabled into `table` where some
+    /// lane's pattern is general, and whether the single-species kernel
+    /// gives the same sums (every focal boid and every candidate of one
+    /// species, which flocks with itself: no relation mask changes a lane).
+    #[inline(always)]
+    fn relations_of<'t, S: Lanes>(
+        &self,
+        first: usize,
+        count: usize,
+        span: &Span<V>,
+        table: &'t mut [(S::Mask, S::Mask); kernel::RELATE_SPECIES],
+    ) -> GroupRelations<'a, S> {
+        let env = self.env;
+        let (data, relations) = (env.sorted, env.ctx.relations);
+        let species_of = |l: usize| data.species[first + l.min(count - 1)] as usize;
+        let pattern = |l: usize| env.patterns[species_of(l)];
+        let takes_others = S::mask_from(|l| pattern(l) == RelationPattern::SelfFlockOthersSeparate);
+        let s0 = data.species[first];
+        let starts = env.grid.cell_starts();
+        let uniform = (0..count).all(|l| data.species[first + l] == s0)
+            && relations.row(s0 as usize)[s0 as usize] == Relation::Flock
+            && span.rows[..span.row_count].iter().all(|&(row, _)| {
+                span.pieces[..span.piece_count].iter().all(|&(a, b, _, _)| {
+                    let r =
+                        starts[row + a as usize] as usize..starts[row + b as usize + 1] as usize;
+                    data.species[r].iter().all(|&s| s == s0)
+                })
+            });
+        let general = !uniform && (0..count).any(|l| pattern(l) == RelationPattern::General);
+        let (mut relate, mut rows) = (false, None);
+        if general && relations.count <= kernel::RELATE_SPECIES {
+            for (s, entry) in table.iter_mut().enumerate().take(relations.count) {
+                let rel = |l: usize| relations.row(species_of(l))[s];
+                *entry = (
+                    S::mask_from(|l| rel(l).in_rules()),
+                    S::mask_from(|l| matches!(rel(l), Relation::Flock | Relation::Follow)),
+                );
+            }
+            relate = true;
+        } else if general {
+            rows = Some(std::array::from_fn(|l| relations.row(species_of(l))));
+        }
+        GroupRelations {
+            takes_others,
+            relate,
+            rows,
+            uniform,
+        }
+    }
+
     /// The sums of the group that starts at sorted index `first` (in the
     /// walk's cell), `S::N` lanes wide, into `self.lanes`.
     #[inline(always)]
@@ -289,29 +344,19 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         }
         let row_of = |s: usize| ctx.relations.row(s);
         let starts = env.grid.cell_starts();
-        let mut takes_others = S::lanes(0, 0);
-        let mut rows: Option<[&[Relation]; MAX_LANES]> = None;
-        let mut uniform = false;
-        if multi {
-            let pattern = |l: usize| env.patterns[species_of(l)];
-            takes_others = S::mask_from(|l| pattern(l) == RelationPattern::SelfFlockOthersSeparate);
-            if (0..count).any(|l| pattern(l) == RelationPattern::General) {
-                rows = Some(std::array::from_fn(|l| row_of(species_of(l))));
-            } else {
-                // Every focal boid and every candidate of one species, which
-                // flocks with itself: the single-species kernel gives the same
-                // sums without the relation masks.
-                let s0 = data.species[first];
-                uniform = (0..count).all(|l| data.species[first + l] == s0)
-                    && span.rows[..span.row_count].iter().all(|&(row, _)| {
-                        span.pieces[..span.piece_count].iter().all(|&(a, b, _, _)| {
-                            let r = starts[row + a as usize] as usize
-                                ..starts[row + b as usize + 1] as usize;
-                            data.species[r].iter().all(|&s| s == s0)
-                        })
-                    });
+        let none = S::lanes(0, 0);
+        let mut table = [(none, none); kernel::RELATE_SPECIES];
+        let rel = if multi {
+            self.relations_of::<S>(first, count, span, &mut table)
+        } else {
+            GroupRelations {
+                takes_others: none,
+                relate: false,
+                rows: None,
+                uniform: false,
             }
-        }
+        };
+        let uniform = rel.uniform;
         let g = Group {
             first,
             count,
@@ -337,8 +382,9 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             } else {
                 zero
             },
-            takes_others,
-            rows,
+            takes_others: rel.takes_others,
+            relate: rel.relate.then_some(&table[..ctx.relations.count]),
+            rows: rel.rows,
         };
         let acc = if uniform {
             kernel::accumulate::<V, S, SINGLE>(&g, span, starts, data, env.period)
@@ -464,4 +510,16 @@ pub(crate) struct Focus<V> {
     pub id: u32,
     /// Lower bound of the distance to every obstacle from the boid's cell.
     pub cell_clear: f32,
+}
+
+/// How a group's lanes take candidates of other species ([`Focuser::relations_of`]).
+struct GroupRelations<'a, S: Lanes> {
+    /// See [`Group::takes_others`].
+    takes_others: S::Mask,
+    /// The relations are tabled as lane masks ([`Group::relate`]).
+    relate: bool,
+    /// See [`Group::rows`].
+    rows: Option<[&'a [Relation]; MAX_LANES]>,
+    /// The single-species kernel gives the group's sums.
+    uniform: bool,
 }

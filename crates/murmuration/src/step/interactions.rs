@@ -9,7 +9,7 @@
 
 use crate::behaviours::seek;
 use crate::boids::{BoidId, Boids};
-use crate::grid::{Extent, Grid};
+use crate::grid::{Extent, Grid, Nearby};
 use crate::params::{Relation, Relations, SpeciesParams, Steering, WorldConfig};
 use crate::step::kernel::SortedSoa;
 use crate::vector::Vector;
@@ -124,6 +124,15 @@ impl<V: Vector> TargetIndex<V> {
         self.near.is_empty() || self.near[self.grid.cell_index(self.grid.coords_of(p))]
     }
 }
+
+/// Index caches kept for the fled and followed species (slot: the species
+/// index modulo this).
+const NEAR_SLOTS: usize = 4;
+
+/// A walk's caches of the fled and followed species' indices ([`Nearby`]):
+/// consecutive boids in one cell ask the same index without walking its
+/// cells again. Used within one step only.
+pub(crate) type Near<V> = [Nearby<V>; NEAR_SLOTS];
 
 /// One boid as its interactions see it.
 pub(crate) struct Seeker<V> {
@@ -409,6 +418,7 @@ impl<V: Vector> Interactions<V> {
         away: &mut V,
         seen: &mut bool,
         heading: &mut V,
+        near: &mut Near<V>,
     ) -> V {
         let (a, id, p, v) = (me.species, me.id, me.pos, me.vel);
         let sp = &tables.species[a];
@@ -423,13 +433,20 @@ impl<V: Vector> Interactions<V> {
                     if !t.may_reach(p) {
                         continue;
                     }
-                    t.grid
-                        .for_each_within(&t.positions, p, sp.flee_radius, None, |k, d| {
+                    let cache = &mut near[b % NEAR_SLOTS];
+                    t.grid.for_each_within_cached(
+                        cache,
+                        b,
+                        &t.positions,
+                        p,
+                        sp.flee_radius,
+                        |k, d| {
                             if t.ids[k] != id {
                                 *away -= d * (1.0 / d.length_squared().max(1e-12));
                                 *seen = true;
                             }
-                        });
+                        },
+                    );
                 }
                 Relation::Follow => {
                     let Some(t) = &self.targets[b] else { continue };
@@ -438,8 +455,14 @@ impl<V: Vector> Interactions<V> {
                     }
                     // The nearest leader in sight (ties to the lower id).
                     let mut best: Option<(f32, usize, V)> = None;
-                    t.grid
-                        .for_each_within(&t.positions, p, sp.follow_radius, None, |k, d| {
+                    let cache = &mut near[b % NEAR_SLOTS];
+                    t.grid.for_each_within_cached(
+                        cache,
+                        b,
+                        &t.positions,
+                        p,
+                        sp.follow_radius,
+                        |k, d| {
                             let d2 = d.length_squared();
                             if t.ids[k] != id
                                 && best.is_none_or(|(b2, j, _)| {
@@ -448,7 +471,8 @@ impl<V: Vector> Interactions<V> {
                             {
                                 best = Some((d2, k, d));
                             }
-                        });
+                        },
+                    );
                     if let Some((_, k, d)) = best {
                         if sp.steering == Steering::Directions {
                             // Match the leader's heading; farther than half the

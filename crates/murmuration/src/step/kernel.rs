@@ -273,10 +273,20 @@ pub(crate) struct Group<'a, S: Lanes> {
     /// Lanes that take every species into their rules (flocking with their
     /// own, separating from the others: [`RelationPattern::SelfFlockOthersSeparate`]).
     pub takes_others: S::Mask,
+    /// When some lane's pattern is [`RelationPattern::General`] and the world
+    /// has at most [`RELATE_SPECIES`] species: for each candidate species, the
+    /// lanes that take it into their rules and those that flock with it (one
+    /// lookup per candidate).
+    pub relate: Option<&'a [(S::Mask, S::Mask)]>,
     /// Each lane's relation row, when some lane's pattern is
-    /// [`RelationPattern::General`] (looked up per candidate).
+    /// [`RelationPattern::General`] in a world of more species (looked up per
+    /// candidate and lane).
     pub rows: Option<[&'a [Relation]; 16]>,
 }
+
+/// The most species for which a group's relations are tabled as lane masks
+/// ([`Group::relate`]).
+pub(crate) const RELATE_SPECIES: usize = 16;
 
 /// A group's sums, lane by lane.
 pub(crate) struct GroupSums<S> {
@@ -420,7 +430,16 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
             }
             let mut flock = take;
             if multi {
-                if let Some(rows) = &g.rows {
+                if let Some(relate) = g.relate {
+                    // SAFETY: as above.
+                    let s = unsafe { *data.species.get_unchecked(j) } as usize;
+                    // Every species is below the table's length (a world's
+                    // relations cover its species); past it, nothing is taken.
+                    let none = S::lanes(0, 0);
+                    let (takes, flocks) = relate.get(s).copied().unwrap_or((none, none));
+                    take = S::and(take, takes);
+                    flock = S::and(take, flocks);
+                } else if let Some(rows) = &g.rows {
                     // SAFETY: as above.
                     let s = unsafe { *data.species.get_unchecked(j) } as usize;
                     let rel = |l: usize| rows[l][s % rows[l].len()];

@@ -13,7 +13,7 @@
 use crate::behaviours::navigation::NavField;
 use crate::boids::Boids;
 use crate::grid::{Extent, Grid};
-use crate::params::{Boundary, SpeciesParams, Steering};
+use crate::params::{Boundary, SpeciesParams};
 use crate::stats::StepStats;
 use crate::step::context::StepContext;
 use crate::step::focus::{Focuser, PassEnv};
@@ -38,6 +38,8 @@ pub struct Pipeline<V> {
     /// Each navigating attractor's flow field, kept between steps and
     /// rebuilt only when its cell or the obstacles change.
     pub(crate) ways: Vec<Option<NavField<V>>>,
+    /// Steer every boid on the scalar path (tests compare it with the lanes).
+    pub(crate) scalar: bool,
 }
 
 impl<V: Vector> Pipeline<V> {
@@ -52,6 +54,7 @@ impl<V: Vector> Pipeline<V> {
             spare_ids: Vec::new(),
             spare_steering: Vec::new(),
             ways: Vec::new(),
+            scalar: false,
         }
     }
 
@@ -250,22 +253,21 @@ impl<V: Vector> Pipeline<V> {
             has_obstacles,
             has_interactions,
             topological: ctx.species.iter().any(|p| p.topological_neighbours > 0),
-            // Plain worlds steer eight boids at a time (same bits as the scalar
-            // path); the roost's turn reads each boid's heading, so it takes the
-            // scalar path (its call in the lanes' loop cost the plain step).
-            batched: !has_obstacles
+            // Flocks steer a group of boids at a time in lanes (same bits as
+            // the scalar path); obstacles, the roost's turn (it reads each
+            // boid's heading), banking and the research models take the
+            // scalar path.
+            batched: !self.scalar
+                && !has_obstacles
                 && !matches!(ctx.config.boundary, Boundary::Roost { .. })
-                && !has_interactions
-                && ctx.attractors.is_empty()
-                && ctx.pulses.is_empty()
-                && ctx.paths.is_empty()
                 && ctx.species.iter().all(|p| {
-                    p.steering == Steering::PerRule
-                        && p.cruise_speed == 0.0
-                        && p.wander_weight == 0.0
-                        && p.roll_rate == 0.0
-                        && p.model == crate::params::model::Model::Reynolds
+                    p.roll_rate == 0.0 && p.model == crate::params::model::Model::Reynolds
                 }),
+            entities: has_interactions
+                || !ctx.attractors.is_empty()
+                || !ctx.pulses.is_empty()
+                || !ctx.paths.is_empty()
+                || ctx.species.iter().any(|p| p.wander_weight > 0.0),
             vicsek: ctx
                 .species
                 .iter()

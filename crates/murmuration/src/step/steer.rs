@@ -9,9 +9,9 @@
 use crate::behaviours::boundary::{boundary_force, confine, soft_force};
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
-use crate::step::batch::{self, Batch, Lane, Steered};
+use crate::step::batch::{self, Batch, Entities, Features, Lane, Steered};
 use crate::step::focus::{Focus, Focuser, PassEnv};
-use crate::step::interactions::{Seeker, Sorted, Tables};
+use crate::step::interactions::{Near, Seeker, Sorted, Tables};
 use crate::step::kernel;
 use crate::step::lanes::Lanes;
 use crate::step::rules;
@@ -65,9 +65,10 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     } else if env.vicsek {
         vicsek_lanes::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
     } else {
+        let mut near = Near::default();
         for k in 0..out_p.len() {
             let f = walk.focus(base + k);
-            let (p2, v2, a) = steer_one(env, &f, base + k, out_a[k]);
+            let (p2, v2, a) = steer_one(env, &f, base + k, out_a[k], &mut near);
             out_p[k] = p2;
             out_v[k] = v2;
             out_a[k] = a;
@@ -132,6 +133,19 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
             pass.batch
                 .load_species_of(m, |l| data.species[base + k0 + l] as usize, ctx.species);
         }
+        if pass.features.entities {
+            for l in 0..m {
+                let si = base + k0 + l;
+                let who = Who {
+                    pos: data.position::<V>(si),
+                    vel: data.velocity::<V>(si),
+                    species: data.species[si] as usize,
+                    id: env.ids[si],
+                };
+                let e = entities(env, &who, si, &mut pass.near);
+                pass.batch.load_entities(l, &e);
+            }
+        }
         pass.finish::<S>(base + k0, m, out_lanes(out_p, out_v, out_a, k0));
         k0 += m;
     }
@@ -167,6 +181,16 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
                 jitter: jitter(sp, cfg.seed, f.id, ctx.step),
             };
             pass.batch.load(l, boid, f.species, sp);
+            if pass.features.entities {
+                let who = Who {
+                    pos: f.pos,
+                    vel: f.vel,
+                    species: f.species,
+                    id: f.id,
+                };
+                let e = entities(env, &who, base + k0 + l, &mut pass.near);
+                pass.batch.load_entities(l, &e);
+            }
         }
         pass.finish::<f32x8>(base + k0, m, out_lanes(out_p, out_v, out_a, k0));
         k0 += m;
@@ -181,6 +205,10 @@ struct LanePass<'e, 'c, V: Vector> {
     batch: Batch,
     dt: f32,
     bounds: Option<(V, V)>,
+    /// The steering parts the pass's species use.
+    features: Features,
+    /// The walk's caches of the indices it asks for leaders and threats.
+    near: Near<V>,
 }
 
 impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
@@ -193,6 +221,8 @@ impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
             dt: cfg.dt,
             bounds: matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect)
                 .then_some((cfg.min, cfg.max)),
+            features: Features::of(env.ctx.species, env.entities),
+            near: Near::default(),
         }
     }
 
@@ -200,7 +230,9 @@ impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
     /// `si0` on.
     #[inline(always)]
     fn finish<S: Lanes>(&mut self, si0: usize, m: usize, out: OutLanes<'_, V>) {
-        let s = self.batch.steer::<V, S>(self.dt, self.bounds);
+        let s = self
+            .batch
+            .steer::<V, S>(self.dt, self.bounds, self.features);
         write_lanes::<V, S>(self.env, &s, self.bounds.is_some(), si0, m, out);
     }
 }
@@ -313,16 +345,31 @@ fn vicsek_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
 /// One boid's new position, velocity and acceleration on the general path
 /// (`prev`: its last acceleration, for smoothing).
 #[inline(always)]
-fn steer_one<V: Vector>(env: &PassEnv<'_, V>, f: &Focus<V>, si: usize, prev: V) -> (V, V, V) {
+fn steer_one<V: Vector>(
+    env: &PassEnv<'_, V>,
+    f: &Focus<V>,
+    si: usize,
+    prev: V,
+    near: &mut Near<V>,
+) -> (V, V, V) {
     let ctx = env.ctx;
     let cfg = ctx.config;
     let sp = &ctx.species[f.species];
     let (avoid, near_obstacle) = obstacle_steering(env, f, sp);
-    let (pulse, mut target, flee, heading, afraid) = entity_steering(env, f, si, sp);
+    let who = Who {
+        pos: f.pos,
+        vel: f.vel,
+        species: f.species,
+        id: f.id,
+    };
+    let Entities {
+        pulse,
+        flee,
+        target,
+        heading,
+        afraid,
+    } = entities(env, &who, si, near);
     let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp, heading);
-    if sp.wander_weight > 0.0 {
-        target += crate::behaviours::wander::force(cfg.seed, f.id, ctx.step, cfg.dt, f.vel, sp);
-    }
     // Priority order: obstacle, pulse, flee, target (and chase), separation,
     // cohesion, alignment. The leading zero stands where the soft boundary was
     // budgeted before it acted outside the budget: worlds without one keep their bits.
@@ -384,18 +431,33 @@ fn obstacle_steering<V: Vector>(
     (avoid, clear <= sweep_reach + skin)
 }
 
-/// The pulse push, the pull of targets, paths and prey (chase and follow), the
-/// flight from predators, the leader's direction a follower steering by
-/// directions folds into its rules, and whether a threat is in sight (fear),
-/// of the boid at sorted index `si`.
+/// One boid as the forces from outside its flock see it.
+pub(crate) struct Who<V> {
+    /// Position, units.
+    pub pos: V,
+    /// Velocity, units/s.
+    pub vel: V,
+    /// Species index.
+    pub species: usize,
+    /// Boid id.
+    pub id: u32,
+}
+
+/// The pulse push, the pull of targets, paths and prey (chase and follow)
+/// with the wander, the flight from predators, the leader's direction a
+/// follower steering by directions folds into its rules, and whether a
+/// threat is in sight (fear), of the boid `f` at sorted index `si`: the same
+/// for the scalar path and the lanes.
 #[inline(always)]
-fn entity_steering<V: Vector>(
+pub(crate) fn entities<V: Vector>(
     env: &PassEnv<'_, V>,
-    f: &Focus<V>,
+    f: &Who<V>,
     si: usize,
-    sp: &SpeciesParams,
-) -> (V, V, V, V, bool) {
+    near: &mut Near<V>,
+) -> Entities<V> {
     let ctx = env.ctx;
+    let cfg = ctx.config;
+    let sp = &ctx.species[f.species];
     let (pos, vel) = (f.pos, f.vel);
     let mut pulse = V::ZERO;
     for q in ctx.pulses {
@@ -438,16 +500,25 @@ fn entity_steering<V: Vector>(
                 relations: ctx.relations,
                 view: &view,
             };
-            target += env
-                .interactions
-                .forces(&me, &tables, &mut away, &mut seen, &mut heading);
+            target +=
+                env.interactions
+                    .forces(&me, &tables, &mut away, &mut seen, &mut heading, near);
         }
         if seen {
             flee = crate::behaviours::seek(away, vel, sp) * sp.flee_weight;
         }
         afraid = seen;
     }
-    (pulse, target, flee, heading, afraid)
+    if sp.wander_weight > 0.0 {
+        target += crate::behaviours::wander::force(cfg.seed, f.id, ctx.step, cfg.dt, vel, sp);
+    }
+    Entities {
+        pulse,
+        flee,
+        target,
+        heading,
+        afraid,
+    }
 }
 
 /// Integrates acceleration `a` (jitter, speed limits), sweeps the motion

@@ -865,6 +865,13 @@ impl<V: Vector> World<V> {
         crate::digest::digest(self.positions(), self.velocities())
     }
 
+    /// Steers every boid on the scalar path instead of in SIMD lanes: the
+    /// same bits, slower (tests compare the two paths with it).
+    #[doc(hidden)]
+    pub fn set_scalar_steering(&mut self, on: bool) {
+        self.pipeline.scalar = on;
+    }
+
     /// Bytes of heap memory held by state and scratch.
     pub fn heap_bytes(&self) -> usize {
         self.boids.heap_bytes() + self.pipeline.heap_bytes() + self.models.heap_bytes()

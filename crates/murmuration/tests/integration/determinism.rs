@@ -285,9 +285,8 @@ fn skipping_relation_masks_among_one_species_changes_no_bit() {
 // cells came to be sorted by x.
 const MIXED_GOLDEN: &str = "54375f87216fa0fb";
 
-/// Plain worlds steer eight boids at a time in SIMD lanes; a world with a target
-/// takes the scalar path. An attractor that pulls only a species without boids
-/// changes no force, so both paths must give the very same bits, here with jitter,
+/// Flocks steer a group of boids at a time in SIMD lanes; the scalar path
+/// must give the very same bits, here with jitter,
 /// smoothing, each kind of boundary, a minimum speed (boids start at rest), a
 /// vision cone and two species with different limits, one of them combining by
 /// prioritized allocation (its budget often spent before alignment).
@@ -318,13 +317,11 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
                 .unwrap();
             w
         };
-        let plain = make();
-        let mut targeted = make();
-        let mut t = Attractor::new(V::splat(6.0), 1.0, 1.0);
-        t.species = Some(2);
-        targeted.add_attractor(t).unwrap();
-        let (a, wa) = run_on(2, plain, steps);
-        let (b, _) = run_on(2, targeted, steps);
+        let lanes = make();
+        let mut scalar = make();
+        scalar.set_scalar_steering(true);
+        let (a, wa) = run_on(2, lanes, steps);
+        let (b, _) = run_on(2, scalar, steps);
         assert_eq!(
             a,
             b,
@@ -349,4 +346,89 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
         check::<Vec2>(150, boundary);
         check::<Vec3>(60, boundary);
     }
+}
+
+/// The lanes take the forces from outside the flock and every steering
+/// method too (seed 002's scene runs on them): a school steering by
+/// directions that cruises, follows a wandering leader and flees a shark
+/// (with fear), a species steering by raw vectors and prioritized allocation
+/// drawn by an attractor along a path, a pulse, and topological neighbours,
+/// all give the scalar path's bits.
+#[test]
+fn batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_path() {
+    use murmuration::{Path, Pulse, Relation, Steering};
+    fn check<V: Vector>(steps: u64, boundary: Boundary, topological: bool) {
+        let make = || {
+            let mut cfg = WorldConfig::new(V::splat(14.0), boundary);
+            cfg.seed = 4;
+            let school = SpeciesParams {
+                steering: Steering::Directions,
+                cruise_speed: 0.8,
+                cruise_time: 0.5,
+                min_speed: 0.5,
+                fear: 0.5,
+                jitter: 0.02,
+                follow_radius: 6.0,
+                flee_radius: 3.0,
+                flee_weight: 4.0,
+                topological_neighbours: if topological { 7 } else { 0 },
+                ..SpeciesParams::benchmark()
+            };
+            let raw = SpeciesParams {
+                steering: Steering::Raw,
+                combine: CombineMode::Prioritized,
+                smoothing: 0.2,
+                max_force: 0.6,
+                ..SpeciesParams::benchmark()
+            };
+            let leader = SpeciesParams {
+                wander_weight: 1.0,
+                cruise_speed: 0.7,
+                ..SpeciesParams::benchmark()
+            };
+            let shark = SpeciesParams {
+                max_speed: 1.6,
+                chase_radius: 5.0,
+                straggler_preference: 0.3,
+                fov_degrees: 200.0,
+                ..SpeciesParams::benchmark()
+            };
+            let species = vec![school, raw, leader, shark];
+            let mut w = World::new(cfg, species).unwrap();
+            let id = SpeciesId::new;
+            for (s, n) in [(0, 600), (1, 300), (2, 1), (3, 2)] {
+                w.spawn(Spawn::new(id(s), n).speed(0.7)).unwrap();
+            }
+            w.set_relation(id(0), id(2), Relation::Follow).unwrap();
+            w.set_relation(id(0), id(3), Relation::Flee).unwrap();
+            w.set_relation(id(3), id(0), Relation::Chase).unwrap();
+            w.set_relation(id(0), id(1), Relation::Separate).unwrap();
+            let mut t = Attractor::new(V::splat(4.0), 1.0, 1.0);
+            t.species = Some(1);
+            w.add_attractor(t).unwrap();
+            let mut path = Path::new(vec![V::splat(2.0), V::splat(12.0)], 1.0, 0.5);
+            path.species = Some(1);
+            w.add_path(path).unwrap();
+            w.add_pulse(Pulse::new(V::splat(7.0), 3.0, 2.0, 1.0))
+                .unwrap();
+            w
+        };
+        let lanes = make();
+        let mut scalar = make();
+        scalar.set_scalar_steering(true);
+        let (a, _) = run_on(2, lanes, steps);
+        let (b, _) = run_on(2, scalar, steps);
+        let what = format!("{}D {boundary:?} topological {topological}", V::DIM);
+        assert_eq!(a, b, "{what}: lanes and scalar path differ");
+    }
+    let soft = Boundary::Soft {
+        margin: 2.0,
+        strength: 3.0,
+    };
+    for boundary in [soft, Boundary::Wrap, Boundary::Reflect] {
+        check::<Vec2>(120, boundary, false);
+        check::<Vec3>(50, boundary, false);
+    }
+    check::<Vec2>(80, Boundary::Wrap, true);
+    check::<Vec3>(40, Boundary::Reflect, true);
 }
