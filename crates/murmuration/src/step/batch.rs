@@ -431,38 +431,22 @@ impl Batch {
     /// rules.
     #[inline(always)]
     fn combine<S: Simd>(&self, rules: &[[S; 3]; 3], max_force: S, d: usize, f: Features) -> [S; 3] {
-        let zero = S::splat(0.0);
-        let ld = ld3::<S>;
-        let [sep, coh, ali] = *rules;
-        let forces: [[S; 3]; 6] = if f.entities {
-            [
+        let pri = S::from_slice(&self.prioritized);
+        if f.entities {
+            let ld = ld3::<S>;
+            let [sep, coh, ali] = *rules;
+            let forces = [
                 ld(&self.pulse),
                 ld(&self.flee),
                 ld(&self.target),
                 sep,
                 coh,
                 ali,
-            ]
+            ];
+            combine(&forces, pri, max_force, d)
         } else {
-            [[zero; 3]; 6]
-        };
-        let forces: &[[S; 3]] = if f.entities { &forces } else { rules };
-        let mut acc = [zero; 3];
-        for a in 0..d {
-            for force in forces {
-                acc[a] = acc[a] + force[a];
-            }
+            combine(rules, pri, max_force, d)
         }
-        let mut accel = clamp(acc, max_force, d);
-        // Prioritized allocation, only for groups that hold such a species.
-        let pri = zero.lt(S::from_slice(&self.prioritized));
-        if S::bits(pri) != 0 {
-            let p = prioritized(forces, max_force, d);
-            for a in 0..d {
-                accel[a] = S::select(pri, p[a], accel[a]);
-            }
-        }
-        accel
     }
 
     /// `rules::cruise` added to `accel` in the lanes whose species cruises.
@@ -538,6 +522,34 @@ impl Batch {
     }
 }
 
+/// The weighted sum of `forces` clamped to `max_force`, or their prioritized
+/// allocation in the lanes where `pri` is above zero (`rules::combine`).
+#[inline(always)]
+fn combine<S: Simd, const N: usize>(
+    forces: &[[S; 3]; N],
+    pri: S,
+    max_force: S,
+    d: usize,
+) -> [S; 3] {
+    let zero = S::splat(0.0);
+    let mut acc = [zero; 3];
+    for a in 0..d {
+        for force in forces {
+            acc[a] = acc[a] + force[a];
+        }
+    }
+    let mut accel = clamp(acc, max_force, d);
+    // Prioritized allocation, only for groups that hold such a species.
+    let pri = zero.lt(pri);
+    if S::bits(pri) != 0 {
+        let p = prioritized(forces, max_force, d);
+        for a in 0..d {
+            accel[a] = S::select(pri, p[a], accel[a]);
+        }
+    }
+    accel
+}
+
 /// The first `S::N` lanes of each axis of `x`.
 #[inline(always)]
 fn ld3<S: Simd>(x: &[Lanes; 3]) -> [S; 3] {
@@ -572,7 +584,7 @@ fn clamp<S: Simd>(x: [S; 3], max: S, d: usize) -> [S; 3] {
 /// left is added whole and spends its length; the first that does not gets
 /// the rest of the budget along its direction, and allocation stops.
 #[inline(always)]
-fn prioritized<S: Simd>(forces: &[[S; 3]], max_force: S, d: usize) -> [S; 3] {
+fn prioritized<S: Simd, const N: usize>(forces: &[[S; 3]; N], max_force: S, d: usize) -> [S; 3] {
     let zero = S::splat(0.0);
     let mut acc = [zero; 3];
     let mut left = max_force;

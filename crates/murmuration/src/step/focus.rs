@@ -363,6 +363,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             pos,
             heading,
             no_cone,
+            cones: S::bits(no_cone) != S::bits(S::lanes(0, S::N)),
             max2: k[0],
             sep2: k[1],
             ali2: k[2],

@@ -251,6 +251,8 @@ pub(crate) struct Group<'a, S: Lanes> {
     pub heading: [S; 3],
     /// Lanes without a vision cone (or at rest: no heading to see by).
     pub no_cone: S::Mask,
+    /// Some lane has a vision cone (with [`FOV`]).
+    pub cones: bool,
     /// The [`RuleConsts`] of each lane's species.
     pub max2: S,
     /// See [`RuleConsts::sep2`].
@@ -323,7 +325,9 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     data: &SortedSoa,
     period: V,
 ) -> GroupSums<S> {
-    let fov = FLAGS & FOV != 0;
+    // No lane with a cone (a school beside a shark that has one): the cone
+    // test would pass every candidate.
+    let fov = FLAGS & FOV != 0 && g.cones;
     let multi = FLAGS & MULTI != 0;
     let min_image = FLAGS & MIN_IMAGE != 0;
     let same = FLAGS & SAME_RADII != 0;

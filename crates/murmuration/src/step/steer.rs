@@ -142,7 +142,7 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
                     species: data.species[si] as usize,
                     id: env.ids[si],
                 };
-                let e = entities(env, &who, si, &mut pass.near);
+                let e = entities(env, &who, si, pass.near.get_or_insert_with(Near::default));
                 pass.batch.load_entities(l, &e);
             }
         }
@@ -188,7 +188,8 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
                     species: f.species,
                     id: f.id,
                 };
-                let e = entities(env, &who, base + k0 + l, &mut pass.near);
+                let near = pass.near.get_or_insert_with(Near::default);
+                let e = entities(env, &who, base + k0 + l, near);
                 pass.batch.load_entities(l, &e);
             }
         }
@@ -207,8 +208,9 @@ struct LanePass<'e, 'c, V: Vector> {
     bounds: Option<(V, V)>,
     /// The steering parts the pass's species use.
     features: Features,
-    /// The walk's caches of the indices it asks for leaders and threats.
-    near: Near<V>,
+    /// The walk's caches of the indices it asks for leaders and threats
+    /// (made on first use: a plain flock never asks).
+    near: Option<Near<V>>,
 }
 
 impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
@@ -222,7 +224,7 @@ impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
             bounds: matches!(cfg.boundary, Boundary::Wrap | Boundary::Reflect)
                 .then_some((cfg.min, cfg.max)),
             features: Features::of(env.ctx.species, env.entities),
-            near: Near::default(),
+            near: None,
         }
     }
 
