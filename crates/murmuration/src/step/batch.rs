@@ -1,5 +1,5 @@
-//! Steering a group of boids at once: the per-boid half of the step (three
-//! seeks, the weighted sum and its clamp or prioritized allocation,
+//! Steering a group of boids at once: the per-boid half of the step (the rule
+//! forces, the weighted sum and its clamp or prioritized allocation,
 //! integration, the speed clamp) in SIMD
 //! lanes, eight anywhere and sixteen with AVX-512 (any [`Simd`] width).
 //!
@@ -12,8 +12,9 @@
 //! a lane as in a scalar register), so the results are bit-identical to
 //! [`crate::step::rules`] and `clamp_speed`: the golden digests pin it.
 //!
-//! Used for plain worlds (per-rule seeks, no obstacles, targets, pulses, paths
-//! or predators); the scalar path handles everything else.
+//! Used for every world without obstacles, the roost, banking or a research
+//! model (each steering method, cruise, and the forces from outside the flock,
+//! loaded per lane); the scalar path handles the rest.
 
 #![allow(
     clippy::needless_range_loop,

@@ -1,10 +1,11 @@
 //! The steering pass over one chunk of boids in cell order: neighbour sums from
 //! the kernel, then the forces, integration and boundaries, written in place.
 //!
-//! Plain worlds (per-rule seeks, weighted or prioritized; no obstacles, targets,
-//! pulses, paths or predators) steer a group at a time in SIMD lanes ([`Batch`]: sixteen boids
-//! with AVX-512, eight elsewhere, as the kernel's groups); everything
-//! else takes the scalar path. Both give the same bits.
+//! Worlds without obstacles, the roost, banking or a research model steer a
+//! group at a time in SIMD lanes ([`Batch`]: sixteen boids with AVX-512, eight
+//! elsewhere, as the kernel's groups), each lane's forces from outside the
+//! flock computed by the scalar code ([`entities`]); the rest takes the scalar
+//! path. Both give the same bits.
 
 use crate::behaviours::boundary::{boundary_force, confine, soft_force};
 use crate::params::{Boundary, SpeciesParams};
