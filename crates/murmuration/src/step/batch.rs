@@ -10,7 +10,9 @@
 //! measured (BENCHMARKS.md), so each boid's share of the divider halves. Every
 //! lane performs exactly the scalar path's operations in the same order (IEEE square root, division, products and sums are the same in
 //! a lane as in a scalar register), so the results are bit-identical to
-//! [`crate::step::rules`] and `clamp_speed`: the golden digests pin it.
+//! [`crate::step::rules`] and `clamp_speed`: the golden digests pin it for
+//! plain flocks, and a test against the forced scalar path for every method
+//! and force (`batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_path`).
 //!
 //! Used for every world without obstacles, the roost, banking or a research
 //! model (each steering method, cruise, and the forces from outside the flock,
@@ -127,7 +129,7 @@ pub struct Lane<'a, V> {
 }
 
 /// One boid's forces from outside its flock, as the scalar path's
-/// `entity_steering` gives them (the target's pull with the wander added).
+/// `steer::entities` gives them (the target's pull with the wander added).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Entities<V> {
     /// The pulses' push, units/s².
@@ -579,9 +581,10 @@ fn clamp<S: Simd>(x: [S; 3], max: S, d: usize) -> [S; 3] {
     [x[0] * scale, x[1] * scale, x[2] * scale]
 }
 
-/// `rules::combine`'s prioritized allocation lane by lane, over the rule
-/// forces in priority order (the scalar path's five leading zero forces each
-/// fit and leave `+0` and the whole budget): each force that fits the budget
+/// `rules::combine`'s prioritized allocation lane by lane, over the forces in
+/// priority order (entity forces, then the rules; the scalar path's leading
+/// zero forces each fit and leave `+0` and the whole budget): each force that
+/// fits the budget
 /// left is added whole and spends its length; the first that does not gets
 /// the rest of the budget along its direction, and allocation stops.
 #[inline(always)]

@@ -153,7 +153,7 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
     walk.neighbours += neighbours;
 }
 
-/// The batched path with topological species (plain flocks otherwise): eight
+/// The batched path with topological species (with any force the lanes take): eight
 /// boids' sums, each from its own walk, then their steering in SIMD lanes.
 #[inline(always)]
 fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(

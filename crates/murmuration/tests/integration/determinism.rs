@@ -192,6 +192,11 @@ fn golden_digests_on_both_kernel_widths() {
     );
     murmuration::limit_kernel_to_8_lanes(false);
     assert_eq!(narrow, GOLDEN, "the 8-lane kernel");
+    assert_eq!(
+        format!("{:016x} {:016x}", general8.0, general8.1),
+        GENERAL_GOLDEN,
+        "per-lane relations (the 8-lane kernel)"
+    );
     if murmuration::kernel_lanes() == 16 {
         assert_eq!(golden(), GOLDEN, "the 16-lane kernel");
         let general16 = (
@@ -221,6 +226,11 @@ fn golden_digests_on_both_kernel_widths() {
 // rounding (the kernel scans a row as one run): worlds whose side is a whole
 // number of radii have one cell fewer per axis, and open worlds' keys moved.
 const GOLDEN: &str = "15ee92901d094079 c1f67591363bcf24 4ed52da4733cffde";
+// `general_relations` in 2D and 3D: recorded with the kernel that looked each
+// candidate's relation up per lane, before groups tabled their relations as
+// lane masks and took the single-species kernel among one self-flocking
+// species (issue 48): those changes kept these bits.
+const GENERAL_GOLDEN: &str = "967e1706176e9f0d c4b92f09744a8eca";
 
 #[test]
 fn resumed_snapshot_continues_bit_for_bit() {
