@@ -584,9 +584,9 @@ fn clamp<S: Simd>(x: [S; 3], max: S, d: usize) -> [S; 3] {
 /// `rules::combine`'s prioritized allocation lane by lane, over the forces in
 /// priority order (entity forces, then the rules; the scalar path's leading
 /// zero forces each fit and leave `+0` and the whole budget): each force that
-/// fits the budget
-/// left is added whole and spends its length; the first that does not gets
-/// the rest of the budget along its direction, and allocation stops.
+/// fits the budget left is added whole and spends its length; the first that
+/// does not gets the rest of the budget along its direction, and allocation
+/// stops.
 #[inline(always)]
 fn prioritized<S: Simd, const N: usize>(forces: &[[S; 3]; N], max_force: S, d: usize) -> [S; 3] {
     let zero = S::splat(0.0);
