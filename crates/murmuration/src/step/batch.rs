@@ -40,8 +40,8 @@ pub(crate) struct Batch {
     ali: [Lanes; 3],
     coh: [Lanes; 3],
     /// The boid's alignment (cohesion) neighbours: above 0.0 where it has some.
-    has_ali: Lanes,
-    has_coh: Lanes,
+    n_ali: Lanes,
+    n_coh: Lanes,
     pos: [Lanes; 3],
     vel: [Lanes; 3],
     /// The soft-boundary force (zero for other boundaries).
@@ -197,8 +197,8 @@ impl Batch {
         set(&mut self.coh, l, sums.coh);
         // The counts (exact in f32), as `load_sums` gives them: raw steering
         // divides by them.
-        self.has_ali[l] = sums.ali_n as f32;
-        self.has_coh[l] = sums.coh_n as f32;
+        self.n_ali[l] = sums.ali_n as f32;
+        self.n_coh[l] = sums.coh_n as f32;
         set(&mut self.pos, l, pos);
         set(&mut self.vel, l, vel);
         set(&mut self.soft, l, soft);
@@ -233,8 +233,8 @@ impl Batch {
             copy(&mut self.vel[a], &data.vel[a], si);
         }
         // Counts, as `load` sets them.
-        copy(&mut self.has_ali, &sums[kernel::N_ALI], 0);
-        copy(&mut self.has_coh, &sums[kernel::N_COH], 0);
+        copy(&mut self.n_ali, &sums[kernel::N_ALI], 0);
+        copy(&mut self.n_coh, &sums[kernel::N_COH], 0);
     }
 
     /// Last step's steering of the boids in lanes `0..prev.len()`, for
@@ -295,13 +295,9 @@ impl Batch {
             Steering::Directions => 1.0,
             Steering::Raw => 2.0,
         };
-        // `rules::cruise`'s two speeds, with its operations.
+        // `rules::cruise`'s two speeds.
         self.cruise_calm[l] = sp.cruise_speed.max(0.0);
-        self.cruise_afraid[l] = if sp.fear > 0.0 {
-            sp.cruise_speed + sp.fear * (sp.max_speed - sp.cruise_speed).max(0.0)
-        } else {
-            sp.cruise_speed
-        };
+        self.cruise_afraid[l] = crate::step::rules::afraid_cruise(sp);
         self.cruise_time[l] = sp.cruise_time;
     }
 
@@ -374,7 +370,7 @@ impl Batch {
         let max_speed = ld1(&self.max_speed);
         let max_force = ld1(&self.max_force);
         let (w_sep, w_coh, w_ali) = (ld1(&self.w_sep), ld1(&self.w_coh), ld1(&self.w_ali));
-        let (n_coh, n_ali) = (ld1(&self.has_coh), ld1(&self.has_ali));
+        let (n_coh, n_ali) = (ld1(&self.n_coh), ld1(&self.n_ali));
         let (has_coh, has_ali) = (zero.lt(n_coh), zero.lt(n_ali));
         let (sums_sep, sums_coh, sums_ali) = (ld(&self.sep), ld(&self.coh), ld(&self.ali));
         let mut out = [[zero; 3]; 3];

@@ -181,13 +181,24 @@ pub(crate) fn cruise<V: Vector>(v: V, p: &SpeciesParams, afraid: bool) -> V {
     if speed <= 1e-12 {
         return V::ZERO;
     }
-    // Fear lifts the cruise toward max speed while a threat is in sight.
-    let cruise = if afraid && p.fear > 0.0 {
-        p.cruise_speed + p.fear * (p.max_speed - p.cruise_speed).max(0.0)
+    let cruise = if afraid {
+        afraid_cruise(p)
     } else {
         p.cruise_speed
     };
     v * ((cruise - speed) / (p.cruise_time * speed))
+}
+
+/// The cruising speed with a threat in sight: fear lifts it toward max speed
+/// (the plain cruising speed without fear). The scalar path and the lanes
+/// both take it from here.
+#[inline(always)]
+pub(crate) fn afraid_cruise(p: &SpeciesParams) -> f32 {
+    if p.fear > 0.0 {
+        p.cruise_speed + p.fear * (p.max_speed - p.cruise_speed).max(0.0)
+    } else {
+        p.cruise_speed
+    }
 }
 
 /// Combines forces given in priority order (highest first: obstacle avoidance,

@@ -183,14 +183,8 @@ fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
             };
             pass.batch.load(l, boid, f.species, sp);
             if pass.features.entities {
-                let who = Who {
-                    pos: f.pos,
-                    vel: f.vel,
-                    species: f.species,
-                    id: f.id,
-                };
                 let near = pass.near.get_or_insert_with(Near::default);
-                let e = entities(env, &who, base + k0 + l, near);
+                let e = entities(env, &Who::from(&f), base + k0 + l, near);
                 pass.batch.load_entities(l, &e);
             }
         }
@@ -359,19 +353,13 @@ fn steer_one<V: Vector>(
     let cfg = ctx.config;
     let sp = &ctx.species[f.species];
     let (avoid, near_obstacle) = obstacle_steering(env, f, sp);
-    let who = Who {
-        pos: f.pos,
-        vel: f.vel,
-        species: f.species,
-        id: f.id,
-    };
     let Entities {
         pulse,
         flee,
         target,
         heading,
         afraid,
-    } = entities(env, &who, si, near);
+    } = entities(env, &Who::from(f), si, near);
     let [sep, coh, ali] = rules::forces(&f.sums, f.vel, sp, heading);
     // Priority order: obstacle, pulse, flee, target (and chase), separation,
     // cohesion, alignment. The leading zero stands where the soft boundary was
@@ -444,6 +432,17 @@ pub(crate) struct Who<V> {
     pub species: usize,
     /// Boid id.
     pub id: u32,
+}
+
+impl<V: Copy> From<&Focus<V>> for Who<V> {
+    fn from(f: &Focus<V>) -> Self {
+        Self {
+            pos: f.pos,
+            vel: f.vel,
+            species: f.species,
+            id: f.id,
+        }
+    }
 }
 
 /// The pulse push, the pull of targets, paths and prey (chase and follow)
