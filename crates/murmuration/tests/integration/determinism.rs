@@ -190,8 +190,13 @@ fn golden_digests_on_both_kernel_widths() {
         run_on(2, general_relations::<Vec2>(), 150).0,
         run_on(2, general_relations::<Vec3>(), 60).0,
     );
+    let topological8 = topological_digests();
     murmuration::limit_kernel_to_8_lanes(false);
     assert_eq!(narrow, GOLDEN, "the 8-lane kernel");
+    assert_eq!(
+        topological8, TOPOLOGICAL_GOLDEN,
+        "topological (the 8-lane kernel)"
+    );
     assert_eq!(
         format!("{:016x} {:016x}", general8.0, general8.1),
         GENERAL_GOLDEN,
@@ -206,6 +211,11 @@ fn golden_digests_on_both_kernel_widths() {
         assert_eq!(
             general16, general8,
             "per-lane relations, cone, coincident pairs"
+        );
+        assert_eq!(
+            topological_digests(),
+            TOPOLOGICAL_GOLDEN,
+            "topological (16 lanes)"
         );
     } else {
         eprintln!("no AVX-512 on this CPU: only the 8-lane kernel was checked");
@@ -442,3 +452,66 @@ fn batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_p
     check::<Vec2>(80, Boundary::Wrap, true);
     check::<Vec3>(40, Boundary::Reflect, true);
 }
+
+/// Topological worlds the pinned digests below hold: a species with seven
+/// nearest and a vision cone, one with three nearest whose relation row takes
+/// the per-lane lookup, and a metric one, in a wrapped box (`side` 14: many
+/// cells; `side` 2.5: under three cells a side, nearest images), with
+/// coincident pairs and a lattice of boids at exactly tied distances.
+fn topological_mix<V: Vector>(side: f32) -> World<V> {
+    use murmuration::Relation;
+    let mut cfg = WorldConfig::new(V::splat(side), Boundary::Wrap);
+    cfg.seed = 17;
+    let a = SpeciesParams {
+        topological_neighbours: 7,
+        fov_degrees: 270.0,
+        ..SpeciesParams::benchmark()
+    };
+    let b = SpeciesParams {
+        topological_neighbours: 3,
+        alignment_radius: 0.8,
+        ..SpeciesParams::benchmark()
+    };
+    let mut w = World::new(cfg, vec![a, b, SpeciesParams::benchmark()]).unwrap();
+    let (s0, s1, s2) = (SpeciesId::FIRST, SpeciesId::new(1), SpeciesId::new(2));
+    w.set_relation(s1, s0, Relation::Flock).unwrap();
+    w.set_relation(s1, s2, Relation::Ignore).unwrap();
+    w.set_relation(s0, s2, Relation::Flee).unwrap();
+    let scale = (side / 14.0).powi(V::DIM as i32);
+    for (s, n) in [(s0, 500), (s1, 300), (s2, 200)] {
+        let n = ((n as f32 * scale) as u64).max(12);
+        w.spawn(Spawn::new(s, n).speed(1.0)).unwrap();
+    }
+    // Coincident pairs, and a lattice whose spacing makes exact ties.
+    for k in 0..2 {
+        let p = V::splat(0.3 * side + 0.4 * side * k as f32);
+        w.add_boid(s0, p, V::ZERO).unwrap();
+        w.add_boid(s1, p, V::ZERO).unwrap();
+    }
+    for i in 0..4 {
+        for j in 0..4 {
+            let mut p = V::splat(0.5 * side);
+            p.set(0, 0.25 * side + 0.25 * i as f32);
+            p.set(1, 0.25 * side + 0.25 * j as f32);
+            w.add_boid(if (i + j) % 3 == 0 { s1 } else { s0 }, p, V::ZERO)
+                .unwrap();
+        }
+    }
+    w
+}
+
+/// The topological step's digests (2D and 3D, many cells and nearest
+/// images), pinned in [`golden_digests_on_both_kernel_widths`]: recorded
+/// with the per-boid k-nearest kernel, before the groups' lanes took the
+/// selection (issue 48).
+fn topological_digests() -> String {
+    let d = [
+        run_on(2, topological_mix::<Vec2>(14.0), 120).0,
+        run_on(2, topological_mix::<Vec3>(14.0), 50).0,
+        run_on(2, topological_mix::<Vec2>(2.5), 120).0,
+        run_on(2, topological_mix::<Vec3>(2.5), 50).0,
+    ];
+    format!("{:016x} {:016x} {:016x} {:016x}", d[0], d[1], d[2], d[3])
+}
+const TOPOLOGICAL_GOLDEN: &str =
+    "85608eea5efb9cd6 b665debd5569ef45 161d7250b010f509 decf2c3c954b5b06";
