@@ -26,7 +26,6 @@
 use crate::params::{CombineMode, SpeciesParams, Steering};
 use crate::step::kernel::{self, GroupLanes, MAX_LANES, SortedSoa};
 use crate::step::lanes::Lanes as Simd;
-use crate::step::rules::Sums;
 use crate::vector::Vector;
 
 /// One value per lane (of the widest vector; narrower ones use the first).
@@ -112,22 +111,6 @@ pub(crate) fn lane<V: Vector>(src: &[Lanes; 3], l: usize) -> V {
     v
 }
 
-/// One boid's input to a lane of the batch.
-pub struct Lane<'a, V> {
-    /// Its neighbour sums.
-    pub sums: &'a Sums<V>,
-    /// Position, units.
-    pub pos: V,
-    /// Velocity, units/s.
-    pub vel: V,
-    /// The steering it applied last step (for smoothing), units/s².
-    pub prev: V,
-    /// The soft boundary's push, units/s².
-    pub soft: V,
-    /// The kick the scalar path would add to its velocity, if any.
-    pub jitter: Option<V>,
-}
-
 /// One boid's forces from outside its flock, as the scalar path's
 /// `steer::entities` gives them (the target's pull with the wander added).
 #[derive(Clone, Copy, Debug, Default)]
@@ -172,44 +155,6 @@ impl Features {
 }
 
 impl Batch {
-    /// Fills lane `l` with one boid's sums and state and the parameters `sp` of
-    /// its species `species` (copied only when the lane held another species:
-    /// within one batch's lifetime the parameters do not change).
-    /// Inlined: out of line it cost 89 instructions per boid-step in 3D.
-    #[inline(always)]
-    pub fn load<V: Vector>(
-        &mut self,
-        l: usize,
-        boid: Lane<'_, V>,
-        species: usize,
-        sp: &SpeciesParams,
-    ) {
-        let Lane {
-            sums,
-            pos,
-            vel,
-            prev,
-            soft,
-            jitter,
-        } = boid;
-        set(&mut self.sep, l, sums.sep);
-        set(&mut self.ali, l, sums.ali);
-        set(&mut self.coh, l, sums.coh);
-        // The counts (exact in f32), as `load_sums` gives them: raw steering
-        // divides by them.
-        self.n_ali[l] = sums.ali_n as f32;
-        self.n_coh[l] = sums.coh_n as f32;
-        set(&mut self.pos, l, pos);
-        set(&mut self.vel, l, vel);
-        set(&mut self.soft, l, soft);
-        set(&mut self.prev, l, prev);
-        // Every per-boid field is written (and the species' fields whenever the
-        // lane's species changes), so a batch can be reused without clearing.
-        set(&mut self.jitter, l, jitter.unwrap_or(V::ZERO));
-        self.has_jitter[l] = if jitter.is_some() { 1.0 } else { 0.0 };
-        self.load_species(l, species, sp);
-    }
-
     /// Fills lanes `0..S::N` with a group's sums and the positions and
     /// velocities of its boids `si..si + S::N` of `data`. Lanes past the
     /// group's boids get values whose results are ignored.

@@ -14,6 +14,7 @@ use crate::step::context::StepContext;
 use crate::step::interactions::Interactions;
 use crate::step::kernel::{self, Focal, Group, GroupLanes, MAX_LANES, RelationPattern, SortedSoa};
 use crate::step::lanes::Lanes;
+use crate::step::nearest::{self, NearestLanes};
 use crate::step::rules::{RuleConsts, Sums, coincident_direction};
 use crate::step::topological;
 use crate::vector::Vector;
@@ -21,15 +22,15 @@ use std::cell::RefCell;
 use wide::f32x8;
 
 thread_local! {
-    /// Each worker's topological scratch (allocated on first use), reused from
-    /// chunk to chunk and step to step.
+    /// Each worker's per-boid topological scratch (allocated on first use),
+    /// reused from group to group and step to step.
     static NEAREST: RefCell<Option<Box<Nearest>>> = const { RefCell::new(None) };
 }
 
 /// The most topological neighbours a species may ask for, as an array length.
 const MAX_K: usize = crate::params::MAX_TOPOLOGICAL as usize;
 
-/// Scratch for one boid's topological neighbours.
+/// Scratch for one boid's topological neighbours (the per-boid kernel).
 type Nearest = [topological::Chosen; MAX_K];
 
 /// What every chunk of the steering pass reads.
@@ -80,7 +81,7 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     cell: usize,
     /// Its coordinates.
     coords: [u32; 3],
-    /// The cell's runs, for topological neighbours.
+    /// A cell's runs, for the per-boid topological kernel (scratch).
     runs: Runs<V>,
     /// No boid of the cell is nearer any obstacle than this.
     cell_clear: f32,
@@ -88,8 +89,8 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     group: std::ops::Range<usize>,
     /// The group's sums lane by lane ([`GroupLanes`]).
     lanes: GroupLanes,
-    /// The topological neighbours kept for the current boid: this thread's
-    /// scratch, taken on first use and given back on drop.
+    /// The topological neighbours kept for a boid by the per-boid kernel:
+    /// this thread's scratch, taken on first use and given back on drop.
     nearest: Option<Box<Nearest>>,
     /// Neighbours counted so far.
     pub neighbours: u64,
@@ -119,44 +120,24 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     /// The neighbour sums of sorted index `si`, exactly as the step computes them.
     #[inline(always)]
     pub fn focus(&mut self, si: usize) -> Focus<V> {
-        if self.env.topological {
-            self.focus_with::<true>(si)
-        } else {
-            self.focus_with::<false>(si)
-        }
-    }
-
-    /// [`Self::focus`], with `TOPO` false when no species has topological
-    /// neighbours: the plain step's walk then has no trace of them (even an
-    /// untaken out-of-line call cost its loop 29 instructions per boid-step).
-    #[inline(always)]
-    pub fn focus_with<const TOPO: bool>(&mut self, si: usize) -> Focus<V> {
         let env = self.env;
         let data = env.sorted;
-        self.reach::<TOPO>(si);
-        let id = env.ids[si];
-        let species = data.species[si] as usize;
-        let sp = &env.ctx.species[species];
-        let (pos, vel) = (data.position::<V>(si), data.velocity::<V>(si));
-        let sums = if TOPO && sp.topological_neighbours > 0 {
-            self.topological_sums(si, species, pos, vel, sp.topological_neighbours, id)
-        } else {
-            kernel::lane_sums::<V>(&self.lanes, si - self.group.start)
-        };
+        self.reach(si);
+        let sums = kernel::lane_sums::<V>(&self.lanes, si - self.group.start);
         self.neighbours += sums.neighbours as u64;
         Focus {
             sums,
-            pos,
-            vel,
-            species,
-            id,
+            pos: data.position::<V>(si),
+            vel: data.velocity::<V>(si),
+            species: data.species[si] as usize,
+            id: env.ids[si],
             cell_clear: self.cell_clear,
         }
     }
 
     /// Moves the walk to sorted index `si`: its cell, and the group holding it.
     #[inline(always)]
-    fn reach<const TOPO: bool>(&mut self, si: usize) {
+    fn reach(&mut self, si: usize) {
         let grid = self.env.grid;
         if !self.cell_span.contains(&si) {
             let c = if self.cell != usize::MAX && si >= self.cell_span.end {
@@ -164,7 +145,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             } else {
                 grid.keys()[grid.order()[si] as usize] as usize
             };
-            self.enter::<TOPO>(c, si);
+            self.enter(c, si);
         }
         if !self.group.contains(&si) {
             self.group_from(si);
@@ -173,17 +154,16 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
 
     /// The group that starts at sorted index `si` (the walk's next boid after
     /// a whole group): its sorted indices and its sums lane by lane, lane 0
-    /// being `si`. For walks without topological species (their sums are not
-    /// in the lanes).
+    /// being `si`.
     #[inline(always)]
     pub fn group_lanes(&mut self, si: usize) -> (std::ops::Range<usize>, &GroupLanes) {
-        self.reach::<false>(si);
+        self.reach(si);
         debug_assert_eq!(self.group.start, si, "groups are taken whole");
         (self.group.clone(), &self.lanes)
     }
 
     /// The walk enters cell `c` at sorted index `si`.
-    fn enter<const TOPO: bool>(&mut self, c: usize, si: usize) {
+    fn enter(&mut self, c: usize, si: usize) {
         let env = self.env;
         let grid = &env.grid;
         self.cell = c;
@@ -194,9 +174,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         );
         let coords = grid.cell_coords(c);
         self.coords = coords;
-        if TOPO {
-            grid.runs_into::<V>(coords, &mut self.runs);
-        }
         if env.has_obstacles {
             let (centre, half) = grid.cell_ball::<V>(coords);
             self.cell_clear = env.ctx.obstacles.clearance(centre) - half;
@@ -279,7 +256,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
     /// The sums of the group that starts at sorted index `first` (in the
     /// walk's cell), `S::N` lanes wide, into `self.lanes`.
     #[inline(always)]
-    fn group_sums<S: Lanes>(&mut self, first: usize) {
+    fn group_sums<S: NearestLanes>(&mut self, first: usize) {
         let env = self.env;
         let (grid, c) = (env.grid, self.cell);
         let end = grid
@@ -342,8 +319,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             }
             no_cone = S::mask_from(|l| (0..V::DIM).all(|a| h[a][l] == 0.0));
         }
-        let row_of = |s: usize| ctx.relations.row(s);
-        let starts = env.grid.cell_starts();
         let none = S::lanes(0, 0);
         let mut table = [(none, none); kernel::RELATE_SPECIES];
         let rel = if multi {
@@ -387,10 +362,36 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             relate: rel.relate.then_some(&table[..ctx.relations.count]),
             rows: rel.rows,
         };
-        let acc = if uniform {
-            kernel::accumulate::<V, S, SINGLE>(&g, span, starts, data, env.period)
+        self.group = first..end;
+        let topo = if env.topological {
+            S::mask_from(|l| l < count && ctx.species[species_of(l)].topological_neighbours > 0)
         } else {
-            kernel::accumulate::<V, S, FLAGS>(&g, span, starts, data, env.period)
+            none
+        };
+        if S::bits(topo) != S::bits(fill) {
+            self.metric_sums(&g, span, uniform);
+        }
+        if S::bits(topo) != 0 {
+            self.topological_lanes(&g, topo, span);
+        }
+    }
+
+    /// The metric kernel's sums of group `g` into `self.lanes`, each
+    /// coincident neighbour's push keyed ([`kernel::coincident_fix`]);
+    /// `uniform`: the single-species kernel gives them.
+    #[inline(always)]
+    fn metric_sums<S: Lanes>(&mut self, g: &Group<'_, S>, span: &Span<V>, uniform: bool) {
+        let env = self.env;
+        let ctx = env.ctx;
+        let data = env.sorted;
+        let starts = env.grid.cell_starts();
+        let (first, count) = (g.first, g.count);
+        let species_of = |l: usize| data.species[first + l] as usize;
+        let row_of = |s: usize| ctx.relations.row(s);
+        let acc = if uniform {
+            kernel::accumulate::<V, S, SINGLE>(g, span, starts, data, env.period)
+        } else {
+            kernel::accumulate::<V, S, FLAGS>(g, span, starts, data, env.period)
         };
         self.candidates += acc.candidates;
         let out = &mut self.lanes;
@@ -401,7 +402,6 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         }
         // Lanes past `count` saw no candidate: their nearest is +∞.
         if S::bits(acc.nearest2.le(g.eps2)) == 0 {
-            self.group = first..end;
             return;
         }
         let mut near = [0.0f32; MAX_LANES];
@@ -436,13 +436,77 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
                 }
             }
         }
-        self.group = first..end;
+    }
+
+    /// The sums of the topological lanes `topo` of group `g` ([`nearest`]).
+    /// Worlds of nearest images, and of more boids than the lanes' index
+    /// words hold ([`nearest::MAX_SORTED`]), take the per-boid kernel
+    /// ([`topological`]).
+    fn topological_lanes<S: NearestLanes>(
+        &mut self,
+        g: &Group<'_, S>,
+        topo: S::Mask,
+        span: &Span<V>,
+    ) {
+        let env = self.env;
+        let ctx = env.ctx;
+        let data = env.sorted;
+        let lanes = S::bits(topo);
+        if FLAGS & kernel::MIN_IMAGE != 0 || data.species.len() > nearest::MAX_SORTED {
+            for l in (0..S::N).filter(|l| lanes >> l & 1 != 0) {
+                self.per_boid_lane(g.first + l, l);
+            }
+            return;
+        }
+        let seed = ctx.config.seed;
+        let push = |l: usize, j: usize| {
+            let si = g.first + l;
+            let rc = &env.consts[data.species[si] as usize];
+            coincident_direction::<V>(seed, env.ids[si], env.ids[j]) * rc.coincident_push
+        };
+        let k_of =
+            |l: usize| ctx.species[data.species[g.first + l] as usize].topological_neighbours;
+        let mut job = nearest::Job {
+            g,
+            topo,
+            k: std::array::from_fn(|l| if lanes >> l & 1 != 0 { k_of(l) } else { 0 }),
+            span,
+            own: self.cell - self.coords[0] as usize,
+            cell_start: env.grid.cell_starts(),
+            data,
+            ids: env.ids,
+            fov: FLAGS & kernel::FOV != 0,
+            multi: FLAGS & kernel::MULTI != 0,
+            push: &push,
+            out: &mut self.lanes,
+        };
+        self.candidates += S::nearest(&mut job);
+    }
+
+    /// Lane `l`'s sums (the boid at sorted index `si`) by the per-boid
+    /// topological kernel, from its own cell's runs.
+    fn per_boid_lane(&mut self, si: usize, l: usize) {
+        let env = self.env;
+        let (grid, data) = (env.grid, env.sorted);
+        let c = grid.keys()[grid.order()[si] as usize] as usize;
+        grid.runs_into::<V>(grid.cell_coords(c), &mut self.runs);
+        let species = data.species[si] as usize;
+        let k = env.ctx.species[species].topological_neighbours;
+        let (pos, vel) = (data.position::<V>(si), data.velocity::<V>(si));
+        let s = self.topological_sums(si, species, pos, vel, k, env.ids[si]);
+        let out = &mut self.lanes;
+        for a in 0..V::DIM {
+            out[kernel::SEP + a][l] = s.sep.get(a);
+            out[kernel::ALI + a][l] = s.ali.get(a);
+            out[kernel::COH + a][l] = s.coh.get(a);
+        }
+        out[kernel::N_ALI][l] = s.ali_n as f32;
+        out[kernel::N_COH][l] = s.coh_n as f32;
+        out[kernel::N_NB][l] = s.neighbours as f32;
     }
 
     /// The sums of the boid at sorted index `si` over its `k` nearest
-    /// neighbours ([`topological`]), from its cell's runs. Only walks with
-    /// `TOPO` call it ([`Self::focus_with`]): inlined into every walk it cost
-    /// the plain step 53 instructions per boid-step (BENCHMARKS.md).
+    /// neighbours ([`topological`]), from the runs in `self.runs` (its cell's).
     #[inline(never)]
     fn topological_sums(
         &mut self,

@@ -417,50 +417,9 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     // The lanes that take candidate `j` into their rules, and those of them
     // that flock with it.
     macro_rules! takes {
-        ($j:expr, $d:expr, $d2:expr, $valid:expr) => {{
-            let (j, d, d2, valid): (usize, [S; 3], S, S::Mask) = ($j, $d, $d2, $valid);
-            let mut take = d2.lt_in(valid, g.max2);
-            if fov {
-                let mut back = zero;
-                for a in 0..d_n {
-                    back = back + d[a] * g.heading[a];
-                }
-                // The offset points back at the lanes: negated, exactly.
-                let dot = S::splat(-0.0) - back;
-                // A coincident neighbour has no direction to see it by:
-                // always seen.
-                let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
-                take = S::and(take, S::or(seen, g.no_cone));
-            }
-            let mut flock = take;
-            if multi {
-                if let Some(relate) = g.relate {
-                    // SAFETY: as above.
-                    let s = unsafe { *data.species.get_unchecked(j) } as usize;
-                    // Every species is below the table's length (a world's
-                    // relations cover its species); past it, nothing is taken.
-                    let none = S::lanes(0, 0);
-                    let (takes, flocks) = relate.get(s).copied().unwrap_or((none, none));
-                    take = S::and(take, takes);
-                    flock = S::and(take, flocks);
-                } else if let Some(rows) = &g.rows {
-                    // SAFETY: as above.
-                    let s = unsafe { *data.species.get_unchecked(j) } as usize;
-                    let rel = |l: usize| rows[l][s % rows[l].len()];
-                    take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
-                    let flocks =
-                        S::mask_from(|l| matches!(rel(l), Relation::Flock | Relation::Follow));
-                    flock = S::and(take, flocks);
-                } else {
-                    // SAFETY: as above.
-                    let s = unsafe { *data.species_f.get_unchecked(j) };
-                    let own = g.species.eq(S::splat(s));
-                    take = S::and(take, S::or(own, g.takes_others));
-                    flock = S::and(take, own);
-                }
-            }
-            (take, flock)
-        }};
+        ($j:expr, $d:expr, $d2:expr, $valid:expr) => {
+            takes::<S>(g, data, $j, &$d, $d2, $valid, fov, multi, d_n)
+        };
     }
     // The lanes' positions less the shift of run `3 * r + p`.
     macro_rules! origin_of {
@@ -620,6 +579,70 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
     }
 }
 
+/// The lanes of `g` that take candidate `j` (at offsets `d`, squared
+/// length `d2`, from the lanes) into their rules, among those of `valid`
+/// within their radius and cone, and those of them that flock with it.
+/// `fov`: some lane has a cone; `multi`: the relations apply.
+#[inline(always)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel's loop-invariant switches, inlined away"
+)]
+pub(crate) fn takes<S: Lanes>(
+    g: &Group<'_, S>,
+    data: &SortedSoa,
+    j: usize,
+    d: &[S; 3],
+    d2: S,
+    valid: S::Mask,
+    fov: bool,
+    multi: bool,
+    d_n: usize,
+) -> (S::Mask, S::Mask) {
+    let zero = S::splat(0.0);
+    let mut take = d2.lt_in(valid, g.max2);
+    if fov {
+        let mut back = zero;
+        for (x, h) in d.iter().zip(&g.heading).take(d_n) {
+            back = back + *x * *h;
+        }
+        // The offset points back at the lanes: negated, exactly.
+        let dot = S::splat(-0.0) - back;
+        // A coincident neighbour has no direction to see it by: always seen.
+        let seen = S::or(dot.ge(g.cos_half * d2.sqrt()), d2.le(g.eps2));
+        take = S::and(take, S::or(seen, g.no_cone));
+    }
+    let mut flock = take;
+    if multi {
+        // The three lookups: `j` is below the boid count, which the kernels
+        // assert the species arrays hold.
+        if let Some(relate) = g.relate {
+            // SAFETY: as just said.
+            let s = unsafe { *data.species.get_unchecked(j) } as usize;
+            // Every species is below the table's length (a world's relations
+            // cover its species); past it, nothing is taken.
+            let none = S::lanes(0, 0);
+            let (takes, flocks) = relate.get(s).copied().unwrap_or((none, none));
+            take = S::and(take, takes);
+            flock = S::and(take, flocks);
+        } else if let Some(rows) = &g.rows {
+            // SAFETY: as above.
+            let s = unsafe { *data.species.get_unchecked(j) } as usize;
+            let rel = |l: usize| rows[l][s % rows[l].len()];
+            take = S::and(take, S::mask_from(|l| rel(l).in_rules()));
+            let flocks = S::mask_from(|l| matches!(rel(l), Relation::Flock | Relation::Follow));
+            flock = S::and(take, flocks);
+        } else {
+            // SAFETY: as above.
+            let s = unsafe { *data.species_f.get_unchecked(j) };
+            let own = g.species.eq(S::splat(s));
+            take = S::and(take, S::or(own, g.takes_others));
+            flock = S::and(take, own);
+        }
+    }
+    (take, flock)
+}
+
 /// Cuts the run `start..end` of one row piece (sorted by x, read from `xs`)
 /// to the candidates some lane may reach: those less than `reach` along x
 /// from the group's x range `x_ends` (the lanes' x, less the piece's `shift`,
@@ -630,7 +653,7 @@ pub(crate) fn accumulate<V: Vector, S: Lanes, const FLAGS: u8>(
 /// Counts the cut candidates a window of lanes at a time: along a sorted run
 /// those out of reach on the left are a prefix, on the right a suffix.
 #[inline(always)]
-fn cut_run<S: Lanes>(
+pub(crate) fn cut_run<S: Lanes>(
     xs: &[f32],
     (mut start, mut end): (usize, usize),
     (x_min, x_max): (f32, f32),

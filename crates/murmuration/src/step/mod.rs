@@ -10,6 +10,7 @@ pub(crate) mod interactions;
 pub(crate) mod kernel;
 pub(crate) mod kernel512;
 pub(crate) mod lanes;
+pub(crate) mod nearest;
 pub(crate) mod pipeline;
 pub(crate) mod rules;
 pub(crate) mod steer;

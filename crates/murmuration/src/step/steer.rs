@@ -10,7 +10,7 @@
 use crate::behaviours::boundary::{boundary_force, confine, soft_force};
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
-use crate::step::batch::{self, Batch, Entities, Features, Lane, Steered};
+use crate::step::batch::{self, Batch, Entities, Features, Steered};
 use crate::step::focus::{Focus, Focuser, PassEnv};
 use crate::step::interactions::{Near, Seeker, Sorted, Tables};
 use crate::step::kernel;
@@ -50,9 +50,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
 ) -> (u64, u64) {
     let base = chunk * CHUNK;
     let mut walk = Focuser::<V, FLAGS, SINGLE>::new(env, base + out_p.len());
-    if env.batched && env.topological {
-        steer_lanes::<V, FLAGS, SINGLE, true>(env, &mut walk, base, out_p, out_v, out_a);
-    } else if env.batched {
+    if env.batched {
         #[cfg(target_arch = "x86_64")]
         if FLAGS & kernel::WIDE != 0 {
             // Sixteen lanes, as the kernel's groups (WIDE: AVX-512, see
@@ -78,7 +76,7 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     (walk.neighbours, walk.candidates)
 }
 
-/// The batched path without topological species: each group's sums go
+/// The batched path: each group's sums go
 /// straight from its lanes into the batch, a whole group at a time (`S`: the
 /// kernel's lane width), with their
 /// positions and velocities (no per-boid sums in between).
@@ -151,46 +149,6 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
         k0 += m;
     }
     walk.neighbours += neighbours;
-}
-
-/// The batched path with topological species (with any force the lanes take): eight
-/// boids' sums, each from its own walk, then their steering in SIMD lanes.
-#[inline(always)]
-fn steer_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8, const TOPO: bool>(
-    env: &PassEnv<'_, V>,
-    walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
-    base: usize,
-    out_p: &mut [V],
-    out_v: &mut [V],
-    out_a: &mut [V],
-) {
-    let ctx = env.ctx;
-    let cfg = ctx.config;
-    let mut k0 = 0;
-    let mut pass = LanePass::new(env);
-    while k0 < out_p.len() {
-        let m = (out_p.len() - k0).min(kernel::LANES);
-        for l in 0..m {
-            let f = walk.focus_with::<TOPO>(base + k0 + l);
-            let sp = &ctx.species[f.species];
-            let boid = Lane {
-                sums: &f.sums,
-                pos: f.pos,
-                vel: f.vel,
-                prev: out_a[k0 + l],
-                soft: soft_force(f.pos, cfg),
-                jitter: jitter(sp, cfg.seed, f.id, ctx.step),
-            };
-            pass.batch.load(l, boid, f.species, sp);
-            if pass.features.entities {
-                let near = pass.near.get_or_insert_with(Near::default);
-                let e = entities(env, &Who::from(&f), base + k0 + l, near);
-                pass.batch.load_entities(l, &e);
-            }
-        }
-        pass.finish::<f32x8>(base + k0, m, out_lanes(out_p, out_v, out_a, k0));
-        k0 += m;
-    }
 }
 
 /// What the batched paths share: the lanes being filled, the step's time and

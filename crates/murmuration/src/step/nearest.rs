@@ -1,0 +1,524 @@
+//! Topological neighbours a group at a time: each lane (focal boid) of a
+//! group keeps its `k` nearest candidates in lanes, the candidates shared
+//! by every lane as in the metric kernel ([`crate::step::kernel`]).
+//!
+//! The selection and the sums are those of the per-boid kernel
+//! ([`crate::step::topological`]), bit for bit: the same candidates (every
+//! boid within a lane's radius and cone that its relations take), the `k`
+//! smallest by (distance², id), and the sums taken nearest first with the
+//! same arithmetic. Each lane's list is sorted; a candidate no lane would
+//! keep costs one compare, one some lane keeps goes through a branchless
+//! insertion network over the list, and an exact tie with an entry (rare:
+//! coincident boids, lattices) is settled by id lane by lane.
+//!
+//! Worlds of nearest images (and of more than [`MAX_SORTED`] boids) keep
+//! the per-boid kernel.
+
+use crate::grid::Span;
+use crate::step::kernel::{self, Group, GroupLanes, MAX_LANES, SortedSoa};
+use crate::step::lanes::Lanes;
+use crate::vector::Vector;
+use wide::f32x8;
+
+/// Bit of a kept entry's index word set when the lane flocks with that
+/// neighbour.
+const FLOCKS: u32 = 1 << 31;
+
+/// First bit of the run a kept entry came from in its index word (`3 * row +
+/// piece` of the span, below 27), the sorted index in the bits below.
+const RUN_AT: u32 = 26;
+
+/// The sorted index bits of an index word.
+const INDEX: u32 = (1 << RUN_AT) - 1;
+
+/// The most boids (with padding) whose sorted indices fit [`INDEX`]; larger
+/// worlds take the per-boid kernel.
+pub(crate) const MAX_SORTED: usize = INDEX as usize + 1;
+
+/// Each lane's nearest candidates so far, sorted by (distance², id): the
+/// squared distances (+∞ past those found) and index words as `f32` bits
+/// (sorted index, run, [`FLOCKS`]; 0 past those found).
+pub(crate) struct Kept<S, const K: usize> {
+    d2: [S; K],
+    j: [S; K],
+}
+
+/// The list capacity that serves `k` neighbours: `k` itself for the common
+/// counts (each capacity is a compiled copy of the loop, its list in
+/// registers), else the next of 16, 32, 64 (a longer list only keeps more).
+pub(crate) fn capacity(k: u32) -> usize {
+    match k {
+        0..=4 => 4,
+        5..=8 => k as usize,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+/// One group's topological lanes to sum ([`NearestLanes::nearest`]).
+pub(crate) struct Job<'a, V, S: Lanes> {
+    /// The group (its lanes' positions, constants, cones and relations).
+    pub g: &'a Group<'a, S>,
+    /// Its topological lanes.
+    pub topo: S::Mask,
+    /// Each lane's `k` (0 outside `topo`).
+    pub k: [u32; MAX_LANES],
+    /// The group's cells.
+    pub span: &'a Span<V>,
+    /// The group's row of cells (its `cell_start` index at x = 0).
+    pub own: usize,
+    /// The grid's cell starts.
+    pub cell_start: &'a [u32],
+    /// Boids in cell order.
+    pub data: &'a SortedSoa,
+    /// Boid ids in sorted order.
+    pub ids: &'a [u32],
+    /// Some lane may have a vision cone ([`kernel::FOV`]).
+    pub fov: bool,
+    /// The relations apply ([`kernel::MULTI`]).
+    pub multi: bool,
+    /// Lane `l`'s keyed push from a coincident neighbour at sorted index `j`.
+    pub push: &'a dyn Fn(usize, usize) -> V,
+    /// The group's sums: the lanes of `topo` are written.
+    pub out: &'a mut GroupLanes,
+}
+
+/// The lane widths the k-nearest lists run at, each compiled for its width.
+pub(crate) trait NearestLanes: Lanes {
+    /// Selects and sums `job`'s lanes; returns the candidates measured.
+    fn nearest<V: Vector>(job: &mut Job<'_, V, Self>) -> u64;
+}
+
+impl NearestLanes for f32x8 {
+    #[inline(never)]
+    fn nearest<V: Vector>(job: &mut Job<'_, V, Self>) -> u64 {
+        run(job)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl NearestLanes for crate::step::kernel512::W16 {
+    fn nearest<V: Vector>(job: &mut Job<'_, V, Self>) -> u64 {
+        // SAFETY: sixteen-lane groups exist only where the CPU has AVX-512
+        // F, DQ and VL (`kernel::WIDE`).
+        unsafe { run_wide(job) }
+    }
+}
+
+/// [`run`] compiled with AVX-512, so every sixteen-lane operation is one
+/// instruction.
+///
+/// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::step::kernel512::wide`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+#[inline(never)]
+unsafe fn run_wide<V: Vector>(job: &mut Job<'_, V, crate::step::kernel512::W16>) -> u64 {
+    run(job)
+}
+
+/// Selects each lane's nearest in a list of the capacity its largest `k`
+/// needs ([`capacity`]), then sums them.
+#[inline(always)]
+fn run<V: Vector, S: Lanes>(job: &mut Job<'_, V, S>) -> u64 {
+    let kmax = job.k.iter().copied().max().unwrap_or(0);
+    let k = S::from_slice(&job.k.map(|k| k as f32));
+    macro_rules! with_capacity {
+        ($($cap:literal)*) => {
+            match capacity(kmax) {
+                $($cap => {
+                    let (kept, candidates) = select::<V, S, $cap>(
+                        job.g, job.topo, job.span, job.own, job.cell_start, job.data,
+                        job.ids, job.fov, job.multi,
+                    );
+                    kept.sums::<V>(job, k);
+                    candidates
+                })*
+                _ => unreachable!("capacity gives one of these"),
+            }
+        };
+    }
+    with_capacity!(4 5 6 7 8 16 32 64)
+}
+
+/// The `K` nearest candidates of every lane of `topo` (a subset of `g`'s
+/// lanes) among the candidates of `span` (no nearest images), with the
+/// kernel's candidates, radii, cones and relations (`fov`, `multi`); `own`
+/// is the group's row (its `cell_start` index at x = 0). `ids[j]` is the id
+/// of sorted index `j`. Returns the lists and the candidates measured.
+///
+/// The order of the visit does not change the lists, only their cost: the
+/// group's own boids first, then the rest of its row, then the other rows,
+/// each cut along x to what the farthest kept entry of any lane reaches.
+#[inline(always)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel's inputs and its loop-invariant switches"
+)]
+pub(crate) fn select<V: Vector, S: Lanes, const K: usize>(
+    g: &Group<'_, S>,
+    topo: S::Mask,
+    span: &Span<V>,
+    own: usize,
+    cell_start: &[u32],
+    data: &SortedSoa,
+    ids: &[u32],
+    fov: bool,
+    multi: bool,
+) -> (Kept<S, K>, u64) {
+    let n = cell_start.last().copied().unwrap_or(0) as usize;
+    for a in 0..V::DIM {
+        assert!(data.pos[a].len() >= n && data.vel[a].len() >= n);
+    }
+    assert!(ids.len() >= n && n <= MAX_SORTED);
+    if multi {
+        assert!(data.species.len() >= n && data.species_f.len() >= n);
+    }
+    let mut scan = Scan {
+        g,
+        topo,
+        data,
+        ids,
+        fov: fov && g.cones,
+        multi,
+        kept: Kept {
+            d2: [S::splat(f32::INFINITY); K],
+            j: [S::splat(0.0); K],
+        },
+        candidates: 0,
+    };
+    let group = (g.first, g.first + g.count);
+    let rows = span.row_count;
+    let own_row = (0..rows).find(|&r| span.rows[r].0 == own && span.rows[r].1 == V::ZERO);
+    let order = own_row
+        .into_iter()
+        .chain((0..rows).filter(|&r| Some(r) != own_row));
+    for (visit, r) in order.enumerate() {
+        let (row, _) = span.rows[r];
+        for p in 0..span.piece_count {
+            let (x_a, x_b, x_shift, _) = span.pieces[p];
+            let run = (
+                cell_start[row + x_a as usize] as usize,
+                cell_start[row + x_b as usize + 1] as usize,
+            );
+            let mine = visit == 0 && own_row.is_some() && run.0 <= group.0 && group.1 <= run.1;
+            if mine {
+                scan.run::<V>(group, span, r, p);
+            }
+            let (lo, hi) = scan.cut(run, x_shift);
+            if mine {
+                scan.run::<V>((lo, group.0.max(lo)), span, r, p);
+                scan.run::<V>((group.1.min(hi), hi), span, r, p);
+            } else {
+                scan.run::<V>((lo, hi), span, r, p);
+            }
+        }
+    }
+    scan.kept.order_ties(ids);
+    (scan.kept, scan.candidates - g.count as u64)
+}
+
+/// One group's selection under way ([`select`]).
+struct Scan<'a, S: Lanes, const K: usize> {
+    g: &'a Group<'a, S>,
+    topo: S::Mask,
+    data: &'a SortedSoa,
+    ids: &'a [u32],
+    fov: bool,
+    multi: bool,
+    kept: Kept<S, K>,
+    candidates: u64,
+}
+
+impl<S: Lanes, const K: usize> Scan<'_, S, K> {
+    /// `run` (one row piece's, sorted by x) cut to the candidates some lane
+    /// may still keep: within its radius, and once every lane's list is
+    /// full, nearer than the farthest entry kept by any lane (strictly: a
+    /// tie may still win by id).
+    #[inline(always)]
+    fn cut(&self, run: (usize, usize), shift: f32) -> (usize, usize) {
+        let g = self.g;
+        let mut far = [0.0f32; kernel::MAX_LANES];
+        S::select(self.topo, self.kept.d2[K - 1], S::splat(0.0)).write_to(&mut far);
+        let far = far[..S::N].iter().copied().fold(0.0f32, f32::max);
+        let reach = if far < f32::INFINITY {
+            crate::step::rules::reach_of(far.next_up()).min(g.reach)
+        } else {
+            g.reach
+        };
+        let x_ends = (
+            self.data.pos[0][g.first],
+            self.data.pos[0][g.first + g.count - 1],
+        );
+        kernel::cut_run::<S>(&self.data.pos[0], run, x_ends, shift, reach)
+    }
+
+    /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes.
+    #[inline(always)]
+    fn run<V: Vector>(&mut self, (lo, hi): (usize, usize), span: &Span<V>, r: usize, p: usize) {
+        let (g, d_n) = (self.g, V::DIM);
+        if lo >= hi {
+            return;
+        }
+        self.candidates += g.count as u64 * (hi - lo) as u64;
+        // The lanes' positions less the run's shift, as the kernel's origin.
+        let mut origin = [S::splat(0.0); 3];
+        for (a, o) in origin.iter_mut().enumerate().take(d_n) {
+            let shift = if a == 0 {
+                span.pieces[p].2
+            } else {
+                span.rows[r].1.get(a)
+            };
+            *o = g.pos[a] - S::splat(shift);
+        }
+        let tag = ((3 * r + p) as u32) << RUN_AT;
+        let pos: [&[f32]; 3] = std::array::from_fn(|a| &self.data.pos[a][..]);
+        for j in lo..hi {
+            let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
+            // The kernel's offsets: each the negation of the per-boid one.
+            let mut d = [S::splat(0.0); 3];
+            let mut d2 = S::splat(0.0);
+            for a in 0..d_n {
+                // SAFETY: j < n <= the array's length (asserted in `select`).
+                let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
+                d[a] = x;
+                d2 = d2 + x * x;
+            }
+            let (take, flock) =
+                kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
+            // Only as near as the farthest kept (a tie may still win).
+            let pass = S::and(take, d2.le(self.kept.d2[K - 1]));
+            self.kept.insert(pass, flock, d2, j as u32 | tag, self.ids);
+        }
+    }
+}
+
+impl<S: Lanes, const K: usize> Kept<S, K> {
+    /// Inserts the candidate of index word `word` (squared distances `d2`)
+    /// into the lists of the lanes of `pass`, after every entry as near; it
+    /// flocks with the lanes of `flock`. Where an exact tie decides which
+    /// entries stay (the candidate as far as the last entry, or pushing out
+    /// a last entry as far as the one before it), the lanes go by id
+    /// ([`Self::insert_by_id`]); ties among the entries kept are put in id
+    /// order at the end ([`Self::order_ties`]).
+    #[inline(always)]
+    fn insert(&mut self, pass: S::Mask, flock: S::Mask, d2: S, word: u32, ids: &[u32]) {
+        let w = |bits: u32| S::splat(f32::from_bits(word | bits));
+        let jw = S::select(flock, w(FLOCKS), w(0));
+        let last = self.d2[K - 1];
+        let mut tie = S::and(pass, d2.eq(last));
+        if K > 1 {
+            let split = S::and(self.d2[K - 2].eq(last), last.lt(S::splat(f32::INFINITY)));
+            tie = S::or(tie, S::and(d2.lt_in(pass, last), split));
+        }
+        if S::bits(tie) != 0 {
+            return self.insert_by_id(pass, d2, jw, ids);
+        }
+        let lt: [S::Mask; K] = std::array::from_fn(|i| d2.lt_in(pass, self.d2[i]));
+        for i in (1..K).rev() {
+            self.d2[i] = S::select(lt[i - 1], self.d2[i - 1], S::select(lt[i], d2, self.d2[i]));
+            self.j[i] = S::select(lt[i - 1], self.j[i - 1], S::select(lt[i], jw, self.j[i]));
+        }
+        self.d2[0] = S::select(lt[0], d2, self.d2[0]);
+        self.j[0] = S::select(lt[0], jw, self.j[0]);
+    }
+
+    /// The lists lane by lane as arrays: squared distances, index words.
+    #[inline(always)]
+    fn to_arrays(&self) -> ([[f32; MAX_LANES]; K], [[f32; MAX_LANES]; K]) {
+        let mut kd = [[0.0f32; MAX_LANES]; K];
+        let mut kj = [[0.0f32; MAX_LANES]; K];
+        for i in 0..K {
+            self.d2[i].write_to(&mut kd[i]);
+            self.j[i].write_to(&mut kj[i]);
+        }
+        (kd, kj)
+    }
+
+    /// Lane `l` of `kd`, `kj` sorted by (distance², id): entries as far as
+    /// one another in id order.
+    #[inline(always)]
+    fn sort_lane(
+        kd: &mut [[f32; MAX_LANES]; K],
+        kj: &mut [[f32; MAX_LANES]; K],
+        l: usize,
+        ids: &[u32],
+    ) {
+        let id = |w: f32| ids[(w.to_bits() & INDEX) as usize];
+        for i in 1..K {
+            let mut at = i;
+            while at > 0
+                && kd[at - 1][l] == kd[at][l]
+                && kd[at][l] < f32::INFINITY
+                && id(kj[at][l]) < id(kj[at - 1][l])
+            {
+                let (a, b) = (at - 1, at);
+                (kd[a][l], kd[b][l]) = (kd[b][l], kd[a][l]);
+                (kj[a][l], kj[b][l]) = (kj[b][l], kj[a][l]);
+                at -= 1;
+            }
+        }
+    }
+
+    /// Puts the entries of a lane that are exactly as far as one another in
+    /// id order (the insertions put them in the order found).
+    #[inline(always)]
+    fn order_ties(&mut self, ids: &[u32]) {
+        let inf = S::splat(f32::INFINITY);
+        let mut tied = S::lanes(0, 0);
+        for i in 1..K {
+            let same = S::and(self.d2[i].eq(self.d2[i - 1]), self.d2[i].lt(inf));
+            tied = S::or(tied, same);
+        }
+        if S::bits(tied) == 0 {
+            return;
+        }
+        let (mut kd, mut kj) = self.to_arrays();
+        let mut bits = S::bits(tied);
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Self::sort_lane(&mut kd, &mut kj, l, ids);
+        }
+        self.set_arrays(&kd, &kj);
+    }
+
+    /// Sets the lists from arrays ([`Self::to_arrays`]).
+    #[inline(always)]
+    fn set_arrays(&mut self, kd: &[[f32; MAX_LANES]; K], kj: &[[f32; MAX_LANES]; K]) {
+        for i in 0..K {
+            self.d2[i] = S::from_slice(&kd[i]);
+            self.j[i] = S::from_slice(&kj[i]);
+        }
+    }
+
+    /// [`Self::insert`] lane by lane by (distance², id), where a tie decides
+    /// which entries stay: each lane's ties put in id order first.
+    #[inline(always)]
+    fn insert_by_id(&mut self, pass: S::Mask, d2: S, jw: S, ids: &[u32]) {
+        let (mut kd, mut kj) = self.to_arrays();
+        let (mut cd, mut cj) = ([0.0f32; MAX_LANES], [0.0f32; MAX_LANES]);
+        d2.write_to(&mut cd);
+        jw.write_to(&mut cj);
+        let id = |w: f32| ids[(w.to_bits() & INDEX) as usize];
+        let mut bits = S::bits(pass);
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Self::sort_lane(&mut kd, &mut kj, l, ids);
+            let (d, w) = (cd[l], cj[l]);
+            let before = |kd: &[[f32; MAX_LANES]; K], kj: &[[f32; MAX_LANES]; K], i: usize| {
+                kd[i][l] < d || (kd[i][l] == d && id(kj[i][l]) < id(w))
+            };
+            if before(&kd, &kj, K - 1) {
+                continue;
+            }
+            let mut at = K - 1;
+            while at > 0 && !before(&kd, &kj, at - 1) {
+                kd[at][l] = kd[at - 1][l];
+                kj[at][l] = kj[at - 1][l];
+                at -= 1;
+            }
+            kd[at][l] = d;
+            kj[at][l] = w;
+        }
+        self.set_arrays(&kd, &kj);
+    }
+
+    /// The rule sums of each lane of `job.topo` over its first `k[l]`
+    /// entries, nearest first, written into its column of `job.out`
+    /// ([`GroupLanes`]); a coincident neighbour pushes by `job.push`.
+    #[inline(always)]
+    pub(crate) fn sums<V: Vector>(&self, job: &mut Job<'_, V, S>, k: S) {
+        let (g, span, topo, data) = (job.g, job.span, job.topo, job.data);
+        const W: usize = kernel::MAX_LANES;
+        let d_n = V::DIM;
+        let (zero, one) = (S::splat(0.0), S::splat(1.0));
+        let (mut sep, mut ali, mut coh) = ([zero; 3], [zero; 3], [zero; 3]);
+        let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
+        let inf = S::splat(f32::INFINITY);
+        let mut words = [0.0f32; W];
+        let shifted = span.rows[..span.row_count].iter().any(|r| r.1 != V::ZERO)
+            || span.pieces[..span.piece_count].iter().any(|p| p.2 != 0.0);
+        for i in 0..K {
+            let d2 = self.d2[i];
+            let found = S::and(S::and(topo, d2.lt(inf)), S::splat(i as f32).lt(k));
+            if S::bits(found) == 0 {
+                break;
+            }
+            self.j[i].write_to(&mut words);
+            let at = |l: usize| (words[l].to_bits() & INDEX) as usize;
+            let flocks = S::mask_from(|l| words[l].to_bits() & FLOCKS != 0);
+            let (mut p, mut v) = ([[0.0f32; W]; 3], [[0.0f32; W]; 3]);
+            for l in 0..S::N {
+                let j = at(l);
+                for a in 0..d_n {
+                    p[a][l] = data.pos[a][j];
+                    v[a][l] = data.vel[a][j];
+                }
+            }
+            // The per-boid kernel's offsets: the neighbour less the focal
+            // position less the run's shift (the position itself, exactly,
+            // where no run is shifted).
+            let mut origin = g.pos;
+            if shifted {
+                let mut sh = [[0.0f32; W]; 3];
+                for l in 0..S::N {
+                    let run = ((words[l].to_bits() & !FLOCKS) >> RUN_AT) as usize;
+                    sh[0][l] = span.pieces[run % 3].2;
+                    for (a, x) in sh.iter_mut().enumerate().take(d_n).skip(1) {
+                        x[l] = span.rows[run / 3].1.get(a);
+                    }
+                }
+                for a in 0..d_n {
+                    origin[a] = g.pos[a] - S::from_slice(&sh[a]);
+                }
+            }
+            let d: [S; 3] = std::array::from_fn(|a| S::from_slice(&p[a]) - origin[a]);
+            // Coincident: a keyed push, not one along rounding noise.
+            let co = S::and(found, d2.le(g.eps2));
+            let near = S::and(found, d2.lt(g.sep2));
+            let inv = one / d2;
+            for a in 0..d_n {
+                let s = sep[a].sub_where(near, d[a] * inv);
+                sep[a] = S::select(co, sep[a], s);
+            }
+            if S::bits(co) != 0 {
+                let mut extra = [[0.0f32; W]; 3];
+                let mut bits = S::bits(co);
+                while bits != 0 {
+                    let l = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let e = (job.push)(l, at(l));
+                    for (a, x) in extra.iter_mut().enumerate().take(d_n) {
+                        x[l] = e.get(a);
+                    }
+                }
+                for a in 0..d_n {
+                    sep[a] = sep[a].add_where(co, S::from_slice(&extra[a]));
+                }
+            }
+            let flock = S::and(found, flocks);
+            let (ma, mc) = (d2.lt_in(flock, g.ali2), d2.lt_in(flock, g.coh2));
+            for a in 0..d_n {
+                ali[a] = ali[a].add_where(ma, S::from_slice(&v[a]));
+                coh[a] = coh[a].add_where(mc, d[a]);
+            }
+            n_ali = n_ali.add_where(ma, one);
+            n_coh = n_coh.add_where(mc, one);
+            n_nb = n_nb.add_where(found, one);
+        }
+        let mut put = |row: usize, x: S| {
+            let old = S::from_slice(&job.out[row]);
+            S::select(topo, x, old).write_to(&mut job.out[row]);
+        };
+        for a in 0..d_n {
+            put(kernel::SEP + a, sep[a]);
+            put(kernel::ALI + a, ali[a]);
+            put(kernel::COH + a, coh[a]);
+        }
+        put(kernel::N_ALI, n_ali);
+        put(kernel::N_COH, n_coh);
+        put(kernel::N_NB, n_nb);
+    }
+}
