@@ -363,16 +363,31 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             rows: rel.rows,
         };
         self.group = first..end;
-        let topo = if env.topological {
-            S::mask_from(|l| l < count && ctx.species[species_of(l)].topological_neighbours > 0)
-        } else {
-            none
-        };
-        if S::bits(topo) != S::bits(fill) {
-            self.metric_sums(&g, span, uniform);
+        if env.topological {
+            return self.topological_group(&g, span, uniform);
+        }
+        self.metric_sums(&g, span, uniform);
+    }
+
+    /// The sums of group `g` in a world with topological species: its
+    /// topological lanes by [`Self::topological_lanes`], the others (if
+    /// any) by the metric kernel.
+    #[inline(always)]
+    fn topological_group<S: NearestLanes>(
+        &mut self,
+        g: &Group<'_, S>,
+        span: &Span<V>,
+        uniform: bool,
+    ) {
+        let (ctx, data) = (self.env.ctx, self.env.sorted);
+        let k_of =
+            |l: usize| ctx.species[data.species[g.first + l] as usize].topological_neighbours;
+        let topo = S::mask_from(|l| l < g.count && k_of(l) > 0);
+        if S::bits(topo) != S::bits(S::lanes(0, g.count)) {
+            self.metric_sums(g, span, uniform);
         }
         if S::bits(topo) != 0 {
-            self.topological_lanes(&g, topo, span);
+            self.topological_lanes(g, topo, span);
         }
     }
 

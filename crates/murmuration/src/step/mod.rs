@@ -1,5 +1,5 @@
 //! The Reynolds step: each boid's neighbours found through the grid and summed
-//! in SIMD lanes (kernel, kernel512, lanes, focus, topological), turned into
+//! in SIMD lanes (kernel, kernel512, lanes, focus, nearest, topological), turned into
 //! forces by the rules and the behaviours (rules, steer, batch, interactions)
 //! and integrated, in the order the pipeline runs them (pipeline, context).
 

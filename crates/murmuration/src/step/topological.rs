@@ -9,6 +9,10 @@
 //! broken by the smaller boid id, and the sums taken nearest first. Candidates are
 //! tested eight at a time with the kernel's lane arithmetic; those inside the
 //! radius and the cone go through a short insertion (priced in BENCHMARKS.md).
+//!
+//! The step runs this per-boid form only in worlds of nearest images (and of
+//! more boids than [`crate::step::nearest::MAX_SORTED`]); elsewhere the
+//! groups' lanes make the same selection and sums ([`crate::step::nearest`]).
 
 use crate::grid::Run;
 use crate::params::{MAX_TOPOLOGICAL, Relation};
