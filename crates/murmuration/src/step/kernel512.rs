@@ -130,6 +130,10 @@ mod x86 {
             W16(unsafe { _mm512_max_ps(self.0, o.0) })
         }
         #[inline(always)]
+        fn min(self, o: Self) -> Self {
+            W16(unsafe { _mm512_min_ps(self.0, o.0) })
+        }
+        #[inline(always)]
         fn sqrt(self) -> Self {
             W16(unsafe { _mm512_sqrt_ps(self.0) })
         }

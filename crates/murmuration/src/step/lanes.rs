@@ -26,6 +26,8 @@ pub(crate) trait Lanes:
     fn write_to(self, out: &mut [f32]);
     /// Lane-wise maximum (neither operand NaN).
     fn max(self, o: Self) -> Self;
+    /// Lane-wise minimum (neither operand NaN).
+    fn min(self, o: Self) -> Self;
     /// Lane-wise square root.
     fn sqrt(self) -> Self;
     /// Lane-wise rounding, halves away from zero (as `f32::round`).
@@ -122,6 +124,10 @@ impl Lanes for f32x8 {
     #[inline(always)]
     fn max(self, o: Self) -> Self {
         self.fast_max(o)
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        self.fast_min(o)
     }
     #[inline(always)]
     fn sqrt(self) -> Self {

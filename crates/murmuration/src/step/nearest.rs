@@ -306,20 +306,27 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
         let w = |bits: u32| S::splat(f32::from_bits(word | bits));
         let jw = S::select(flock, w(FLOCKS), w(0));
         let last = self.d2[K - 1];
-        let mut tie = S::and(pass, d2.eq(last));
+        // `pass` holds only candidates as near as `last`: a tie decides if
+        // the candidate equals it, or if the candidate (nearer) pushes out a
+        // last entry that equals the one before it.
+        let mut edge = d2.eq(last);
         if K > 1 {
             let split = S::and(self.d2[K - 2].eq(last), last.lt(S::splat(f32::INFINITY)));
-            tie = S::or(tie, S::and(d2.lt_in(pass, last), split));
+            edge = S::or(edge, split);
         }
-        if S::bits(tie) != 0 {
+        if S::bits(S::and(pass, edge)) != 0 {
             return self.insert_by_id(pass, d2, jw, ids);
         }
-        let lt: [S::Mask; K] = std::array::from_fn(|i| d2.lt_in(pass, self.d2[i]));
+        // Lanes outside `pass` offer +∞, which no entry moves for. The
+        // distances by min and max (the same values the masks would pick),
+        // the index words by the masks.
+        let c = S::select(pass, d2, S::splat(f32::INFINITY));
+        let lt: [S::Mask; K] = std::array::from_fn(|i| c.lt(self.d2[i]));
         for i in (1..K).rev() {
-            self.d2[i] = S::select(lt[i - 1], self.d2[i - 1], S::select(lt[i], d2, self.d2[i]));
+            self.d2[i] = self.d2[i].min(self.d2[i - 1].max(c));
             self.j[i] = S::select(lt[i - 1], self.j[i - 1], S::select(lt[i], jw, self.j[i]));
         }
-        self.d2[0] = S::select(lt[0], d2, self.d2[0]);
+        self.d2[0] = self.d2[0].min(c);
         self.j[0] = S::select(lt[0], jw, self.j[0]);
     }
 
