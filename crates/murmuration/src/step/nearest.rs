@@ -6,10 +6,12 @@
 //! ([`crate::step::topological`]), bit for bit: the same candidates (every
 //! boid within a lane's radius and cone that its relations take), the `k`
 //! smallest by (distance², id), and the sums taken nearest first with the
-//! same arithmetic. Each lane's list is sorted; a candidate no lane would
-//! keep costs one compare, one some lane keeps goes through a branchless
-//! insertion network over the list, and an exact tie with an entry (rare:
-//! coincident boids, lattices) is settled by id lane by lane.
+//! same arithmetic. Each lane's list is sorted, and every candidate goes
+//! through a branchless insertion network over the lists (a lane that does
+//! not keep it offers +∞; a branch on "some lane keeps it" measured slower,
+//! most candidates being kept by some lane); an exact tie that decides which
+//! entries stay (rare: coincident boids, lattices) is settled by id lane by
+//! lane.
 //!
 //! Worlds of nearest images (and of more than [`MAX_SORTED`] boids) keep
 //! the per-boid kernel.
@@ -145,7 +147,9 @@ fn run<V: Vector, S: Lanes>(job: &mut Job<'_, V, S>) -> u64 {
 /// lanes) among the candidates of `span` (no nearest images), with the
 /// kernel's candidates, radii, cones and relations (`fov`, `multi`); `own`
 /// is the group's row (its `cell_start` index at x = 0). `ids[j]` is the id
-/// of sorted index `j`. Returns the lists and the candidates measured.
+/// of sorted index `j`. Returns the lists and the candidates measured by
+/// the lanes of `topo` (in a group of mixed lanes, the metric kernel counts
+/// every lane too).
 ///
 /// The order of the visit does not change the lists, only their cost: the
 /// group's own boids first, then the rest of its row, then the other rows,
@@ -215,7 +219,9 @@ pub(crate) fn select<V: Vector, S: Lanes, const K: usize>(
         }
     }
     scan.kept.order_ties(ids);
-    (scan.kept, scan.candidates - g.count as u64)
+    // Each lane met itself once in its own cell.
+    let lanes = S::bits(topo).count_ones() as u64;
+    (scan.kept, scan.candidates - lanes)
 }
 
 /// One group's selection under way ([`select`]).
@@ -260,7 +266,7 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
         if lo >= hi {
             return;
         }
-        self.candidates += g.count as u64 * (hi - lo) as u64;
+        self.candidates += S::bits(self.topo).count_ones() as u64 * (hi - lo) as u64;
         // The lanes' positions less the run's shift, as the kernel's origin.
         let mut origin = [S::splat(0.0); 3];
         for (a, o) in origin.iter_mut().enumerate().take(d_n) {
