@@ -380,14 +380,21 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         uniform: bool,
     ) {
         let (ctx, data) = (self.env.ctx, self.env.sorted);
-        let k_of =
-            |l: usize| ctx.species[data.species[g.first + l] as usize].topological_neighbours;
-        let topo = S::mask_from(|l| l < g.count && k_of(l) > 0);
+        // Each lane's k (0: metric, or past the group).
+        let k: [u32; MAX_LANES] = std::array::from_fn(|l| {
+            let species = || data.species[g.first + l] as usize;
+            if l < g.count {
+                ctx.species[species()].topological_neighbours
+            } else {
+                0
+            }
+        });
+        let topo = S::mask_from(|l| k[l] > 0);
         if S::bits(topo) != S::bits(S::lanes(0, g.count)) {
             self.metric_sums(g, span, uniform);
         }
         if S::bits(topo) != 0 {
-            self.topological_lanes(g, topo, span);
+            self.topological_lanes(g, topo, k, span);
         }
     }
 
@@ -453,7 +460,8 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         }
     }
 
-    /// The sums of the topological lanes `topo` of group `g` ([`nearest`]).
+    /// The sums of the topological lanes `topo` of group `g` ([`nearest`]),
+    /// each lane's k in `k`.
     /// Worlds of nearest images, and of more boids than the lanes' index
     /// words hold ([`nearest::MAX_SORTED`]), take the per-boid kernel
     /// ([`topological`]).
@@ -461,6 +469,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         &mut self,
         g: &Group<'_, S>,
         topo: S::Mask,
+        k: [u32; MAX_LANES],
         span: &Span<V>,
     ) {
         let env = self.env;
@@ -479,12 +488,10 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             let rc = &env.consts[data.species[si] as usize];
             coincident_direction::<V>(seed, env.ids[si], env.ids[j]) * rc.coincident_push
         };
-        let k_of =
-            |l: usize| ctx.species[data.species[g.first + l] as usize].topological_neighbours;
         let mut job = nearest::Job {
             g,
             topo,
-            k: std::array::from_fn(|l| if lanes >> l & 1 != 0 { k_of(l) } else { 0 }),
+            k,
             span,
             own: self.cell - self.coords[0] as usize,
             cell_start: env.grid.cell_starts(),
