@@ -2,9 +2,9 @@
 // from a lil-gui panel bound to the core's parameter table. Click sets the
 // target, right click fires a pulse, shift+click selects a boid to take apart.
 
-import GUI from './vendor/lil-gui.esm.min.js';
 import { loadEngine, EngineError } from './engine.js';
-import { FlockRenderer, SPECIES_CSS } from './render.js';
+import { FlockRenderer } from './render.js';
+import { buildPanel } from './panel.js';
 
 const $ = (id) => document.getElementById(id);
 const canvas = $('flock');
@@ -20,6 +20,8 @@ const ui = {
   glow: true,
   debug: true,
   selected: -1,
+  // A phone's panel starts folded: the flock first.
+  panelOpen: window.innerWidth > 600,
 };
 const stats = { frames: 0, fps: 0, stepMs: 0, drawMs: 0, boids: 0, polarization: 0, groups: 0, step: 0 };
 let engine = null;
@@ -59,118 +61,63 @@ function open(preset, set = []) {
   const ok = tryCall({ op: 'open', preset, set });
   if (ok === undefined) return false;
   ui.preset = preset;
+  reopened(engine.call({ op: 'state' }));
+  return true;
+}
+
+// A new flock (a preset opened, a count changed): the view fits its box, the
+// panel is rebuilt for its species and fields.
+function reopened(newState) {
+  state = newState;
   ui.selected = -1;
-  state = engine.call({ op: 'state' });
   shapes = engine.call({ op: 'obstacles' });
   sceneryKey = '';
   renderer.zoom = 1;
   renderer.centre = null;
-  renderer.fit(state.min, state.max);
-  buildPanel();
+  layout();
+  gui = buildPanel(app, gui);
   say('', false);
   refreshMetrics();
-  return true;
 }
 
-// The panel: run controls, the preset, counts, then one folder per species with
-// a slider per row of the core's field table (its ranges, its labels).
-function buildPanel() {
-  if (gui) gui.destroy();
-  gui = new GUI({ title: 'Murmuration', container: $('panel') });
-  const presets = engine.call({ op: 'presets' });
-  const run = {
-    preset: ui.preset,
-    pause: () => { ui.paused = !ui.paused; pauseButton.name(ui.paused ? 'resume' : 'pause'); },
-    step: () => { ui.paused = true; pauseButton.name('resume'); stepOnce(1); },
-    reset: () => reset(),
+// Pauses or resumes; the panel's button says what it will do.
+function setPaused(paused) {
+  ui.paused = paused;
+  if (app.pauseButton) app.pauseButton.name(paused ? 'resume' : 'pause');
+}
+
+// The part of the canvas the panel does not cover: the world box is fitted
+// into it (the canvas itself fills the window; the panel floats over it).
+function layout() {
+  if (!renderer || !state) return;
+  const panel = $('panel').getBoundingClientRect();
+  const open = gui && !gui._closed;
+  const narrow = window.innerWidth <= 600;
+  renderer.inset = {
+    right: open && !narrow ? panel.width : 0,
+    bottom: open && narrow ? panel.height : 0,
   };
-  gui.add(run, 'preset', presets.map((p) => p.name)).name('preset').onChange((name) => {
-    if (!open(name)) run.preset = ui.preset;
-  });
-  const pauseButton = gui.add(run, 'pause').name(ui.paused ? 'resume' : 'pause');
-  gui.add(run, 'step').name('step once');
-  gui.add(run, 'reset');
-  gui.add(ui, 'stepsPerFrame', 1, 8, 1).name('steps per frame');
-  gui.add(ui, 'glow').onChange((g) => { renderer.glow = g ? 1 : 0; });
-  gui.add(ui, 'debug').name('debug drawing');
-  const counts = gui.addFolder('boids');
-  const want = {};
-  state.species.forEach((s) => {
-    want[s.name] = s.count;
-    numberField(counts.add(want, s.name, 0, 20000, 1), (text) => {
-      // Refused counts (NaN, negative, absurd) leave the flock as it was.
-      const set = state.species.map((t) => `species.${t.name}.count=${t.name === s.name ? text : want[t.name]}`);
-      const was = state.species.map((t) => t.count);
-      if (open(ui.preset, set)) return true;
-      state.species.forEach((t, i) => { want[t.name] = was[i]; });
-      return false;
-    }, false);
-  });
-  state.species.forEach((s, i) => speciesFolder(s, i));
+  $('hud').style.right = `${renderer.inset.right + 10}px`;
+  renderer.fit(state.min, state.max);
 }
 
-// A number controller whose typed text goes to the core as written (so NaN or
-// an out-of-range value is refused with the core's message, not silently
-// clamped); `apply(text)` returns true when accepted.
-function numberField(ctrl, apply, live = true) {
-  // Keep lil-gui from applying (and clamping) partial typing: the capture
-  // listener on the row stops 'input' before it reaches the field's own.
-  ctrl.domElement.addEventListener('input', (e) => {
-    if (e.target === ctrl.$input) e.stopPropagation();
-  }, true);
-  ctrl.$input.addEventListener('change', () => {
-    const text = ctrl.$input.value;
-    if (apply(text)) ctrl.object[ctrl.property] = Number(text);
-    ctrl.updateDisplay();
-  });
-  // The slider's own changes are within range: apply them as numbers (while
-  // dragging, or once released for changes that rebuild the flock).
-  const applyNumber = (v) => apply(String(v));
-  if (live) ctrl.onChange(applyNumber);
-  else ctrl.onFinishChange(applyNumber);
-  return ctrl;
-}
-
-function speciesFolder(s, index) {
-  const folder = gui.addFolder(`${s.name} (${s.count})`);
-  folder.domElement.style.setProperty('--title-text-color', SPECIES_CSS[index % 8]);
-  const values = { ...s.values, steering: s.steering, combine: s.combine, topological_neighbours: s.topological_neighbours };
-  const set = (key) => (text) => {
-    const answer = tryCall({ op: 'set', species: index, key, value: String(text) });
-    if (answer === undefined) {
-      values[key] = state.species[index].values[key] ?? state.species[index][key];
-      folder.controllersRecursive().forEach((c) => c.updateDisplay());
-      return false;
-    }
-    state = answer;
-    say(`${s.name}.${key} = ${text}`, false);
-    return true;
-  };
-  folder.add(values, 'steering', state.steering_modes).onChange(set('steering'));
-  folder.add(values, 'combine', state.combine_modes).onChange(set('combine'));
-  numberField(folder.add(values, 'topological_neighbours', 0, 64, 1).name('topological k'), set('topological_neighbours'));
-  const behaviours = folder.addFolder('behaviours');
-  behaviours.close();
-  for (const f of state.fields) {
-    const [lo, hi] = sliderRange(f, s);
-    const target = f.group === 'rules' ? folder : behaviours;
-    const c = target.add(values, f.key, lo, hi).name(f.label);
-    c.domElement.title = `${f.meaning} ${f.range} ${f.unit}`;
-    numberField(c, set(f.key));
-  }
-}
-
-// Log-scale fields span decades (a radius in (0, 10000]): the slider covers a
-// tenth to ten times the preset's value, the text box takes anything valid.
-function sliderRange(f, s) {
-  let [lo, hi] = s.ranges[f.key];
-  const v = s.values[f.key];
-  if (f.log && v > 0) {
-    lo = Math.max(lo, v / 10);
-    hi = Math.min(hi, v * 10);
-  }
-  return [lo, Math.max(hi, lo)];
-}
+// What the panel needs from the page.
+const app = {
+  call: (request) => engine.call(request),
+  tryCall,
+  open,
+  reopened,
+  say,
+  reset: () => reset(),
+  stepOnce: (n) => stepOnce(n),
+  setPaused,
+  ui,
+  state: () => state,
+  setState: (s) => { state = s; },
+  get renderer() { return renderer; },
+  onLayout: () => requestAnimationFrame(layout),
+  pauseButton: null,
+};
 
 function reset() {
   if (!engine) {
@@ -342,14 +289,16 @@ function median(xs) {
 }
 
 function showStats() {
+  const seconds = state ? stats.step * state.dt : 0;
   $('stats').textContent =
-    `${stats.fps.toFixed(0)} fps · step ${stats.stepMs.toFixed(2)} ms · draw ${stats.drawMs.toFixed(2)} ms · ` +
-    `${stats.boids} boids · polarization ${stats.polarization.toFixed(2)} · groups ${stats.groups} · step ${stats.step}`;
+    `${stats.fps.toFixed(0)} fps · ${stats.boids} boids · simulation ${stats.stepMs.toFixed(2)} ms/step · ` +
+    `drawing ${stats.drawMs.toFixed(2)} ms · polarization ${stats.polarization.toFixed(2)} · groups ${stats.groups} · ` +
+    `${stats.step} steps (${seconds.toFixed(1)} s)${ui.paused ? ' · paused' : ''}`;
 }
 
 function frame() {
   requestAnimationFrame(frame);
-  if (!engine) return;
+  if (!engine || !renderer) return;
   if (!ui.paused) stepOnce(ui.stepsPerFrame);
   if (!engine) return;
   const t0 = performance.now();
@@ -387,66 +336,157 @@ function pointer(e) {
   return toWorld(e.clientX - r.left, e.clientY - r.top);
 }
 
-overlay.addEventListener('contextmenu', (e) => e.preventDefault());
-// The wheel zooms about the pointer (1x: the whole box, up to 50x); a middle-
-// button drag pans; `f` fits the box again.
-overlay.addEventListener('wheel', (e) => {
-  if (!state) return;
-  e.preventDefault();
-  const before = pointer(e);
-  renderer.zoom = Math.min(50, Math.max(1, renderer.zoom * Math.exp(-e.deltaY * 0.0015)));
+// The pointer's target: a click sets it, a click on it (or Esc) takes it away.
+function clickTarget(e) {
+  const [x, y] = pointer(e);
+  const ents = tryCall({ op: 'entities' });
+  const t = ents && ents.attractors[0];
+  if (t) {
+    const [px, py] = toPixel(...t.position);
+    const r = overlay.getBoundingClientRect();
+    const reach = Math.max(12, Math.min(t.radius * renderer.view.scale, 40));
+    if (Math.hypot(e.clientX - r.left - px, e.clientY - r.top - py) <= reach) {
+      clearTarget();
+      return;
+    }
+  }
+  if (tryCall({ op: 'target', x, y }) !== undefined) say('target set: click it or press Esc to let the flock go', false);
+}
+
+function clearTarget() {
+  if (tryCall({ op: 'clear_target' })) say('target cleared', false);
+}
+
+// Zoom by `factor` about the overlay point (px, py) in CSS pixels: 1x shows
+// the whole box, up to 50x.
+function zoomAbout(factor, px, py) {
+  const before = toWorld(px, py);
+  renderer.zoom = Math.min(50, Math.max(1, renderer.zoom * factor));
   const v = renderer.fit(state.min, state.max);
-  const after = pointer(e);
+  const after = toWorld(px, py);
   const c = renderer.centre ?? [(v.min[0] + v.max[0]) / 2, (v.min[1] + v.max[1]) / 2];
   renderer.centre = renderer.zoom === 1 ? null : [c[0] + before[0] - after[0], c[1] + before[1] - after[1]];
-}, { passive: false });
-let panFrom = null;
-overlay.addEventListener('mousemove', (e) => {
-  if (!panFrom || !state) return;
-  const here = pointer(e);
+  renderer.fit(state.min, state.max);
+}
+
+// Moves the view so that world point `from` lies under overlay point (px, py).
+function panTo(from, px, py) {
+  const here = toWorld(px, py);
   const v = renderer.view;
   const c = renderer.centre ?? [(v.min[0] + v.max[0]) / 2, (v.min[1] + v.max[1]) / 2];
-  renderer.centre = [c[0] + panFrom[0] - here[0], c[1] + panFrom[1] - here[1]];
+  renderer.centre = [c[0] + from[0] - here[0], c[1] + from[1] - here[1]];
   renderer.fit(state.min, state.max);
-});
-window.addEventListener('mouseup', () => { panFrom = null; });
-overlay.addEventListener('mousedown', (e) => {
-  if (!engine) return;
+}
+
+overlay.addEventListener('contextmenu', (e) => e.preventDefault());
+overlay.addEventListener('wheel', (e) => {
+  if (!state || !renderer) return;
+  e.preventDefault();
+  const r = overlay.getBoundingClientRect();
+  zoomAbout(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+}, { passive: false });
+
+// Mouse and touch through pointer events. Mouse: left click target, right
+// click pulse, shift+click inspect, middle drag pan. Touch: a tap sets (or on
+// the target clears) it, one finger dragging moves it, two fingers pinch-zoom
+// and pan.
+const touches = new Map();
+let panFrom = null;
+let pinch = null;
+overlay.addEventListener('pointerdown', (e) => {
+  if (!engine || !renderer) return;
+  overlay.setPointerCapture(e.pointerId);
+  if (e.pointerType === 'touch') {
+    touches.set(e.pointerId, [e.clientX, e.clientY]);
+    if (touches.size === 2) pinch = pinchState();
+    else if (touches.size === 1) clickTarget(e);
+    return;
+  }
   const [x, y] = pointer(e);
   if (e.button === 1) {
     e.preventDefault();
     panFrom = [x, y];
-    return;
-  }
-  if (e.button === 2) {
+  } else if (e.button === 2) {
     if (tryCall({ op: 'pulse', x, y }) !== undefined) say('pulse', false);
   } else if (e.shiftKey) {
     const id = tryCall({ op: 'pick', x, y });
     if (id !== undefined && id !== null) ui.selected = id;
   } else if (e.button === 0) {
-    if (tryCall({ op: 'target', x, y }) !== undefined) say('', false);
+    clickTarget(e);
   }
 });
+overlay.addEventListener('pointermove', (e) => {
+  if (!state || !renderer) return;
+  const r = overlay.getBoundingClientRect();
+  if (e.pointerType === 'touch' && touches.has(e.pointerId)) {
+    touches.set(e.pointerId, [e.clientX, e.clientY]);
+    if (touches.size === 2 && pinch) {
+      const now = pinchState();
+      zoomAbout(now.span / pinch.span, now.x - r.left, now.y - r.top);
+      panTo(toWorld(pinch.x - r.left, pinch.y - r.top), now.x - r.left, now.y - r.top);
+      pinch = pinchState();
+    } else if (touches.size === 1) {
+      const [x, y] = pointer(e);
+      tryCall({ op: 'target', x, y });
+    }
+    return;
+  }
+  if (panFrom) panTo(panFrom, e.clientX - r.left, e.clientY - r.top);
+});
+const release = (e) => {
+  touches.delete(e.pointerId);
+  if (touches.size < 2) pinch = null;
+  panFrom = null;
+};
+overlay.addEventListener('pointerup', release);
+overlay.addEventListener('pointercancel', release);
+
+// The two touches' midpoint and distance.
+function pinchState() {
+  const [[ax, ay], [bx, by]] = [...touches.values()];
+  return { x: (ax + bx) / 2, y: (ay + by) / 2, span: Math.max(1, Math.hypot(ax - bx, ay - by)) };
+}
+
 window.addEventListener('keydown', (e) => {
-  if (e.target.tagName === 'INPUT') return;
-  if (e.key === ' ') ui.paused = !ui.paused;
-  if (e.key === '.') { ui.paused = true; stepOnce(1); }
+  if (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT') return;
+  if (e.key === ' ') {
+    e.preventDefault();
+    setPaused(!ui.paused);
+  }
+  if (e.key === '.') { setPaused(true); stepOnce(1); }
   if (e.key === 'r') reset();
-  if (e.key === 'f') {
+  if (e.key === 'Escape') {
+    ui.selected = -1;
+    if (engine) clearTarget();
+  }
+  if (e.key === 'f' && renderer) {
     renderer.zoom = 1;
     renderer.centre = null;
   }
 });
+window.addEventListener('resize', () => layout());
 
 async function start() {
+  if (!renderer) {
+    try {
+      renderer = new FlockRenderer(canvas);
+    } catch (e) {
+      // Nothing to draw with: say so once and stop (no frame loop errors).
+      $('stats').textContent = '';
+      say(`${e.message}: the page cannot draw the flock here. A current Chrome, Edge, Firefox or Safari has it; \`murmuration play\` runs the same flock in a window.`);
+      document.body.dataset.ready = 'no-webgl2';
+      return;
+    }
+  }
   try {
     engine = await loadEngine('murmuration.wasm');
-    if (!renderer) renderer = new FlockRenderer(canvas);
     if (!open(ui.preset)) open('default');
-    ui.paused = false;
+    setPaused(false);
     if (ui.selected < 0) ui.selected = 0;
+    $('stats').textContent = '';
     document.body.dataset.ready = '1';
   } catch (e) {
+    $('stats').textContent = '';
     say(`cannot start: ${e.message}`);
   }
 }
@@ -457,10 +497,12 @@ window.murmuration = {
   count: () => (engine ? engine.count() : 0),
   litPixels: () => new Promise((resolve) => litRequests.push(resolve)),
   open,
+  setPaused,
   stats,
   ui,
   get state() { return state; },
   get gui() { return gui; },
+  get view() { return renderer && renderer.view; },
 };
 
 requestAnimationFrame(frame);

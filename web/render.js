@@ -95,10 +95,12 @@ export class FlockRenderer {
     this.view = null;
     this.zoom = 1;
     this.centre = null;
+    this.inset = { right: 0, bottom: 0 };
   }
 
-  // Fits the world box [min, max] into the canvas, keeping its aspect; returns
-  // the mapping for the overlay (world -> CSS pixels).
+  // Fits the world box [min, max] into the canvas, keeping its aspect, inside
+  // the part the panel leaves free (`inset`, CSS pixels on the right and at
+  // the bottom); returns the mapping for the overlay (world -> CSS pixels).
   fit(min, max) {
     const { canvas } = this;
     const w = canvas.clientWidth, h = canvas.clientHeight;
@@ -106,12 +108,14 @@ export class FlockRenderer {
       canvas.width = w;
       canvas.height = h;
     }
+    const fw = Math.max(1, w - this.inset.right), fh = Math.max(1, h - this.inset.bottom);
     const sx = max[0] - min[0], sy = max[1] - min[1];
     // Pixels per unit: the whole box at zoom 1; `centre` (world units, null:
-    // the box's centre) sits in the middle of the canvas.
-    const scale = Math.min(w / sx, h / sy) * 0.98 * this.zoom;
+    // the box's centre) sits in the middle of the free part.
+    const scale = Math.min(fw / sx, fh / sy) * 0.98 * this.zoom;
     const c = this.centre ?? [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2];
-    const ox = w / 2 - (c[0] - min[0]) * scale, oy = h / 2 - (c[1] - min[1]) * scale;
+    // oy counts up from the canvas's bottom edge (the overlay flips it).
+    const ox = fw / 2 - (c[0] - min[0]) * scale, oy = this.inset.bottom + fh / 2 - (c[1] - min[1]) * scale;
     this.view = { min, max, scale, ox, oy, w, h };
     return this.view;
   }

@@ -97,7 +97,8 @@ try {
     // NaN typed into a field: refused with a visible message; nothing changes; frames go on.
     await typeInto('max speed', 'NaN');
     let msg = await message();
-    check(msg.cls === 'error' && msg.text.includes('max_speed'), `NaN refused: "${msg.text}"`);
+    check(msg.cls === 'error' && msg.text.includes('boids: max speed') && !msg.text.includes('species['),
+      `NaN refused in the panel's words: "${msg.text}"`);
     const still = await page.evaluate(() => window.murmuration.call({ op: 'state' }).species[0].values.max_speed);
     check(still === 1, `max speed kept its value (${still})`);
     const shown = await (await field('max speed')).$eval('input', (e) => e.value);
@@ -106,9 +107,9 @@ try {
 
     // An absurd count: refused, the flock as it was.
     const before = await page.evaluate(() => window.murmuration.stats.boids);
-    await typeInto('boids', '1000000000');
+    await typeInto('count', '1000000000');
     msg = await message();
-    check(msg.cls === 'error' && msg.text.includes('count'), `absurd count refused: "${msg.text}"`);
+    check(msg.cls === 'error' && msg.text.includes('more than the page steps'), `absurd count refused: "${msg.text}"`);
     await waitFrames(10);
     const after = await page.evaluate(() => window.murmuration.count());
     check(after === before, `the flock kept its ${before} boids (${after})`);
@@ -123,6 +124,16 @@ try {
     await page.mouse.click(500, 400, { button: 'right' });
     const ents = await page.evaluate(() => window.murmuration.call({ op: 'entities' }));
     check(ents.attractors.length === 1 && ents.pulses.length === 1, `click and right click made a target and a pulse (${JSON.stringify(ents)})`);
+    // A click on the target lets the flock go; so does Esc.
+    const targets = () => page.evaluate(() => window.murmuration.call({ op: 'entities' }).attractors.length);
+    await page.mouse.click(301, 301);
+    check((await targets()) === 0, 'a click on the target takes it away');
+    await page.mouse.click(300, 300);
+    await page.keyboard.press('Escape');
+    check((await targets()) === 0, 'Esc takes the target away');
+
+    await checkPanel(page, field, typeInto, waitFrames);
+    await checkTargetSpacing(page);
 
     if (screenshot) {
       await page.evaluate(() => { window.murmuration.ui.selected = 0; });
@@ -143,6 +154,8 @@ try {
       check(got === digest, `${preset} after ${steps} steps: wasm ${got}, native ${digest}`);
     }
     check(errors.length === 0, `no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
+    await checkPhone(browser, url);
+    await checkNoWebgl2(browser, url);
   }
 } finally {
   await browser.close();
@@ -150,6 +163,114 @@ try {
 if (failures) {
   console.log(`${failures} check(s) failed`);
   process.exit(1);
+}
+
+// The panel: Space and the button agree; a 2D preset offers no banked flight
+// and a 3D one does (under "advanced"); the count keeps the preset's density
+// (the box grows with it); a folded panel gives the flock the whole window.
+async function checkPanel(page, field, typeInto, waitFrames) {
+  await page.keyboard.press(' ');
+  let label = await page.evaluate(() => window.murmuration.ui.paused);
+  const button = async () => (await field('resume').catch(() => null)) !== null;
+  check(label === true && await button(), 'Space pauses and the button says "resume"');
+  await page.keyboard.press(' ');
+  check(!(await page.evaluate(() => window.murmuration.ui.paused)) && !(await button()), 'Space again resumes; the button says "pause"');
+  const labels = () => page.$$eval('.lil-gui .lil-controller .lil-name', (els) => els.map((e) => e.textContent));
+  let names = await labels();
+  check(!names.includes('roll rate °/s') && !names.includes('gravity'), '2D preset: no banked-flight fields');
+  check(!names.includes('boids') && !names.includes('topological k'), 'no "boids" slider inside a "boids" folder, no "topological k"');
+  await page.evaluate(() => window.murmuration.open('starlings-3d'));
+  names = await labels();
+  check(names.includes('roll rate °/s'), '3D preset: banked flight offered');
+  const advancedClosed = await page.$$eval('.lil-gui .lil-title', (els) => els.some((e) => e.textContent === 'advanced' && e.getAttribute('aria-expanded') === 'false'));
+  check(advancedClosed, 'the advanced fields start folded');
+  await page.evaluate(() => window.murmuration.open('default'));
+  const side = () => page.evaluate(() => window.murmuration.state.max[0] - window.murmuration.state.min[0]);
+  const before = await side();
+  await typeInto('count', '8000');
+  await waitFrames(5);
+  const after = await side();
+  check(Math.abs(after - 2 * before) < 1e-3, `count 2,000 → 8,000 doubles the box's side (${before} → ${after})`);
+  // The box's centre on screen: mid-way across what the panel leaves free.
+  const centre = () => page.evaluate(() => {
+    const v = window.murmuration.view;
+    return v.ox + ((v.max[0] - v.min[0]) / 2) * v.scale;
+  });
+  const open = await centre();
+  await page.evaluate(() => window.murmuration.gui.close());
+  await waitFrames(5);
+  const folded = await centre();
+  const canvasWidth = await page.$eval('#flock', (c) => c.getBoundingClientRect().width);
+  check(canvasWidth === 1280 && Math.abs(open - 490) < 2 && Math.abs(folded - 640) < 2,
+    `a folded panel leaves the flock the whole window (canvas ${canvasWidth} px; the box's centre at x ${open.toFixed(0)} → ${folded.toFixed(0)} px)`);
+  await page.evaluate(() => window.murmuration.gui.open());
+}
+
+// Seed 003's flock around a click keeps its spacing: the median nearest
+// neighbour with the target stays near the free flock's (it fell from 16.5 px
+// to 1.4 px when the target pulled every boid onto one point).
+async function checkTargetSpacing(page) {
+  const r = await page.evaluate(async () => {
+    const m = window.murmuration;
+    m.setPaused(true);
+    m.open('phaser-canvas');
+    m.call({ op: 'step', n: 600 });
+    const nn = () => {
+      const xs = [];
+      for (let k = 0; k < 10; k++) {
+        m.call({ op: 'step', n: 120 });
+        xs.push(m.call({ op: 'metrics' }).median_nn_distance);
+      }
+      return xs.sort((a, b) => a - b)[5];
+    };
+    const free = nn();
+    m.open('phaser-canvas');
+    m.call({ op: 'step', n: 600 });
+    m.call({ op: 'target', x: 400, y: 300 });
+    const held = nn();
+    m.call({ op: 'clear_target' });
+    m.setPaused(false);
+    return { free, held };
+  });
+  check(r.held >= 0.45 * r.free, `the target gathers seed 003's flock without packing it (median nearest neighbour ${r.held.toFixed(1)} px, free ${r.free.toFixed(1)} px)`);
+}
+
+// A phone: the canvas fills the screen, the panel starts folded at the bottom,
+// a tap sets the target.
+async function checkPhone(browser, url) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.murmuration.stats.frames > 10, { timeout: 60000 });
+  const canvas = await page.$eval('#flock', (c) => c.getBoundingClientRect().width);
+  const panel = await page.$eval('#panel', (p) => ({ bottom: p.getBoundingClientRect().bottom }));
+  const folded = await page.evaluate(() => window.murmuration.gui._closed);
+  check(canvas === 390 && folded && panel.bottom >= 843, `phone: canvas ${canvas} px wide, panel folded at the bottom (${folded}, bottom ${panel.bottom})`);
+  await page.touchscreen.tap(195, 400);
+  const n = await page.evaluate(() => window.murmuration.call({ op: 'entities' }).attractors.length);
+  check(n === 1, 'phone: a tap sets the target');
+  await page.close();
+}
+
+// Without WebGL2: one clear message, no errors, no "loading" left behind.
+async function checkNoWebgl2(browser, url) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.evaluateOnNewDocument(() => {
+    const real = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+      return kind === 'webgl2' ? null : real.call(this, kind, ...rest);
+    };
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.body.dataset.ready === 'no-webgl2', { timeout: 30000 }).catch(() => {});
+  await sleep(1000);
+  const text = await page.$eval('#message', (e) => e.textContent);
+  const stats = await page.$eval('#stats', (e) => e.textContent);
+  check(text.includes('WebGL2') && !stats.includes('loading') && errors.length === 0,
+    `no WebGL2: "${text.slice(0, 60)}…", ${errors.length} page errors`);
+  await page.close();
 }
 
 // Frames per second and step time at 1,000 and 10,000 boids (default preset).

@@ -82,6 +82,8 @@ pub struct FlockAttractor {
     /// Boids seek it around obstacles (a flow field over the free space),
     /// not straight into a wall; CPU backends only.
     pub navigate: bool,
+    /// No pull within `radius`: the crowd it gathers keeps its spacing.
+    pub free_inside: bool,
 }
 
 impl FlockAttractor {
@@ -95,6 +97,7 @@ impl FlockAttractor {
             follow: 0.0,
             species: None,
             navigate: false,
+            free_inside: false,
         }
     }
 }
@@ -330,6 +333,7 @@ pub(crate) fn mirror_hooks<V: Vector>(
         range: a.range,
         species: a.species,
         navigate: a.navigate,
+        free_inside: a.free_inside,
     });
     let obstacles = gather(obstacles.iter(), |o: &FlockObstacle, at| o.0.place::<V>(at));
     let paths = gather(paths.iter(), |p: &FlockPath, at| Path {

@@ -28,7 +28,7 @@ pub struct WebArgs {
 }
 
 /// The page's files: URL path, content type and bytes (the module is added at run time).
-const PAGE: [(&str, &str, &[u8]); 7] = [
+const PAGE: [(&str, &str, &[u8]); 8] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -43,6 +43,11 @@ const PAGE: [(&str, &str, &[u8]); 7] = [
         "engine.js",
         "text/javascript; charset=utf-8",
         include_bytes!("../../../web/engine.js"),
+    ),
+    (
+        "panel.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../../web/panel.js"),
     ),
     (
         "render.js",

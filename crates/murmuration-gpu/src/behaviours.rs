@@ -277,7 +277,12 @@ impl<V: GpuVector> Behaviours<V> {
         for a in &self.attractors {
             out.push(v4(a.position, a.weight));
             let range2 = (a.range * a.range).min(f32::MAX);
-            out.push([a.radius, range2, species(a.species), 0.0]);
+            out.push([
+                a.radius,
+                range2,
+                species(a.species),
+                f32::from(u8::from(a.free_inside)),
+            ]);
         }
         for p in &self.pulses {
             out.push(v4(p.position, p.radius));

@@ -22,6 +22,7 @@
     reason = "the exports are #[no_mangle] and read the page's request from a pointer it was given by mm_alloc"
 )]
 
+mod resize;
 mod session;
 
 pub use session::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, page_presets};

@@ -3,6 +3,7 @@
 //! target, inspect a boid). Plain safe Rust, tested natively; `lib.rs` only
 //! moves bytes across the WebAssembly boundary.
 
+use crate::resize::{Resize, count_overrides};
 use glam::Vec2;
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS, species_field};
 use murmuration::metrics::Metrics;
@@ -56,6 +57,11 @@ enum Request {
     },
     /// Moves the pointer target (attractor 0) to a point.
     Target { x: f32, y: f32 },
+    /// Removes the pointer target.
+    ClearTarget,
+    /// Rebuilds the flock with a new count for one species (the text typed);
+    /// the box follows the count where the preset allows (`resize.rs`).
+    Count { species: usize, value: String },
     /// Fires a pulse at a point.
     Pulse { x: f32, y: f32 },
     /// The id of the boid nearest a point.
@@ -79,6 +85,8 @@ pub struct Session {
     world: AnyWorld,
     preset: String,
     names: Vec<String>,
+    /// Each species' name and count as opened.
+    counts: Vec<(String, u64)>,
     instances: Vec<f32>,
 }
 
@@ -120,6 +128,7 @@ impl Session {
             world,
             preset: preset.to_string(),
             names: scenario.species().iter().map(|(n, _)| n.clone()).collect(),
+            counts: scenario.species().to_vec(),
             instances: Vec::new(),
         };
         s.fill_instances();
@@ -191,6 +200,15 @@ impl Session {
                     .map_err(|e| e.to_string())?;
                 Ok(Value::Null)
             }
+            Request::ClearTarget => Ok(json!(
+                with_world!(&mut s.world, w => w.clear_pointer_target())
+            )),
+            Request::Count { species, value } => {
+                let text = murmuration::scenario::preset(&s.preset).unwrap_or_default();
+                let set = count_overrides(text, &s.counts, species, &value, PAGE_MAX_BOIDS)?;
+                *s = Self::open(&s.preset, &set)?;
+                Ok(s.state())
+            }
             Request::Pulse { x, y } => {
                 finite(&[x, y])?;
                 with_world!(&mut s.world, w => w.fire_pointer_pulse(at(w, x, y)))
@@ -230,20 +248,32 @@ impl Session {
             "combine" => p.combine = mode(&CombineMode::ALL, CombineMode::key, key, text)?,
             "topological_neighbours" => {
                 p.topological_neighbours = text.parse().map_err(|_| {
-                    format!("topological_neighbours {text:?} is not a whole number")
+                    format!(
+                        "{}: nearest neighbours {text:?} is not a whole number",
+                        self.names[species]
+                    )
                 })?;
             }
             _ => {
                 let f =
                     species_field(key).ok_or_else(|| format!("no species parameter {key:?}"))?;
-                let v: f32 = text
-                    .parse()
-                    .map_err(|_| format!("{key} {text:?} is not a number"))?;
+                let v: f32 = text.parse().map_err(|_| {
+                    format!(
+                        "{}: {} {text:?} is not a number",
+                        self.names[species], f.label
+                    )
+                })?;
                 *(f.get_mut)(&mut p) = v;
             }
         }
         let id = SpeciesId::new(species);
-        with_world!(&mut self.world, w => w.set_species_params(id, p)).map_err(|e| e.to_string())
+        with_world!(&mut self.world, w => w.set_species_params(id, p)).map_err(|e| {
+            // The page's words: "boids: max speed", not "species[0].max_speed".
+            let name = &self.names[species];
+            SPECIES_FIELDS.iter().fold(e.to_string(), |m, f| {
+                m.replace(&format!("{id}.{}", f.key), &format!("{name}: {}", f.label))
+            })
+        })
     }
 
     fn state(&self) -> Value {
@@ -285,9 +315,14 @@ impl Session {
                 "dt": c.dt,
                 "step": w.step_index(),
                 "species": species,
-                "fields": fields_json(),
-                "steering_modes": Steering::ALL.map(Steering::key),
-                "combine_modes": CombineMode::ALL.map(CombineMode::key),
+                "fields": fields_json(dimension(w)),
+                "steering_modes": Steering::ALL.map(|m| json!({"key": m.key(), "label": m.label()})),
+                "combine_modes": CombineMode::ALL.map(|m| json!({"key": m.key(), "label": m.label()})),
+                "resize": match Resize::of(murmuration::scenario::preset(&self.preset).unwrap_or_default()) {
+                    Resize::Density(_) => Value::Null,
+                    Resize::Fixed(why) => json!(why),
+                },
+                "max_boids": PAGE_MAX_BOIDS,
             })
         })
     }
@@ -342,9 +377,12 @@ fn presets_json() -> Vec<Value> {
         .collect()
 }
 
-fn fields_json() -> Vec<Value> {
+/// The field table as the page shows it for a world of `dimension`: fields
+/// that do nothing there (banked flight in 2D) left out.
+fn fields_json(dimension: usize) -> Vec<Value> {
     SPECIES_FIELDS
         .iter()
+        .filter(|f| f.group.applies_to(dimension))
         .map(|f| {
             json!({
                 "key": f.key,
@@ -352,7 +390,13 @@ fn fields_json() -> Vec<Value> {
                 "unit": f.unit,
                 "range": f.range.text(),
                 "log": f.log,
-                "group": match f.group { FieldGroup::Rules => "rules", FieldGroup::Behaviours => "behaviours" },
+                "group": match f.group {
+                    FieldGroup::Essentials => "essentials",
+                    FieldGroup::Motion => "motion",
+                    FieldGroup::Flight => "flight",
+                    FieldGroup::Behaviours => "behaviours",
+                },
+                "group_title": f.group.title(),
                 "meaning": f.meaning,
             })
         })

@@ -70,17 +70,21 @@ fn the_page_offers_the_boids_presets_and_refuses_research_models() {
 fn a_nan_or_out_of_range_parameter_is_refused_by_name_and_nothing_changes() {
     let mut s = opened("phaser-canvas");
     let before = ok(&mut s, r#"{"op":"state"}"#);
+    // The page's words: the species and the field's label, not a path.
     for (value, says) in [
-        ("NaN", "max_speed"),
-        ("abc", "is not a number"),
-        ("-3", "max_speed"),
-        ("1e30", "max_speed"),
+        ("NaN", "boids: max speed = NaN"),
+        ("abc", "boids: max speed \"abc\" is not a number"),
+        ("-3", "boids: max speed = -3"),
+        ("1e30", "boids: max speed"),
     ] {
         let e = refused(
             &mut s,
             &format!(r#"{{"op":"set","species":0,"key":"max_speed","value":"{value}"}}"#),
         );
-        assert!(e.contains(says), "{value}: {e}");
+        assert!(
+            e.contains(says) && !e.contains("species[0]"),
+            "{value}: {e}"
+        );
     }
     assert_eq!(ok(&mut s, r#"{"op":"state"}"#), before);
     let e = refused(
@@ -200,4 +204,105 @@ fn target_pulse_pick_and_inspect_answer_in_world_units() {
     assert_eq!(ok(&mut s, r#"{"op":"inspect","id":99999}"#), Value::Null);
     let e = refused(&mut s, r#"{"op":"target","x":1e40,"y":0}"#);
     assert!(e.contains("bad request") || e.contains("finite"), "{e}");
+}
+
+/// A new count keeps the preset's density where the scene is only its box
+/// (the world's area grows with the count), keeps the box where the preset
+/// places things, and refuses text that is not a whole number, by the
+/// species' name.
+#[test]
+fn a_new_count_keeps_the_presets_density_and_bad_counts_are_refused_by_name() {
+    let mut s = opened("default");
+    let before = ok(&mut s, r#"{"op":"state"}"#);
+    assert_eq!(before["resize"], Value::Null);
+    let st = ok(&mut s, r#"{"op":"count","species":0,"value":"8000"}"#);
+    assert_eq!(st["species"][0]["count"], 8000);
+    let side = |st: &Value| st["max"][0].as_f64().unwrap() - st["min"][0].as_f64().unwrap();
+    // 2,000 boids in 60 × 60; 8,000 in 120 × 120.
+    assert!(
+        (side(&st) - 2.0 * side(&before)).abs() < 1e-3,
+        "{} vs {}",
+        side(&st),
+        side(&before)
+    );
+    for (text, says) in [
+        ("abc", "boids count \"abc\" is not a whole number"),
+        ("1.5", "not a whole number"),
+        ("-4", "not a whole number"),
+    ] {
+        let e = refused(
+            &mut s,
+            &format!(r#"{{"op":"count","species":0,"value":"{text}"}}"#),
+        );
+        assert!(e.contains(says), "{text}: {e}");
+    }
+    let e = refused(&mut s, r#"{"op":"count","species":0,"value":"10000000"}"#);
+    assert!(e.contains("more than the page steps"), "{e}");
+    assert_eq!(ok(&mut s, r#"{"op":"state"}"#)["species"][0]["count"], 8000);
+    // Seed 002's schools start in places of their own: the box stays.
+    let mut s = opened("sharks-and-schools");
+    let before = ok(&mut s, r#"{"op":"state"}"#);
+    assert!(before["resize"].as_str().is_some(), "{}", before["resize"]);
+    let st = ok(&mut s, r#"{"op":"count","species":0,"value":"500"}"#);
+    assert_eq!(st["max"], before["max"]);
+}
+
+/// Banked flight does nothing in 2D: a 2D preset's panel does not offer it;
+/// a 3D preset's does. Every field says which panel group it sits in.
+#[test]
+fn two_dimensional_presets_do_not_offer_banked_flight() {
+    let keys = |preset: &str| {
+        let mut s = opened(preset);
+        let st = ok(&mut s, r#"{"op":"state"}"#);
+        st["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["key"].as_str().unwrap().to_string(),
+                    f["group"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let flat = keys("default");
+    assert!(
+        !flat.iter().any(|(k, _)| k == "roll_rate" || k == "gravity"),
+        "{flat:?}"
+    );
+    let essentials: Vec<&str> = flat
+        .iter()
+        .filter(|(_, g)| g == "essentials")
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(essentials.len(), 9, "{essentials:?}");
+    let deep = keys("starlings-3d");
+    assert!(
+        deep.iter().any(|(k, g)| k == "roll_rate" && g == "flight"),
+        "{deep:?}"
+    );
+}
+
+/// A click on the target takes it away: the page sends `clear_target`.
+#[test]
+fn the_target_can_be_cleared() {
+    let mut s = opened("phaser-canvas");
+    ok(&mut s, r#"{"op":"target","x":400,"y":300}"#);
+    assert_eq!(
+        ok(&mut s, r#"{"op":"entities"}"#)["attractors"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(ok(&mut s, r#"{"op":"clear_target"}"#), true);
+    assert_eq!(
+        ok(&mut s, r#"{"op":"entities"}"#)["attractors"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(ok(&mut s, r#"{"op":"clear_target"}"#), false);
 }

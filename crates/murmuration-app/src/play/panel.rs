@@ -232,6 +232,7 @@ impl Panel {
     /// One folder per species: its count and the sliders of its parameters.
     fn species(&mut self, ui: &mut Ui, sim: &mut Sim) {
         let counts = sim.counts();
+        let dimension = sim.scenario.dimension();
         let names: Vec<String> = sim
             .scenario
             .species()
@@ -258,7 +259,7 @@ impl Panel {
                     {
                         self.result(sim.flock.set_count(i, count));
                     }
-                    if species_sliders(ui, &mut p) {
+                    if species_sliders(ui, &mut p, dimension) {
                         self.result(sim.set_species(i, p));
                     }
                 });
@@ -453,8 +454,9 @@ fn help(ui: &mut Ui) {
 }
 
 /// One slider per row of the parameter table (`murmuration::fields`), over its
-/// range and scale; true if any changed.
-fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
+/// range and scale: the essentials, then the rest folded under "advanced"
+/// (banked flight only in 3D, where it acts); true if any changed.
+fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams, dimension: usize) -> bool {
     if p.model != murmuration::Model::Reynolds {
         return model_sliders(ui, p);
     }
@@ -465,31 +467,41 @@ fn species_sliders(ui: &mut Ui, p: &mut SpeciesParams) -> bool {
             changed |= slider(ui, (f.get_mut)(p), lo, hi, f.log, f.label);
         }
     };
-    group(ui, p, FieldGroup::Rules);
-    let mut combine_changed = false;
-    ui.horizontal(|ui| {
-        let before = p.steering;
-        ui.label("steering");
-        for mode in Steering::ALL {
-            ui.radio_value(&mut p.steering, mode, mode.key().replace('_', " "));
+    group(ui, p, FieldGroup::Essentials);
+    let mut modes_changed = false;
+    ui.collapsing("advanced", |ui| {
+        for which in [FieldGroup::Motion, FieldGroup::Flight] {
+            if which.applies_to(dimension) {
+                group(ui, p, which);
+            }
         }
-        combine_changed |= before != p.steering;
+        let before = (p.steering, p.combine, p.topological_neighbours);
+        ui.horizontal_wrapped(|ui| {
+            ui.label("steering");
+            for mode in Steering::ALL {
+                ui.radio_value(&mut p.steering, mode, mode.label());
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("forces");
+            for mode in CombineMode::ALL {
+                ui.radio_value(&mut p.combine, mode, mode.label());
+            }
+        });
+        // A whole number beside the table's real-valued rows: 0 is metric.
+        ui.add(
+            Slider::new(
+                &mut p.topological_neighbours,
+                0..=murmuration::MAX_TOPOLOGICAL,
+            )
+            .text("nearest neighbours (0: all in radius)"),
+        );
+        modes_changed = before != (p.steering, p.combine, p.topological_neighbours);
+        ui.collapsing(FieldGroup::Behaviours.title(), |ui| {
+            group(ui, p, FieldGroup::Behaviours)
+        });
     });
-    ui.horizontal(|ui| {
-        let before = p.combine;
-        ui.radio_value(&mut p.combine, CombineMode::WeightedSum, "weighted sum");
-        ui.radio_value(&mut p.combine, CombineMode::Prioritized, "prioritized");
-        combine_changed |= before != p.combine;
-    });
-    // A whole number beside the table's real-valued rows: 0 is metric.
-    let k = Slider::new(
-        &mut p.topological_neighbours,
-        0..=murmuration::MAX_TOPOLOGICAL,
-    )
-    .text("topological k (0: metric)");
-    combine_changed |= ui.add(k).changed();
-    ui.collapsing("behaviours", |ui| group(ui, p, FieldGroup::Behaviours));
-    changed | combine_changed
+    changed | modes_changed
 }
 
 /// A research model's species: one slider per row of its parameter table

@@ -56,7 +56,8 @@ struct Shape {
 @group(1) @binding(0) var<uniform> behave: Behave;
 @group(1) @binding(1) var<storage, read> shapes: array<Shape>;
 @group(1) @binding(2) var<storage, read> data: array<f32>;
-// Per step: attractors (2 vec4 each), pulses (2), paths (2), computed on the host by
+// Per step: attractors (2 vec4 each: position, weight; radius, range², species
+// or -1, free inside 1 or 0), pulses (2), paths (2), computed on the host by
 // the core's own entity clock; `steer` reads frame clock[0] - clock[2].
 @group(1) @binding(3) var<storage, read> frames: array<vec4<f32>>;
 
@@ -413,10 +414,15 @@ fn arrive(base: u32, k: u32, species_index: u32, p: V, v: V) -> V {
     }
     let to = v_from(x) - p;
     let d2 = dot(to, to);
-    if d2 > y.y || d2 <= 0.0 {
+    if d2 > y.y || d2 <= 0.0 || (y.w > 0.0 && d2 < y.x * y.x) {
         return V(0.0);
     }
     let d = sqrt(d2);
+    if y.w > 0.0 {
+        // Free inside: a sideways turn fading in over a radius beyond it.
+        let fade = min((d - y.x) / y.x, 1.0);
+        return sideways_turn(to * (1.0 / d), v, sp.max_force * x.w * fade);
+    }
     let speed = sp.max_speed * min(d / y.x, 1.0);
     return clamp_length_max(to * (speed / d) - v, sp.max_force) * x.w;
 }

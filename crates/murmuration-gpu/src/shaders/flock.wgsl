@@ -321,6 +321,27 @@ fn boundary_force(p: V, v: V) -> V {
     return f;
 }
 
+// A turn of strength `pull` toward the unit direction `toward`, sideways to the
+// velocity (boundary.rs's `sideways_turn`).
+fn sideways_turn(toward: V, v: V, pull: f32) -> V {
+    let speed = length(v);
+    if speed <= 1e-12 {
+        return toward * pull;
+    }
+    let ahead = v * (1.0 / speed);
+    let along = dot(toward, ahead);
+    var side = toward - ahead * along;
+    if along < 0.0 {
+        side = normalize_or_zero(side);
+        if all(side == V(0.0)) {
+            side[0] = -ahead[DIM - 1u];
+            side[DIM - 1u] = ahead[0];
+            side = normalize_or_zero(side);
+        }
+    }
+    return side * pull;
+}
+
 // The roost's pull (boundary.rs's `roost_force`): beyond the roost disc a sideways
 // turn toward its centre; in 3D a spring back into the height band (y).
 fn roost_force(p: V, v: V) -> V {
@@ -340,24 +361,7 @@ fn roost_force(p: V, v: V) -> V {
     let d = length(h);
     if d > radius {
         let pull = strength * min((d - radius) / margin, 1.0);
-        let toward = h * (-1.0 / d);
-        let speed = length(v);
-        if speed > 1e-12 {
-            let ahead = v * (1.0 / speed);
-            let along = dot(toward, ahead);
-            var side = toward - ahead * along;
-            if along < 0.0 {
-                side = normalize_or_zero(side);
-                if all(side == V(0.0)) {
-                    side[0] = -ahead[DIM - 1u];
-                    side[DIM - 1u] = ahead[0];
-                    side = normalize_or_zero(side);
-                }
-            }
-            f = side * pull;
-        } else {
-            f = toward * pull;
-        }
+        f = sideways_turn(h * (-1.0 / d), v, pull);
     }
     if DIM == 3u {
         let y = p[1];

@@ -201,6 +201,10 @@ fn attractors_pulses_and_paths_agree() {
     only_b.species = Some(1);
     only_b.range = 8.0;
     w.add_attractor(only_b).unwrap();
+    // The pointer's kind: no pull inside, a sideways turn beyond.
+    let mut free = Attractor::new(Vec2::new(12.0, 12.0), 1.2, 2.5);
+    free.free_inside = true;
+    w.add_attractor(free).unwrap();
     w.add_pulse(Pulse::new(Vec2::new(10.0, 10.0), 5.0, 6.0, 0.3))
         .unwrap();
     w.add_pulse(Pulse::new(Vec2::new(6.0, 15.0), 4.0, 4.0, 2.0))

@@ -34,6 +34,11 @@ pub struct Attractor<V: Vector> {
     /// stands in the straight way. CPU only.
     #[serde(default)]
     pub navigate: bool,
+    /// No pull within `radius`: boids inside move by their own rules, so a crowd
+    /// it gathers keeps its spacing instead of packing onto one point (the
+    /// pointer's target). `false`: Reynolds' arrive all the way in.
+    #[serde(default)]
+    pub free_inside: bool,
 }
 
 impl<V: Vector> Attractor<V> {
@@ -49,6 +54,7 @@ impl<V: Vector> Attractor<V> {
             range: f32::INFINITY,
             species: None,
             navigate: false,
+            free_inside: false,
         }
     }
 
@@ -90,7 +96,18 @@ impl<V: Vector> Attractor<V> {
         if d2 > self.range * self.range || d2 <= 0.0 {
             return V::ZERO;
         }
+        if self.free_inside && d2 < self.radius * self.radius {
+            return V::ZERO;
+        }
         let d = d2.sqrt();
+        if self.free_inside {
+            // A sideways turn toward it that fades in from nothing at the
+            // radius to `max_force` a radius beyond: it neither brakes nor
+            // pushes boids onto the ones inside, the flock loops back whole.
+            let fade = ((d - self.radius) / self.radius).min(1.0);
+            let pull = max_force * self.weight * fade;
+            return crate::behaviours::boundary::sideways_turn(to * (1.0 / d), v, pull);
+        }
         if let Some((dir, along)) = way.and_then(|w| w.direction(p, d)) {
             let speed = max_speed * (along / self.radius).min(1.0);
             return ((dir * speed - v).clamp_length_max(max_force)) * self.weight;

@@ -59,27 +59,7 @@ fn roost_force<V: Vector>(p: V, v: V, w: &WorldConfig<V>, margin: f32, strength:
     let d = h.length();
     if d > radius {
         let pull = strength * ((d - radius) / margin).min(1.0);
-        let toward = h * (-1.0 / d);
-        let speed = v.length();
-        if speed > 1e-12 {
-            let ahead = v * (1.0 / speed);
-            let along = toward.dot(ahead);
-            let mut side = toward - ahead * along;
-            if along < 0.0 {
-                // Heading away: the whole turn, toward the nearer side.
-                side = side.normalize_or_zero();
-                if side == V::ZERO {
-                    // Straight away: turn left (a fixed side, so the flock agrees).
-                    let last = V::DIM - 1;
-                    side.set(0, -ahead.get(last));
-                    side.set(last, ahead.get(0));
-                    side = side.normalize_or_zero();
-                }
-            }
-            f = side * pull;
-        } else {
-            f = toward * pull;
-        }
+        f = sideways_turn(h * (-1.0 / d), v, pull);
     }
     if V::DIM == 3 {
         let y = p.get(UP);
@@ -92,6 +72,31 @@ fn roost_force<V: Vector>(p: V, v: V, w: &WorldConfig<V>, margin: f32, strength:
         }
     }
     f
+}
+
+/// A turn of strength `pull` toward the unit direction `toward`, sideways to the
+/// velocity `v` as a bird banks (no braking): the part of `toward` across the
+/// heading, and the whole turn when heading away (to the nearer side; straight
+/// away, to the left, so a flock agrees). At rest: straight toward.
+#[inline]
+pub(crate) fn sideways_turn<V: Vector>(toward: V, v: V, pull: f32) -> V {
+    let speed = v.length();
+    if speed <= 1e-12 {
+        return toward * pull;
+    }
+    let ahead = v * (1.0 / speed);
+    let along = toward.dot(ahead);
+    let mut side = toward - ahead * along;
+    if along < 0.0 {
+        side = side.normalize_or_zero();
+        if side == V::ZERO {
+            let last = V::DIM - 1;
+            side.set(0, -ahead.get(last));
+            side.set(last, ahead.get(0));
+            side = side.normalize_or_zero();
+        }
+    }
+    side * pull
 }
 
 /// Applies the positional boundary (wrap or reflect) after integration.

@@ -9,13 +9,45 @@ use super::range::range;
 use crate::error::ParamError;
 use crate::params::SpeciesParams;
 
-/// Where a field sits in a tuning panel.
+/// Where a field sits in a tuning panel: the essentials first, the rest
+/// folded away under "advanced".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldGroup {
-    /// The three rules, speeds, vision and smoothing: always shown.
-    Rules,
-    /// Obstacles, flee, chase and follow: folded away until wanted.
+    /// The three rules' weights and radii, top speed, steering force and field
+    /// of view: always shown.
+    Essentials,
+    /// Minimum and cruise speed, jitter, wander, smoothing: advanced.
+    Motion,
+    /// Banked flight (roll rate, bank, gravity): advanced, and 3D worlds only.
+    Flight,
+    /// Obstacles, flee, chase and follow: advanced.
     Behaviours,
+}
+
+impl FieldGroup {
+    /// Every group, in panel order.
+    pub const ALL: [Self; 4] = [
+        Self::Essentials,
+        Self::Motion,
+        Self::Flight,
+        Self::Behaviours,
+    ];
+
+    /// True when a world of `dimension` (2 or 3) uses this group's fields: a
+    /// panel hides banked flight on 2D worlds, where it does nothing.
+    pub fn applies_to(self, dimension: usize) -> bool {
+        self != Self::Flight || dimension == 3
+    }
+
+    /// The group's name in a panel (`essentials`, `motion`, `banked flight (3D)`, `behaviours`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Essentials => "essentials",
+            Self::Motion => "motion",
+            Self::Flight => "banked flight (3D)",
+            Self::Behaviours => "behaviours",
+        }
+    }
 }
 
 /// Reads one number of a species' parameters.
@@ -89,45 +121,45 @@ fn max_speed(p: &SpeciesParams) -> f32 {
 /// and `combine`, enums, and the whole number `topological_neighbours` are the
 /// fields not listed).
 pub const SPECIES_FIELDS: [Field; 32] = [
-    row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Rules,
+    row!(separation_radius, "separation radius", "units", open 0.0, 1e4 closed, true, Essentials,
         Some(("perception_radius", perception)),
         "Neighbours closer than this push away, harder the closer they are."),
-    row!(alignment_radius, "alignment radius", "units", open 0.0, 1e4 closed, true, Rules, None,
+    row!(alignment_radius, "alignment radius", "units", open 0.0, 1e4 closed, true, Essentials, None,
         "Match the mean velocity of neighbours within it."),
-    row!(cohesion_radius, "cohesion radius", "units", open 0.0, 1e4 closed, true, Rules, None,
+    row!(cohesion_radius, "cohesion radius", "units", open 0.0, 1e4 closed, true, Essentials, None,
         "Steer toward the centre of neighbours within it."),
-    row!(separation_weight, "separation weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+    row!(separation_weight, "separation weight", "—", closed 0.0, 1e3 closed, true, Essentials, None,
         "Weight of separation."),
-    row!(alignment_weight, "alignment weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+    row!(alignment_weight, "alignment weight", "—", closed 0.0, 1e3 closed, true, Essentials, None,
         "Weight of alignment."),
-    row!(cohesion_weight, "cohesion weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+    row!(cohesion_weight, "cohesion weight", "—", closed 0.0, 1e3 closed, true, Essentials, None,
         "Weight of cohesion."),
-    row!(max_speed, "max speed", "units/s", open 0.0, 1e5 closed, true, Rules, None,
+    row!(max_speed, "max speed", "units/s", open 0.0, 1e5 closed, true, Essentials, None,
         "Speed limit."),
-    row!(min_speed, "min speed", "units/s", closed 0.0, 1e5 closed, false, Rules,
+    row!(min_speed, "min speed", "units/s", closed 0.0, 1e5 closed, false, Motion,
         Some(("max_speed", max_speed)),
         "Boids never go slower (0 lets them stop)."),
-    row!(max_force, "max force", "units/s²", open 0.0, 1e7 closed, true, Rules, None,
+    row!(max_force, "max force", "units/s²", open 0.0, 1e7 closed, true, Essentials, None,
         "Largest steering acceleration."),
-    row!(fov_degrees, "field of view °", "degrees", open 0.0, 360.0 closed, false, Rules, None,
+    row!(fov_degrees, "field of view °", "degrees", open 0.0, 360.0 closed, false, Essentials, None,
         "Vision cone: a neighbour counts only within half this angle of the heading."),
-    row!(jitter, "jitter", "fraction of `max_speed`", closed 0.0, 1.0 closed, true, Rules, None,
+    row!(jitter, "jitter", "fraction of `max_speed`", closed 0.0, 1.0 closed, true, Motion, None,
         "Random velocity kick each step (seeds suggest ≤ 0.02)."),
-    row!(cruise_speed, "cruise speed", "units/s", closed 0.0, 1e5 closed, false, Rules, None,
+    row!(cruise_speed, "cruise speed", "units/s", closed 0.0, 1e5 closed, false, Motion, None,
         "Preferred speed boids relax toward along their heading (above `max_speed`: to it); 0 turns it off."),
-    row!(cruise_time, "cruise time s", "s", open 0.0, 60.0 closed, true, Rules, None,
+    row!(cruise_time, "cruise time s", "s", open 0.0, 60.0 closed, true, Motion, None,
         "Relaxation time toward the cruise speed: `(cruise − speed) / this` accelerates."),
-    row!(wander_weight, "wander weight", "—", closed 0.0, 1e3 closed, true, Rules, None,
+    row!(wander_weight, "wander weight", "—", closed 0.0, 1e3 closed, true, Motion, None,
         "Steers toward the heading plus a smoothly turning keyed random direction; 0 never wanders."),
-    row!(wander_period, "wander period s", "s", open 0.0, 1e4 closed, true, Rules, None,
+    row!(wander_period, "wander period s", "s", open 0.0, 1e4 closed, true, Motion, None,
         "A wanderer's random direction passes a new keyed direction every this many seconds."),
-    row!(roll_rate, "roll rate °/s", "degrees/s", closed 0.0, 3600.0 closed, false, Rules, None,
+    row!(roll_rate, "roll rate °/s", "degrees/s", closed 0.0, 3600.0 closed, false, Flight, None,
         "Banked flight (3D): turns by rolling the lift toward the bank the steering asks for, at most this fast; 0 steers a point mass."),
-    row!(max_bank, "max bank °", "degrees", open 0.0, 89.0 closed, false, Rules, None,
+    row!(max_bank, "max bank °", "degrees", open 0.0, 89.0 closed, false, Flight, None,
         "Steepest bank of banked flight."),
-    row!(gravity, "gravity", "units/s²", closed 0.0, 1e4 closed, false, Rules, None,
+    row!(gravity, "gravity", "units/s²", closed 0.0, 1e4 closed, false, Flight, None,
         "Gravity of banked flight; the lift is `gravity · (speed / cruise_speed)²`."),
-    row!(smoothing, "smoothing", "—", closed 0.0, 1.0 open, false, Rules, None,
+    row!(smoothing, "smoothing", "—", closed 0.0, 1.0 open, false, Motion, None,
         "Exponential smoothing of the applied steering."),
     row!(obstacle_weight, "obstacle weight", "—", closed 0.0, 1e3 closed, true, Behaviours, None,
         "Weight of obstacle avoidance (boids never enter an obstacle whatever it is)."),

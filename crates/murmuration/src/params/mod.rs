@@ -43,6 +43,14 @@ impl CombineMode {
             Self::Prioritized => "prioritized",
         }
     }
+
+    /// The mode's name in a panel, in plain words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::WeightedSum => "add the forces",
+            Self::Prioritized => "by priority",
+        }
+    }
 }
 
 /// How the three rules turn their neighbour sums into steering forces.
@@ -74,6 +82,15 @@ impl Steering {
             Self::PerRule => "per_rule",
             Self::Directions => "directions",
             Self::Raw => "raw",
+        }
+    }
+
+    /// The mode's name in a panel, in plain words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::PerRule => "one steer per rule",
+            Self::Directions => "one steer for all",
+            Self::Raw => "raw forces",
         }
     }
 }

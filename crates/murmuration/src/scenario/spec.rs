@@ -171,6 +171,8 @@ pub(crate) struct AttractorSpec<V: Vector> {
     pub species: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub navigate: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub free_inside: bool,
 }
 
 impl<V: Vector> AttractorSpec<V> {
@@ -184,6 +186,7 @@ impl<V: Vector> AttractorSpec<V> {
             range: self.range,
             species,
             navigate: self.navigate,
+            free_inside: self.free_inside,
         }
     }
 }
