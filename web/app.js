@@ -23,7 +23,10 @@ const ui = {
   // A phone's panel starts folded: the flock first.
   panelOpen: window.innerWidth > 600,
 };
-const stats = { frames: 0, fps: 0, stepMs: 0, drawMs: 0, boids: 0, polarization: 0, groups: 0, step: 0 };
+const stats = {
+  frames: 0, fps: 0, stepMs: 0, drawMs: 0, boids: 0, polarization: 0, groups: 0, step: 0,
+  metricsMainMs: 0, metricsMainMaxMs: 0, metricsWorkerMs: 0, metricsDone: 0,
+};
 let engine = null;
 let renderer = null;
 let state = null;
@@ -52,7 +55,7 @@ function tryCall(request) {
 
 // A trap in the module (a bug, not bad input): stop the loop, offer a reload.
 function crashed(e) {
-  ui.paused = true;
+  setPaused(true);
   engine = null;
   say(`The engine stopped (${e.message}). Reset reloads it.`);
 }
@@ -74,8 +77,11 @@ function reopened(newState) {
   sceneryKey = '';
   renderer.zoom = 1;
   renderer.centre = null;
-  layout();
+  stats.step = state.step;
+  stats.boids = engine.count();
+  stats.metricsMainMaxMs = 0;
   gui = buildPanel(app, gui);
+  layout();
   say('', false);
   refreshMetrics();
 }
@@ -128,6 +134,7 @@ function reset() {
 }
 
 function stepOnce(n) {
+  if (!engine) return;
   const t0 = performance.now();
   try {
     stats.boids = engine.step(n);
@@ -140,12 +147,55 @@ function stepOnce(n) {
   stats.step += n;
 }
 
+// Metrics come from a worker (metrics-worker.js) given the flock's snapshot:
+// the frame pays only the snapshot's copy. Without workers, the page measures
+// them itself.
+let metricsWorker = null;
+let metricsBusy = false;
+
+function startMetricsWorker() {
+  try {
+    metricsWorker = new Worker('metrics-worker.js');
+    metricsWorker.onmessage = (e) => {
+      metricsBusy = false;
+      if (e.data.ok) showMetrics(e.data.ok, e.data.ms);
+    };
+    metricsWorker.onerror = () => { metricsWorker = null; metricsBusy = false; };
+    metricsWorker.postMessage({ module: engine.module });
+  } catch (e) {
+    metricsWorker = null;
+  }
+}
+
 function refreshMetrics() {
+  if (!engine) return;
+  if (metricsWorker) {
+    if (metricsBusy) return;
+    const t0 = performance.now();
+    const snapshot = engine.snapshot();
+    noteMetricsCost(performance.now() - t0);
+    metricsBusy = true;
+    metricsWorker.postMessage({ snapshot }, [snapshot.buffer]);
+    return;
+  }
+  const t0 = performance.now();
   const m = tryCall({ op: 'metrics' });
-  if (!m) return;
+  noteMetricsCost(performance.now() - t0);
+  if (m) showMetrics(m, 0);
+}
+
+// Main-thread time spent on metrics: the last and the largest since the
+// flock was opened (the browser test holds them to the step time).
+function noteMetricsCost(ms) {
+  stats.metricsMainMs = ms;
+  stats.metricsMainMaxMs = Math.max(stats.metricsMainMaxMs, ms);
+}
+
+function showMetrics(m, workerMs) {
   stats.polarization = m.polarization;
   stats.groups = m.groups;
-  stats.boids = m.count;
+  stats.metricsWorkerMs = workerMs;
+  stats.metricsDone++;
 }
 
 // World <-> overlay pixels (the overlay's y grows downward).
@@ -340,7 +390,7 @@ function pointer(e) {
 function clickTarget(e) {
   const [x, y] = pointer(e);
   const ents = tryCall({ op: 'entities' });
-  const t = ents && ents.attractors[0];
+  const t = ents && ents.attractors.find((a) => a.pointer);
   if (t) {
     const [px, py] = toPixel(...t.position);
     const r = overlay.getBoundingClientRect();
@@ -387,19 +437,25 @@ overlay.addEventListener('wheel', (e) => {
 }, { passive: false });
 
 // Mouse and touch through pointer events. Mouse: left click target, right
-// click pulse, shift+click inspect, middle drag pan. Touch: a tap sets (or on
-// the target clears) it, one finger dragging moves it, two fingers pinch-zoom
-// and pan.
+// click pulse, shift+click inspect, middle drag pan. Touch: a tap sets the
+// target (a tap on it clears it), a one-finger drag moves it, two fingers
+// pinch-zoom and pan; after a pinch nothing happens until every finger is up.
 const touches = new Map();
 let panFrom = null;
 let pinch = null;
+let gesture = null; // one touch: { x, y, dragging, pinched }
+const TAP_SLOP = 10; // CSS pixels a tap may wander
+
 overlay.addEventListener('pointerdown', (e) => {
   if (!engine || !renderer) return;
   overlay.setPointerCapture(e.pointerId);
   if (e.pointerType === 'touch') {
     touches.set(e.pointerId, [e.clientX, e.clientY]);
-    if (touches.size === 2) pinch = pinchState();
-    else if (touches.size === 1) clickTarget(e);
+    if (touches.size === 1) gesture = { x: e.clientX, y: e.clientY, dragging: false, pinched: false };
+    if (touches.size === 2) {
+      pinch = pinchState();
+      if (gesture) gesture.pinched = true;
+    }
     return;
   }
   const [x, y] = pointer(e);
@@ -425,17 +481,27 @@ overlay.addEventListener('pointermove', (e) => {
       zoomAbout(now.span / pinch.span, now.x - r.left, now.y - r.top);
       panTo(toWorld(pinch.x - r.left, pinch.y - r.top), now.x - r.left, now.y - r.top);
       pinch = pinchState();
-    } else if (touches.size === 1) {
-      const [x, y] = pointer(e);
-      tryCall({ op: 'target', x, y });
+    } else if (touches.size === 1 && gesture && !gesture.pinched) {
+      if (Math.hypot(e.clientX - gesture.x, e.clientY - gesture.y) > TAP_SLOP) gesture.dragging = true;
+      if (gesture.dragging) {
+        const [x, y] = pointer(e);
+        tryCall({ op: 'target', x, y });
+      }
     }
     return;
   }
   if (panFrom) panTo(panFrom, e.clientX - r.left, e.clientY - r.top);
 });
 const release = (e) => {
-  touches.delete(e.pointerId);
-  if (touches.size < 2) pinch = null;
+  if (e.pointerType === 'touch' && touches.has(e.pointerId)) {
+    touches.delete(e.pointerId);
+    if (touches.size < 2) pinch = null;
+    if (touches.size === 0) {
+      // A tap: one finger, barely moved, never part of a pinch.
+      if (gesture && !gesture.dragging && !gesture.pinched && e.type === 'pointerup') clickTarget(e);
+      gesture = null;
+    }
+  }
   panFrom = null;
 };
 overlay.addEventListener('pointerup', release);
@@ -465,6 +531,8 @@ window.addEventListener('keydown', (e) => {
   }
 });
 window.addEventListener('resize', () => layout());
+// The panel's size changes as folders open and close (lil-gui animates them).
+new ResizeObserver(() => layout()).observe($('panel'));
 
 async function start() {
   if (!renderer) {
@@ -480,6 +548,7 @@ async function start() {
   }
   try {
     engine = await loadEngine('murmuration.wasm');
+    startMetricsWorker();
     if (!open(ui.preset)) open('default');
     setPaused(false);
     if (ui.selected < 0) ui.selected = 0;
@@ -497,6 +566,7 @@ window.murmuration = {
   count: () => (engine ? engine.count() : 0),
   litPixels: () => new Promise((resolve) => litRequests.push(resolve)),
   open,
+  reopened: (s) => reopened(s),
   setPaused,
   stats,
   ui,

@@ -10,13 +10,15 @@ export const INSTANCE_FLOATS = 4; // x, y, heading (radians), species
 export async function loadEngine(url) {
   const response = await fetch(url);
   if (!response.ok) throw new EngineError(`cannot load ${url}: HTTP ${response.status}`);
-  const { instance } = await WebAssembly.instantiateStreaming(response, {});
-  return new Engine(instance.exports);
+  const { module, instance } = await WebAssembly.instantiateStreaming(response, {});
+  return new Engine(instance.exports, module);
 }
 
 class Engine {
-  constructor(exports) {
+  constructor(exports, module) {
     this.ex = exports;
+    // The compiled module, for the metrics worker's own instance.
+    this.module = module;
     this.encoder = new TextEncoder();
     this.decoder = new TextDecoder();
   }
@@ -38,6 +40,12 @@ class Engine {
   // Steps the open flock n times; returns its boid count.
   step(n) {
     return this.ex.mm_step(n);
+  }
+
+  // The open flock's snapshot (the core's binary format), copied out.
+  snapshot() {
+    const len = this.ex.mm_snapshot();
+    return new Uint8Array(this.ex.memory.buffer, this.ex.mm_out(), len).slice();
   }
 
   // Boids in the open flock.

@@ -25,6 +25,8 @@ fn export_writes_the_page_and_its_module() {
         "app.js",
         "engine.js",
         "render.js",
+        "panel.js",
+        "metrics-worker.js",
         "style.css",
         "vendor/lil-gui.esm.min.js",
     ] {
@@ -36,6 +38,14 @@ fn export_writes_the_page_and_its_module() {
     );
     let html = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(html.contains("app.js"));
+    // Each file has a gzip copy for hosts that serve precompressed files.
+    use std::io::Read as _;
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&std::fs::read(site.join("murmuration.wasm.gz")).unwrap()[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, EMPTY_MODULE);
+    assert!(site.join("app.js.gz").is_file());
 }
 
 #[test]

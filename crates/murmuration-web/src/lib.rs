@@ -13,6 +13,8 @@
 //! | `mm_step(n) -> count` | steps the open flock `n` times; its boid count |
 //! | `mm_instances() -> ptr` | x, y, heading, species per boid (f32) |
 //! | `mm_count() -> n` | boids in the open flock |
+//! | `mm_snapshot() -> len` | the open flock's snapshot, at `mm_out()` (for the metrics worker) |
+//! | `mm_metrics_of(ptr, len) -> len` | the metrics of the snapshot in the buffer, as JSON at `mm_out()` (the worker's call) |
 //!
 //! The core runs single-threaded here: rayon falls back to the calling thread
 //! without WebAssembly threads, and the step gives the same bits on any thread
@@ -22,9 +24,11 @@
     reason = "the exports are #[no_mangle] and read the page's request from a pointer it was given by mm_alloc"
 )]
 
+mod metrics;
 mod resize;
 mod session;
 
+pub use metrics::metrics_of_snapshot;
 pub use session::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, page_presets};
 
 use std::cell::RefCell;
@@ -110,4 +114,33 @@ pub extern "C" fn mm_instances() -> *const f32 {
 #[unsafe(no_mangle)]
 pub extern "C" fn mm_count() -> u32 {
     STATE.with_borrow(|(session, _)| session.as_ref().map_or(0, |s| s.len() as u32))
+}
+
+/// Writes the open flock's snapshot at [`mm_out`]; returns its length (0 with
+/// none open).
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_snapshot() -> usize {
+    STATE.with_borrow_mut(|(session, out)| {
+        *out = session.as_ref().map(Session::snapshot).unwrap_or_default();
+        out.len()
+    })
+}
+
+/// Answers with the metrics of the snapshot in `ptr[..len]` (`{"ok": …}` or
+/// `{"error": …}` at [`mm_out`]); returns the answer's length.
+///
+/// # Safety
+/// `ptr[..len]` must be a buffer from [`mm_alloc`] holding `len` written bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: the worker wrote `len` bytes into a buffer mm_alloc gave it.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+    let answer = match metrics_of_snapshot(bytes) {
+        Ok(v) => serde_json::json!({ "ok": v }),
+        Err(e) => serde_json::json!({ "error": e }),
+    };
+    STATE.with_borrow_mut(|(_, out)| {
+        *out = answer.to_string().into_bytes();
+        out.len()
+    })
 }

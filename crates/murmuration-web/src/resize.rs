@@ -112,7 +112,8 @@ pub fn count_overrides(
             )
         })
         .collect();
-    let total: u64 = names.iter().map(|(_, c)| c).sum::<u64>() - names[species].1 + count;
+    let total =
+        (names.iter().map(|(_, c)| c).sum::<u64>() - names[species].1).saturating_add(count);
     if total > max {
         return Err(format!(
             "{total} boids are more than the page steps ({max} at most, about 0.1 s a step); `murmuration run` takes larger flocks"

@@ -87,6 +87,8 @@ pub struct Session {
     names: Vec<String>,
     /// Each species' name and count as opened.
     counts: Vec<(String, u64)>,
+    /// How the box follows a new count.
+    resize: Resize,
     instances: Vec<f32>,
 }
 
@@ -129,6 +131,7 @@ impl Session {
             preset: preset.to_string(),
             names: scenario.species().iter().map(|(n, _)| n.clone()).collect(),
             counts: scenario.species().to_vec(),
+            resize: Resize::of(text),
             instances: Vec::new(),
         };
         s.fill_instances();
@@ -154,6 +157,12 @@ impl Session {
     /// True when every boid was eaten or removed.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The whole flock in the core's snapshot format: the page hands it to its
+    /// metrics worker (`metrics.rs`), which measures it off the frame's path.
+    pub fn snapshot(&self) -> Vec<u8> {
+        with_world!(&self.world, w => w.to_snapshot_bytes())
     }
 
     /// The digest `murmuration run` prints for the same scenario and steps.
@@ -206,7 +215,14 @@ impl Session {
             Request::Count { species, value } => {
                 let text = murmuration::scenario::preset(&s.preset).unwrap_or_default();
                 let set = count_overrides(text, &s.counts, species, &value, PAGE_MAX_BOIDS)?;
-                *s = Self::open(&s.preset, &set)?;
+                let tuned = with_world!(&s.world, w => w.species().to_vec());
+                let mut next = Self::open(&s.preset, &set)?;
+                // The user's tuning stays: the same preset has the same species.
+                for (i, p) in tuned.into_iter().enumerate() {
+                    with_world!(&mut next.world, w => w.set_species_params(SpeciesId::new(i), p))
+                        .map_err(|e| e.to_string())?;
+                }
+                *s = next;
                 Ok(s.state())
             }
             Request::Pulse { x, y } => {
@@ -270,9 +286,18 @@ impl Session {
         with_world!(&mut self.world, w => w.set_species_params(id, p)).map_err(|e| {
             // The page's words: "boids: max speed", not "species[0].max_speed".
             let name = &self.names[species];
-            SPECIES_FIELDS.iter().fold(e.to_string(), |m, f| {
-                m.replace(&format!("{id}.{}", f.key), &format!("{name}: {}", f.label))
-            })
+            let labels = SPECIES_FIELDS.iter().map(|f| (f.key, f.label)).chain([
+                (
+                    "perception_radius",
+                    "larger of the alignment and cohesion radii",
+                ),
+                ("topological_neighbours", "nearest neighbours"),
+            ]);
+            labels
+                .fold(e.to_string(), |m, (key, label)| {
+                    m.replace(&format!("{id}.{key}"), &format!("{name}: {label}"))
+                })
+                .replace(&format!("{id}."), &format!("{name}: "))
         })
     }
 
@@ -318,7 +343,7 @@ impl Session {
                 "fields": fields_json(dimension(w)),
                 "steering_modes": Steering::ALL.map(|m| json!({"key": m.key(), "label": m.label()})),
                 "combine_modes": CombineMode::ALL.map(|m| json!({"key": m.key(), "label": m.label()})),
-                "resize": match Resize::of(murmuration::scenario::preset(&self.preset).unwrap_or_default()) {
+                "resize": match &self.resize {
                     Resize::Density(_) => Value::Null,
                     Resize::Fixed(why) => json!(why),
                 },
@@ -474,7 +499,8 @@ fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
     })
 }
 
-fn metrics<V: Vector>(m: &Metrics<V>) -> Value {
+/// The metrics the page shows, as JSON.
+pub(crate) fn metrics<V: Vector>(m: &Metrics<V>) -> Value {
     json!({
         "count": m.count,
         "polarization": m.polarization,
@@ -487,7 +513,7 @@ fn metrics<V: Vector>(m: &Metrics<V>) -> Value {
 
 fn entities<V: Vector>(w: &World<V>) -> Value {
     json!({
-        "attractors": w.attractors().iter().map(|a| json!({"position": xy(a.position), "radius": a.radius})).collect::<Vec<_>>(),
+        "attractors": w.attractors().iter().map(|a| json!({"position": xy(a.position), "radius": a.radius, "pointer": a.free_inside})).collect::<Vec<_>>(),
         "pulses": w.pulses().iter().map(|p| json!({"position": xy(p.position), "radius": p.radius, "fade": p.fade()})).collect::<Vec<_>>(),
     })
 }

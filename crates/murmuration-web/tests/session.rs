@@ -89,6 +89,24 @@ fn a_nan_or_out_of_range_parameter_is_refused_by_name_and_nothing_changes() {
     assert_eq!(ok(&mut s, r#"{"op":"state"}"#), before);
     let e = refused(
         &mut s,
+        r#"{"op":"set","species":0,"key":"separation_radius","value":"500"}"#,
+    );
+    assert!(
+        e.contains("boids: separation radius = 500")
+            && e.contains("boids: larger of the alignment and cohesion radii")
+            && !e.contains("species["),
+        "{e}"
+    );
+    let e = refused(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"topological_neighbours","value":"99"}"#,
+    );
+    assert!(
+        e.contains("boids: nearest neighbours = 99") && !e.contains("species["),
+        "{e}"
+    );
+    let e = refused(
+        &mut s,
         r#"{"op":"set","species":7,"key":"max_speed","value":"3"}"#,
     );
     assert!(e.contains("no species 7"), "{e}");
@@ -238,6 +256,20 @@ fn a_new_count_keeps_the_presets_density_and_bad_counts_are_refused_by_name() {
     }
     let e = refused(&mut s, r#"{"op":"count","species":0,"value":"10000000"}"#);
     assert!(e.contains("more than the page steps"), "{e}");
+    let e = refused(
+        &mut s,
+        r#"{"op":"count","species":0,"value":"18446744073709551615"}"#,
+    );
+    assert!(e.contains("more than the page steps"), "{e}");
+    // A count keeps what the user tuned.
+    ok(
+        &mut s,
+        r#"{"op":"set","species":0,"key":"max_speed","value":"2.5"}"#,
+    );
+    let st = ok(&mut s, r#"{"op":"count","species":0,"value":"3000"}"#);
+    assert_eq!(st["species"][0]["values"]["max_speed"], 2.5);
+    assert_eq!(st["species"][0]["count"], 3000);
+    ok(&mut s, r#"{"op":"count","species":0,"value":"8000"}"#);
     assert_eq!(ok(&mut s, r#"{"op":"state"}"#)["species"][0]["count"], 8000);
     // Seed 002's schools start in places of their own: the box stays.
     let mut s = opened("sharks-and-schools");
@@ -305,4 +337,40 @@ fn the_target_can_be_cleared() {
         0
     );
     assert_eq!(ok(&mut s, r#"{"op":"clear_target"}"#), false);
+}
+
+/// The metrics worker measures the page's flock from its snapshot: the same
+/// figures as the page's own `metrics` request, in 2D and 3D; a damaged
+/// snapshot is an error, not a panic.
+#[test]
+fn the_metrics_worker_gives_the_pages_figures_from_a_snapshot() {
+    for preset in ["phaser-canvas", "starlings-3d"] {
+        let mut s = opened(preset);
+        ok(&mut s, r#"{"op":"step","n":30}"#);
+        let direct = ok(&mut s, r#"{"op":"metrics"}"#);
+        let bytes = s.as_ref().unwrap().snapshot();
+        let from_snapshot = murmuration_web::metrics_of_snapshot(&bytes).unwrap();
+        // The same figures; sums over a reloaded flock may differ in the last bit.
+        for key in [
+            "count",
+            "groups",
+            "polarization",
+            "milling",
+            "mean_speed",
+            "median_nn_distance",
+        ] {
+            let (a, b) = (
+                from_snapshot[key].as_f64().unwrap(),
+                direct[key].as_f64().unwrap(),
+            );
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                "{preset} {key}: {a} vs {b}"
+            );
+        }
+        let mut bad = bytes.clone();
+        bad.truncate(bytes.len() / 2);
+        assert!(murmuration_web::metrics_of_snapshot(&bad).is_err());
+    }
+    assert!(murmuration_web::metrics_of_snapshot(b"").is_err());
 }

@@ -325,7 +325,7 @@ fn boundary_force(p: V, v: V) -> V {
 // velocity (boundary.rs's `sideways_turn`).
 fn sideways_turn(toward: V, v: V, pull: f32) -> V {
     let speed = length(v);
-    if speed <= 1e-12 {
+    if !(speed > 1e-12) {
         return toward * pull;
     }
     let ahead = v * (1.0 / speed);

@@ -81,7 +81,8 @@ fn roost_force<V: Vector>(p: V, v: V, w: &WorldConfig<V>, margin: f32, strength:
 #[inline]
 pub(crate) fn sideways_turn<V: Vector>(toward: V, v: V, pull: f32) -> V {
     let speed = v.length();
-    if speed <= 1e-12 {
+    // At rest (or a NaN speed, as the roost always had it): straight toward.
+    if speed.partial_cmp(&1e-12) != Some(std::cmp::Ordering::Greater) {
         return toward * pull;
     }
     let ahead = v * (1.0 / speed);

@@ -186,6 +186,11 @@ fn entity_tables<V: Vector>(
                 tab.insert("radius".into(), Value::Float(a.radius as f64));
                 tab.insert("range".into(), Value::Float(a.range as f64));
                 named(a.species, &mut tab);
+                for (key, on) in [("navigate", a.navigate), ("free_inside", a.free_inside)] {
+                    if on {
+                        tab.insert(key.into(), Value::Boolean(true));
+                    }
+                }
                 Value::Table(tab)
             })
             .collect();

@@ -58,7 +58,7 @@ impl<V: Vector> World<V> {
     }
 
     /// The pointer target's radius, units: the disc (ball in 3D) that holds
-    /// every boid in a cell of [`TARGET_SPACING`] × its separation radius, and
+    /// every boid in a square (cube) of half its separation radius a side, and
     /// at least 5 % of the world's shorter side.
     pub fn pointer_target_radius(&self) -> f32 {
         let mut counts = vec![0usize; self.species().len()];
