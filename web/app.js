@@ -80,6 +80,7 @@ function reopened(newState) {
   stats.step = state.step;
   stats.boids = engine.count();
   stats.metricsMainMaxMs = 0;
+  syncMirror();
   gui = buildPanel(app, gui);
   layout();
   say('', false);
@@ -119,7 +120,10 @@ const app = {
   setPaused,
   ui,
   state: () => state,
-  setState: (s) => { state = s; },
+  setState: (s) => {
+    state = s;
+    syncMirror();
+  },
   get renderer() { return renderer; },
   onLayout: () => requestAnimationFrame(layout),
   pauseButton: null,
@@ -147,8 +151,8 @@ function stepOnce(n) {
   stats.step += n;
 }
 
-// Metrics come from a worker (metrics-worker.js) given the flock's snapshot:
-// the frame pays only the snapshot's copy. Without workers, the page measures
+// Metrics come from a worker (metrics-worker.js) holding a mirror of the
+// flock, given its positions and velocities: the frame pays only their copy. Without workers, the page measures
 // them itself.
 let metricsWorker = null;
 let metricsBusy = false;
@@ -172,16 +176,21 @@ function refreshMetrics() {
   if (metricsWorker) {
     if (metricsBusy) return;
     const t0 = performance.now();
-    const snapshot = engine.snapshot();
+    const kinematics = engine.kinematics(state.dimension);
     noteMetricsCost(performance.now() - t0);
     metricsBusy = true;
-    metricsWorker.postMessage({ snapshot }, [snapshot.buffer]);
+    metricsWorker.postMessage({ kinematics }, [kinematics.buffer]);
     return;
   }
   const t0 = performance.now();
   const m = tryCall({ op: 'metrics' });
   noteMetricsCost(performance.now() - t0);
   if (m) showMetrics(m, 0);
+}
+
+// The worker's mirror follows the flock's preset, counts and parameters.
+function syncMirror() {
+  if (metricsWorker && engine) metricsWorker.postMessage({ mirror: engine.call({ op: 'mirror' }) });
 }
 
 // Main-thread time spent on metrics: the last and the largest since the

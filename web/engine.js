@@ -42,10 +42,12 @@ class Engine {
     return this.ex.mm_step(n);
   }
 
-  // The open flock's snapshot (the core's binary format), copied out.
-  snapshot() {
-    const len = this.ex.mm_snapshot();
-    return new Uint8Array(this.ex.memory.buffer, this.ex.mm_out(), len).slice();
+  // Each boid's position, velocity and species (2·dim + 1 floats), copied
+  // out for the metrics worker.
+  kinematics(dim) {
+    const n = this.ex.mm_count();
+    const ptr = this.ex.mm_kinematics();
+    return new Float32Array(this.ex.memory.buffer, ptr, n * (2 * dim + 1)).slice();
   }
 
   // Boids in the open flock.

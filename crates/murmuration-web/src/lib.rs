@@ -13,8 +13,8 @@
 //! | `mm_step(n) -> count` | steps the open flock `n` times; its boid count |
 //! | `mm_instances() -> ptr` | x, y, heading, species per boid (f32) |
 //! | `mm_count() -> n` | boids in the open flock |
-//! | `mm_snapshot() -> len` | the open flock's snapshot, at `mm_out()` (for the metrics worker) |
-//! | `mm_metrics_of(ptr, len) -> len` | the metrics of the snapshot in the buffer, as JSON at `mm_out()` (the worker's call) |
+//! | `mm_kinematics() -> ptr` | position, velocity, species per boid (f32), for the metrics worker |
+//! | `mm_metrics_of(ptr, len) -> len` | the metrics of such an array measured in the open flock (the worker's mirror), as JSON at `mm_out()` |
 //!
 //! The core runs single-threaded here: rayon falls back to the calling thread
 //! without WebAssembly threads, and the step gives the same bits on any thread
@@ -28,7 +28,7 @@ mod metrics;
 mod resize;
 mod session;
 
-pub use metrics::metrics_of_snapshot;
+pub use metrics::kinematics_floats;
 pub use session::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, page_presets};
 
 use std::cell::RefCell;
@@ -116,18 +116,21 @@ pub extern "C" fn mm_count() -> u32 {
     STATE.with_borrow(|(session, _)| session.as_ref().map_or(0, |s| s.len() as u32))
 }
 
-/// Writes the open flock's snapshot at [`mm_out`]; returns its length (0 with
-/// none open).
+/// The open flock's kinematics ([`kinematics_floats`] f32 per boid: position,
+/// velocity, species) for the metrics worker; valid until the next call.
 #[unsafe(no_mangle)]
-pub extern "C" fn mm_snapshot() -> usize {
-    STATE.with_borrow_mut(|(session, out)| {
-        *out = session.as_ref().map(Session::snapshot).unwrap_or_default();
-        out.len()
+pub extern "C" fn mm_kinematics() -> *const f32 {
+    STATE.with_borrow_mut(|(session, _)| {
+        session
+            .as_mut()
+            .map_or(std::ptr::null(), |s| s.kinematics().as_ptr())
     })
 }
 
-/// Answers with the metrics of the snapshot in `ptr[..len]` (`{"ok": …}` or
-/// `{"error": …}` at [`mm_out`]); returns the answer's length.
+/// The metrics of the kinematics in `ptr[..len]` (little-endian f32s, `len`
+/// bytes, written by the worker into a buffer from [`mm_alloc`]) measured in
+/// the open flock (the worker's mirror): `{"ok": …}` or `{"error": …}` at
+/// [`mm_out`]; returns the answer's length.
 ///
 /// # Safety
 /// `ptr[..len]` must be a buffer from [`mm_alloc`] holding `len` written bytes.
@@ -135,11 +138,16 @@ pub extern "C" fn mm_snapshot() -> usize {
 pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
     // SAFETY: the worker wrote `len` bytes into a buffer mm_alloc gave it.
     let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
-    let answer = match metrics_of_snapshot(bytes) {
-        Ok(v) => serde_json::json!({ "ok": v }),
-        Err(e) => serde_json::json!({ "error": e }),
-    };
-    STATE.with_borrow_mut(|(_, out)| {
+    let floats: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    STATE.with_borrow_mut(|(session, out)| {
+        let answer = match session.as_ref().map(|s| s.metrics_of(&floats)) {
+            Some(Ok(v)) => serde_json::json!({ "ok": v }),
+            Some(Err(e)) => serde_json::json!({ "error": e }),
+            None => serde_json::json!({ "error": "the worker holds no mirror" }),
+        };
         *out = answer.to_string().into_bytes();
         out.len()
     })

@@ -72,6 +72,14 @@ enum Request {
     Metrics,
     /// The world's digest, as `murmuration run` prints it.
     Digest,
+    /// What a mirror of this flock needs: preset, overrides, species parameters.
+    Mirror,
+    /// Opens a mirror of another session's flock (the metrics worker's).
+    Adopt {
+        preset: String,
+        set: Vec<String>,
+        species: Vec<SpeciesParams>,
+    },
     /// Steps `n` times (the page's frames use `mm_step`).
     Step { n: u32 },
     /// Attractors and pulses, for drawing (they move; obstacles do not).
@@ -89,6 +97,10 @@ pub struct Session {
     counts: Vec<(String, u64)>,
     /// How the box follows a new count.
     resize: Resize,
+    /// The overrides it was opened with.
+    set: Vec<String>,
+    /// The last kinematics array handed to the page.
+    kinematics: Vec<f32>,
     instances: Vec<f32>,
 }
 
@@ -132,6 +144,8 @@ impl Session {
             names: scenario.species().iter().map(|(n, _)| n.clone()).collect(),
             counts: scenario.species().to_vec(),
             resize: Resize::of(text),
+            set: set.to_vec(),
+            kinematics: Vec::new(),
             instances: Vec::new(),
         };
         s.fill_instances();
@@ -159,10 +173,19 @@ impl Session {
         self.len() == 0
     }
 
-    /// The whole flock in the core's snapshot format: the page hands it to its
-    /// metrics worker (`metrics.rs`), which measures it off the frame's path.
-    pub fn snapshot(&self) -> Vec<u8> {
-        with_world!(&self.world, w => w.to_snapshot_bytes())
+    /// Each boid's position, velocity and species, for the metrics worker
+    /// (`metrics.rs`), which measures them in its mirror off the frame's path.
+    pub fn kinematics(&mut self) -> &[f32] {
+        let out = &mut self.kinematics;
+        out.clear();
+        with_world!(&self.world, w => crate::metrics::fill_kinematics(w, out));
+        out
+    }
+
+    /// The metrics of `kinematics` (another session's, whose mirror this
+    /// session is) measured against this session's box and parameters.
+    pub fn metrics_of(&self, kinematics: &[f32]) -> Result<Value, String> {
+        with_world!(&self.world, w => crate::metrics::metrics_of(w, kinematics))
     }
 
     /// The digest `murmuration run` prints for the same scenario and steps.
@@ -192,11 +215,31 @@ impl Session {
                 *session = Some(Self::open(&preset, &set)?);
                 return Ok(Value::Null);
             }
+            Request::Adopt {
+                preset,
+                set,
+                species,
+            } => {
+                let mut s = Self::open(&preset, &set)?;
+                for (i, p) in species.into_iter().enumerate() {
+                    with_world!(&mut s.world, w => w.set_species_params(SpeciesId::new(i), p))
+                        .map_err(|e| e.to_string())?;
+                }
+                *session = Some(s);
+                return Ok(Value::Null);
+            }
             _ => {}
         }
         let s = session.as_mut().ok_or("no flock is open")?;
         match req {
-            Request::Presets | Request::Open { .. } => unreachable!("answered above"),
+            Request::Presets | Request::Open { .. } | Request::Adopt { .. } => {
+                unreachable!("answered above")
+            }
+            Request::Mirror => Ok(json!({
+                "preset": s.preset,
+                "set": s.set,
+                "species": with_world!(&s.world, w => w.species().to_vec()),
+            })),
             Request::State => Ok(s.state()),
             Request::Set {
                 species,

@@ -339,18 +339,29 @@ fn the_target_can_be_cleared() {
     assert_eq!(ok(&mut s, r#"{"op":"clear_target"}"#), false);
 }
 
-/// The metrics worker measures the page's flock from its snapshot: the same
-/// figures as the page's own `metrics` request, in 2D and 3D; a damaged
-/// snapshot is an error, not a panic.
+/// The metrics worker measures the page's flock in a mirror (same preset,
+/// overrides and tuned parameters, never stepped) from the flock's
+/// kinematics: the same figures as the page's own `metrics` request, in 2D
+/// and 3D; an array that does not fit is an error, not a panic.
 #[test]
-fn the_metrics_worker_gives_the_pages_figures_from_a_snapshot() {
+fn the_metrics_worker_gives_the_pages_figures_from_a_mirror() {
     for preset in ["phaser-canvas", "starlings-3d"] {
         let mut s = opened(preset);
+        ok(&mut s, r#"{"op":"count","species":0,"value":"300"}"#);
+        ok(
+            &mut s,
+            r#"{"op":"set","species":0,"key":"separation_radius","value":"1.25"}"#,
+        );
         ok(&mut s, r#"{"op":"step","n":30}"#);
         let direct = ok(&mut s, r#"{"op":"metrics"}"#);
-        let bytes = s.as_ref().unwrap().snapshot();
-        let from_snapshot = murmuration_web::metrics_of_snapshot(&bytes).unwrap();
-        // The same figures; sums over a reloaded flock may differ in the last bit.
+        let mirror = ok(&mut s, r#"{"op":"mirror"}"#);
+        let mut adopt = mirror.clone();
+        adopt["op"] = "adopt".into();
+        let mut worker = None;
+        ok(&mut worker, &adopt.to_string());
+        let k = s.as_mut().unwrap().kinematics().to_vec();
+        let got = worker.as_ref().unwrap().metrics_of(&k).unwrap();
+        // The same figures (a 3D sum may differ in its last bit).
         for key in [
             "count",
             "groups",
@@ -359,18 +370,22 @@ fn the_metrics_worker_gives_the_pages_figures_from_a_snapshot() {
             "mean_speed",
             "median_nn_distance",
         ] {
-            let (a, b) = (
-                from_snapshot[key].as_f64().unwrap(),
-                direct[key].as_f64().unwrap(),
-            );
+            let (a, b) = (got[key].as_f64().unwrap(), direct[key].as_f64().unwrap());
             assert!(
-                (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                (a - b).abs() <= 1e-12 * b.abs().max(1.0),
                 "{preset} {key}: {a} vs {b}"
             );
         }
-        let mut bad = bytes.clone();
-        bad.truncate(bytes.len() / 2);
-        assert!(murmuration_web::metrics_of_snapshot(&bad).is_err());
+        assert!(
+            worker
+                .as_ref()
+                .unwrap()
+                .metrics_of(&k[..k.len() - 1])
+                .is_err()
+        );
+        let mut wrong = k.clone();
+        let per = k.len() / 300;
+        wrong[per - 1] = 9.0;
+        assert!(worker.as_ref().unwrap().metrics_of(&wrong).is_err());
     }
-    assert!(murmuration_web::metrics_of_snapshot(b"").is_err());
 }
