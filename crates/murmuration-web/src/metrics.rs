@@ -8,9 +8,10 @@
 //! 50,000–100,000 boids: neighbour searches and group labelling) never lands
 //! on a frame.
 
-use murmuration::metrics::{self, Flock};
+use murmuration::metrics::{self, Flock, Metrics};
 use murmuration::{Vector, World};
 use serde_json::Value;
+use serde_json::json;
 
 /// Floats per boid in the kinematics array of a `dim`-dimensional flock:
 /// position, velocity, then the species index.
@@ -71,5 +72,17 @@ pub(crate) fn metrics_of<V: Vector>(w: &World<V>, kinematics: &[f32]) -> Result<
         obstacles: w.obstacle_set(),
         config: w.config(),
     });
-    Ok(crate::session::metrics(&m))
+    Ok(metrics(&m))
+}
+
+/// The metrics the page shows, as JSON.
+pub(crate) fn metrics<V: Vector>(m: &Metrics<V>) -> Value {
+    json!({
+        "count": m.count,
+        "polarization": m.polarization,
+        "milling": m.milling,
+        "mean_speed": m.mean_speed,
+        "median_nn_distance": m.median_nn_distance,
+        "groups": m.structure.groups,
+    })
 }

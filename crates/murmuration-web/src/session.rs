@@ -3,10 +3,10 @@
 //! target, inspect a boid). Plain safe Rust, tested natively; `lib.rs` only
 //! moves bytes across the WebAssembly boundary.
 
+use crate::metrics::metrics;
 use crate::resize::{Resize, count_overrides};
 use glam::Vec2;
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS, species_field};
-use murmuration::metrics::Metrics;
 use murmuration::scenario::{AnyWorld, Override, PRESETS, Scenario};
 use murmuration::{
     BoidId, CombineMode, ModelKind, Obstacle, SpeciesId, SpeciesParams, Steering, Vector, World,
@@ -539,18 +539,6 @@ fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
             "steering": xy(i.steering),
         },
         "max_force": p.max_force,
-    })
-}
-
-/// The metrics the page shows, as JSON.
-pub(crate) fn metrics<V: Vector>(m: &Metrics<V>) -> Value {
-    json!({
-        "count": m.count,
-        "polarization": m.polarization,
-        "milling": m.milling,
-        "mean_speed": m.mean_speed,
-        "median_nn_distance": m.median_nn_distance,
-        "groups": m.structure.groups,
     })
 }
 
