@@ -20,6 +20,14 @@ const ui = {
   glow: true,
   debug: true,
   selected: -1,
+  // Debug drawing: radii, velocity and rule forces of the boids nearest the
+  // pointer.
+  debugRadii: true,
+  debugVelocity: true,
+  debugForces: true,
+  debugCount: 40,
+  // Open-world presets: the view follows the flock.
+  follow: true,
   // A phone's panel starts folded: the flock first.
   panelOpen: window.innerWidth > 600,
 };
@@ -79,6 +87,8 @@ function reopened(newState) {
   renderer.centre = null;
   stats.step = state.step;
   stats.boids = engine.count();
+  renderer.setLooks(state.species);
+  ui.follow = Boolean(state.open);
   stats.metricsMainMaxMs = 0;
   syncMirror();
   gui = buildPanel(app, gui);
@@ -267,11 +277,22 @@ function drawScenery() {
 // The overlay is redrawn only while it shows something: an untouched 2D canvas
 // costs the compositor nothing, a cleared one a full upload per frame.
 let overlayDrawn = false;
+// The pointer over the canvas (CSS pixels), where the debug drawing looks.
+let hover = null;
 
 function drawOverlay() {
   const v = renderer.view;
-  const ents = ui.debug ? tryCall({ op: 'entities' }) : null;
-  const busy = ents && (ents.attractors.length || ents.pulses.length || ui.selected >= 0);
+  const ents = tryCall({ op: 'entities' });
+  // The debug drawing: the boids nearest the pointer (the view's centre when
+  // the pointer is elsewhere), or the selected one alone.
+  const spot = hover ? toWorld(...hover) : toWorld(v.w / 2 - renderer.inset.right / 2, v.h / 2 - renderer.inset.bottom / 2);
+  const flock = ui.debug && (ui.debugRadii || ui.debugVelocity || ui.debugForces)
+    ? tryCall({ op: 'debug', x: spot[0], y: spot[1], n: ui.debugCount }) || []
+    : [];
+  const chosen = ui.debug && ui.selected >= 0 ? tryCall({ op: 'inspect', id: ui.selected }) : null;
+  if (ui.selected >= 0 && !chosen && ui.debug) ui.selected = -1;
+  const busy = ents && (ents.attractors.length || ents.pulses.length || flock.length || chosen);
+  stats.debugDrawn = flock.length;
   if (!busy && !overlayDrawn) return;
   if (overlay.width !== v.w || overlay.height !== v.h) {
     overlay.width = v.w;
@@ -285,7 +306,10 @@ function drawOverlay() {
     const [x, y] = toPixel(...a.position);
     ctx.strokeStyle = 'rgba(255, 230, 150, 0.9)';
     ctx.beginPath();
-    ctx.arc(x, y, Math.max(4, a.radius * v.scale), 0, 2 * Math.PI);
+    ctx.arc(x, y, Math.max(6, a.radius * v.scale), 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.beginPath();
+    ctx.arc(x, y, 3, 0, 2 * Math.PI);
     ctx.stroke();
   }
   for (const p of ents.pulses) {
@@ -295,36 +319,79 @@ function drawOverlay() {
     ctx.arc(x, y, p.radius * v.scale * (1.2 - 0.4 * p.fade), 0, 2 * Math.PI);
     ctx.stroke();
   }
-  if (ui.selected < 0) return;
-  const b = tryCall({ op: 'inspect', id: ui.selected });
-  if (!b) {
-    ui.selected = -1;
-    return;
+  for (const b of flock) drawBoidDebug(b, 0.55);
+  if (chosen) {
+    drawBoidDebug(chosen, 1);
+    drawLegend(chosen);
   }
+}
+
+// One boid's debug drawing, at `alpha`: its separation (red, dashed) and
+// perception (blue) circles, its velocity (white) and each rule's force in
+// the rule's colour. Lines keep their pixel width at any zoom; arrows have a
+// least length so a slow boid's still shows.
+function drawBoidDebug(b, alpha) {
+  const v = renderer.view;
   const [x, y] = toPixel(...b.position);
-  ctx.setLineDash([4, 4]);
-  ctx.strokeStyle = 'rgba(255, 110, 90, 0.9)';
-  ctx.beginPath();
-  ctx.arc(x, y, b.separation_radius * v.scale, 0, 2 * Math.PI);
-  ctx.stroke();
-  ctx.strokeStyle = 'rgba(120, 200, 255, 0.8)';
-  ctx.beginPath();
-  ctx.arc(x, y, b.perception_radius * v.scale, 0, 2 * Math.PI);
-  ctx.stroke();
-  ctx.setLineDash([]);
-  // One arrow per rule: max_force reaches the perception circle.
-  const reach = (b.perception_radius * v.scale) / Math.max(b.max_force, 1e-9);
-  let row = 0;
-  for (const [rule, f] of Object.entries(b.forces)) {
-    const len = Math.hypot(f[0], f[1]);
-    ctx.strokeStyle = ctx.fillStyle = FORCE_COLOURS[rule];
-    ctx.lineWidth = rule === 'steering' ? 2.5 : 2;
-    if (len > 0) arrow(x, y, x + f[0] * reach, y - f[1] * reach);
-    ctx.font = '12px system-ui, sans-serif';
-    ctx.fillText(`${rule} ${len.toPrecision(3)}`, x + 14, y + 16 + 14 * row++);
+  ctx.globalAlpha = alpha;
+  ctx.lineWidth = 1.25;
+  if (ui.debugRadii) {
+    ctx.setLineDash([4, 4]);
+    ctx.strokeStyle = 'rgba(255, 110, 90, 0.9)';
+    ctx.beginPath();
+    ctx.arc(x, y, Math.max(2, b.separation_radius * v.scale), 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.strokeStyle = 'rgba(120, 200, 255, 0.7)';
+    ctx.beginPath();
+    ctx.arc(x, y, Math.max(3, b.perception_radius * v.scale), 0, 2 * Math.PI);
+    ctx.stroke();
   }
-  ctx.fillStyle = '#ffffff';
-  ctx.fillText(`boid ${b.id}: ${b.neighbours} neighbours`, x + 14, y + 2);
+  // Arrows: max_force spans the perception circle (at least 24 px).
+  const span = Math.max(24, b.perception_radius * v.scale);
+  if (ui.debugForces) {
+    const reach = span / Math.max(b.max_force, 1e-9);
+    for (const [rule, f] of Object.entries(b.forces)) {
+      if (rule === 'steering') continue;
+      const len = Math.hypot(f[0], f[1]);
+      if (len <= 0) continue;
+      ctx.strokeStyle = ctx.fillStyle = FORCE_COLOURS[rule];
+      arrow(x, y, x + f[0] * reach, y - f[1] * reach);
+    }
+  }
+  if (ui.debugVelocity) {
+    const speed = Math.hypot(b.velocity[0], b.velocity[1]);
+    if (speed > 0) {
+      const len = Math.max(10, span * 0.75);
+      ctx.strokeStyle = ctx.fillStyle = '#ffffff';
+      arrow(x, y, x + (b.velocity[0] / speed) * len, y - (b.velocity[1] / speed) * len);
+    }
+  }
+  ctx.globalAlpha = 1;
+}
+
+// The selected boid's numbers in a box in the overlay's top-left corner (not
+// on the flock), with a line to the boid.
+function drawLegend(b) {
+  const [x, y] = toPixel(...b.position);
+  const rows = [[`boid ${b.id}: ${b.neighbours} neighbours`, '#ffffff']];
+  for (const [rule, f] of Object.entries(b.forces)) {
+    rows.push([`${rule} ${Math.hypot(f[0], f[1]).toPrecision(3)}`, FORCE_COLOURS[rule]]);
+  }
+  const top = window.innerWidth <= 600 ? 48 : 10;
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.fillStyle = 'rgba(8, 10, 18, 0.8)';
+  ctx.fillRect(10, top, 190, 16 * rows.length + 8);
+  ctx.strokeStyle = 'rgba(255, 255, 255, 0.35)';
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(200, top + 8);
+  ctx.lineTo(x, y);
+  ctx.stroke();
+  rows.forEach(([text, colour], i) => {
+    ctx.fillStyle = colour;
+    ctx.fillText(text, 18, top + 18 + 16 * i);
+  });
 }
 
 function arrow(x0, y0, x1, y1) {
@@ -335,8 +402,8 @@ function arrow(x0, y0, x1, y1) {
   ctx.stroke();
   ctx.beginPath();
   ctx.moveTo(x1, y1);
-  ctx.lineTo(x1 - 8 * Math.cos(a - 0.4), y1 - 8 * Math.sin(a - 0.4));
-  ctx.lineTo(x1 - 8 * Math.cos(a + 0.4), y1 - 8 * Math.sin(a + 0.4));
+  ctx.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
+  ctx.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
   ctx.closePath();
   ctx.fill();
 }
@@ -361,16 +428,16 @@ function frame() {
   if (!ui.paused) stepOnce(ui.stepsPerFrame);
   if (!engine) return;
   const t0 = performance.now();
-  renderer.fit(state.min, state.max);
+  const instances = engine.instances();
+  if (state.open && ui.follow) follow(instances);
+  const v = renderer.fit(state.min, state.max);
   // Sprites shrink as the flock grows (a 2,000-boid flock's arrows cover as
-  // much of the view as 10,000 smaller ones), capped for small flocks.
+  // much of the view as 10,000 smaller ones), capped for small flocks, and
+  // never under 2.5 pixels.
   const side = Math.min(state.max[0] - state.min[0], state.max[1] - state.min[1]);
-  const size = side * Math.min(0.012, 0.36 / Math.sqrt(Math.max(stats.boids, 1)));
-  renderer.draw(engine.instances(), size);
-  if (litRequests.length) {
-    const lit = renderer.litPixels();
-    litRequests.splice(0).forEach((resolve) => resolve(lit));
-  }
+  const size = Math.max(side * Math.min(0.012, 0.36 / Math.sqrt(Math.max(stats.boids, 1))), 2.5 / v.scale);
+  renderer.draw(instances, size);
+  for (const [resolve, rect] of litRequests.splice(0)) resolve(renderer.litPixels(rect));
   drawScenery();
   drawOverlay();
   stats.drawMs = performance.now() - t0;
@@ -384,6 +451,34 @@ function frame() {
     refreshMetrics();
   }
   if (stats.frames % 15 === 0) showStats();
+}
+
+// The camera of an open world (boids may leave the box: the roost, unbounded
+// skies) glides after the flock: its centre to the centroid, and out (never
+// in past the box's fit) until the flock's spread, three RMS radii, fits.
+const FOLLOW_RATE = 0.06; // of the gap closed per frame
+function follow(instances) {
+  const n = instances.length / 4;
+  if (!n) return;
+  let sx = 0, sy = 0;
+  for (let i = 0; i < instances.length; i += 4) {
+    sx += instances[i];
+    sy += instances[i + 1];
+  }
+  const cx = sx / n, cy = sy / n;
+  let r2 = 0;
+  for (let i = 0; i < instances.length; i += 4) {
+    const dx = instances[i] - cx, dy = instances[i + 1] - cy;
+    r2 += dx * dx + dy * dy;
+  }
+  const spread = 3 * Math.sqrt(r2 / n);
+  const v = renderer.view || renderer.fit(state.min, state.max);
+  const c = renderer.centre ?? [(state.min[0] + state.max[0]) / 2, (state.min[1] + state.max[1]) / 2];
+  renderer.centre = [c[0] + (cx - c[0]) * FOLLOW_RATE, c[1] + (cy - c[1]) * FOLLOW_RATE];
+  // Half the free view's shorter side, in world units at zoom 1.
+  const half = (Math.min(v.w - renderer.inset.right, v.h - renderer.inset.bottom) / 2) / (v.scale / renderer.zoom);
+  const want = Math.min(1, half / Math.max(spread, 1e-6));
+  renderer.zoom += (Math.max(0.05, want) - renderer.zoom) * FOLLOW_RATE;
 }
 
 // Requests for the bright-pixel count of the next frame (tests: the canvas is
@@ -420,7 +515,7 @@ function clearTarget() {
 // the whole box, up to 50x.
 function zoomAbout(factor, px, py) {
   const before = toWorld(px, py);
-  renderer.zoom = Math.min(50, Math.max(1, renderer.zoom * factor));
+  renderer.zoom = Math.min(50, Math.max(state.open ? 0.05 : 1, renderer.zoom * factor));
   const v = renderer.fit(state.min, state.max);
   const after = toWorld(px, py);
   const c = renderer.centre ?? [(v.min[0] + v.max[0]) / 2, (v.min[1] + v.max[1]) / 2];
@@ -442,6 +537,7 @@ overlay.addEventListener('wheel', (e) => {
   if (!state || !renderer) return;
   e.preventDefault();
   const r = overlay.getBoundingClientRect();
+  ui.follow = false;
   zoomAbout(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
 }, { passive: false });
 
@@ -470,6 +566,7 @@ overlay.addEventListener('pointerdown', (e) => {
   const [x, y] = pointer(e);
   if (e.button === 1) {
     e.preventDefault();
+    ui.follow = false;
     panFrom = [x, y];
   } else if (e.button === 2) {
     if (tryCall({ op: 'pulse', x, y }) !== undefined) say('pulse', false);
@@ -486,6 +583,7 @@ overlay.addEventListener('pointermove', (e) => {
   if (e.pointerType === 'touch' && touches.has(e.pointerId)) {
     touches.set(e.pointerId, [e.clientX, e.clientY]);
     if (touches.size === 2 && pinch) {
+      ui.follow = false;
       const now = pinchState();
       zoomAbout(now.span / pinch.span, now.x - r.left, now.y - r.top);
       panTo(toWorld(pinch.x - r.left, pinch.y - r.top), now.x - r.left, now.y - r.top);
@@ -499,8 +597,10 @@ overlay.addEventListener('pointermove', (e) => {
     }
     return;
   }
+  if (e.pointerType === 'mouse') hover = [e.clientX - r.left, e.clientY - r.top];
   if (panFrom) panTo(panFrom, e.clientX - r.left, e.clientY - r.top);
 });
+overlay.addEventListener('pointerleave', () => { hover = null; });
 const release = (e) => {
   if (e.pointerType === 'touch' && touches.has(e.pointerId)) {
     touches.delete(e.pointerId);
@@ -537,6 +637,7 @@ window.addEventListener('keydown', (e) => {
   if (e.key === 'f' && renderer) {
     renderer.zoom = 1;
     renderer.centre = null;
+    ui.follow = Boolean(state && state.open);
   }
 });
 window.addEventListener('resize', () => layout());
@@ -560,7 +661,6 @@ async function start() {
     startMetricsWorker();
     if (!open(ui.preset)) open('default');
     setPaused(false);
-    if (ui.selected < 0) ui.selected = 0;
     $('stats').textContent = '';
     document.body.dataset.ready = '1';
   } catch (e) {
@@ -573,7 +673,10 @@ async function start() {
 window.murmuration = {
   call: (request) => engine.call(request),
   count: () => (engine ? engine.count() : 0),
-  litPixels: () => new Promise((resolve) => litRequests.push(resolve)),
+  litPixels: (rect = null) => new Promise((resolve) => litRequests.push([resolve, rect])),
+  instances: () => (engine ? engine.instances().slice() : []),
+  toPixel: (x, y) => toPixel(x, y),
+  get renderer() { return renderer; },
   open,
   reopened: (s) => reopened(s),
   setPaused,

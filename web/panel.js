@@ -6,7 +6,6 @@
 // shows the core's message and keeps the value that stands.
 
 import GUI from './vendor/lil-gui.esm.min.js';
-import { SPECIES_CSS } from './render.js';
 
 // `app`: { call, tryCall, open, say, reset, stepOnce, setPaused, ui, state(),
 // setState(s), renderer, onLayout() }.
@@ -38,7 +37,17 @@ export function buildPanel(app, gui) {
   gui.add(run, 'reset').name('restart');
   gui.add(app.ui, 'stepsPerFrame', 1, 8, 1).name('steps per frame');
   gui.add(app.ui, 'glow').onChange((g) => { app.renderer.glow = g ? 1 : 0; });
-  gui.add(app.ui, 'debug').name('debug drawing');
+  const debug = gui.addFolder('debug drawing');
+  if (!app.ui.debug) debug.close();
+  debug.add(app.ui, 'debug').name('show');
+  debug.add(app.ui, 'debugRadii').name('radii');
+  debug.add(app.ui, 'debugVelocity').name('velocity');
+  debug.add(app.ui, 'debugForces').name('rule forces');
+  const near = debug.add(app.ui, 'debugCount', 1, 1000, 1).name('boids drawn');
+  near.domElement.title = 'The boids nearest the pointer (or the view\'s centre) get their radii and arrows; shift+click one for its numbers.';
+  if (state.open) {
+    gui.add(app.ui, 'follow').name('follow the flock').listen();
+  }
   state.species.forEach((s, i) => speciesFolder(app, gui, s, i));
   return gui;
 }
@@ -77,7 +86,7 @@ function note(ctrl, text) {
 function speciesFolder(app, gui, s, index) {
   const state = app.state();
   const folder = gui.addFolder(s.name);
-  folder.domElement.style.setProperty('--title-text-color', SPECIES_CSS[index % 8]);
+  folder.domElement.style.setProperty('--title-text-color', app.renderer.css(index));
   if (index > 0 && state.species.length > 2) folder.close();
   const values = { ...s.values, count: s.count, steering: s.steering, combine: s.combine, topological_neighbours: s.topological_neighbours };
   const refresh = () => folder.controllersRecursive().forEach((c) => c.updateDisplay());

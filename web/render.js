@@ -20,6 +20,7 @@ uniform int u_count;
 uniform vec4 u_view;      // world min x, min y; clip scale x, y
 uniform float u_size;     // sprite half-size, world units
 uniform vec3 u_palette[8];
+uniform float u_scale[8]; // each species' body size (its preset's look)
 out vec2 v_uv;
 out vec3 v_colour;
 const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(-1, 1), vec2(-1, 1), vec2(1, -1), vec2(1, 1));
@@ -33,10 +34,11 @@ void main() {
   vec2 corner = CORNERS[gl_VertexID % 6];
   vec2 f = vec2(cos(b.z), sin(b.z));
   vec2 side = vec2(-f.y, f.x);
-  vec2 world = b.xy + (f * corner.x + side * corner.y) * u_size;
+  int s = int(b.w) & 7;
+  vec2 world = b.xy + (f * corner.x + side * corner.y) * (u_size * u_scale[s]);
   gl_Position = vec4((world - u_view.xy) * u_view.zw - 1.0, 0.0, 1.0);
   v_uv = corner;
-  v_colour = u_palette[int(b.w) & 7];
+  v_colour = u_palette[s];
 }`;
 
 const FRAGMENT = `#version 300 es
@@ -85,7 +87,7 @@ export class FlockRenderer {
     if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(p)}`);
     this.program = p;
     this.u = {};
-    for (const name of ['u_boids', 'u_count', 'u_view', 'u_size', 'u_palette', 'u_glow']) {
+    for (const name of ['u_boids', 'u_count', 'u_view', 'u_size', 'u_palette', 'u_scale', 'u_glow']) {
       this.u[name] = gl.getUniformLocation(p, name);
     }
     this.vao = gl.createVertexArray(); // no attributes: everything comes from the texture
@@ -96,6 +98,26 @@ export class FlockRenderer {
     this.zoom = 1;
     this.centre = null;
     this.inset = { right: 0, bottom: 0 };
+    this.palette = PALETTE.flat();
+    this.scales = new Float32Array(8).fill(1);
+  }
+
+  // Each species' colour and body size from its preset's look (`state.species`);
+  // species without one take the palette's colour and size 1.
+  setLooks(species) {
+    this.palette = PALETTE.flat();
+    this.scales = new Float32Array(8).fill(1);
+    species.slice(0, 8).forEach((s, i) => {
+      const look = s.look || {};
+      if (look.colour) this.palette.splice(3 * i, 3, ...look.colour);
+      if (look.size) this.scales[i] = look.size;
+    });
+  }
+
+  // The CSS colour species `i` is drawn in.
+  css(i) {
+    const [r, g, b] = this.palette.slice(3 * (i % 8), 3 * (i % 8) + 3);
+    return `rgb(${r * 255 | 0}, ${g * 255 | 0}, ${b * 255 | 0})`;
   }
 
   // Fits the world box [min, max] into the canvas, keeping its aspect, inside
@@ -133,7 +155,8 @@ export class FlockRenderer {
     gl.uniform4f(this.u.u_view, minX, minY, (2 * view.scale) / view.w, (2 * view.scale) / view.h);
     gl.uniform1f(this.u.u_size, size);
     gl.uniform1f(this.u.u_glow, this.glow);
-    gl.uniform3fv(this.u.u_palette, PALETTE.flat());
+    gl.uniform3fv(this.u.u_palette, this.palette);
+    gl.uniform1fv(this.u.u_scale, this.scales);
     gl.uniform1i(this.u.u_count, n);
     gl.uniform1i(this.u.u_boids, 0);
     this.upload(instances, n);
@@ -145,11 +168,15 @@ export class FlockRenderer {
   }
 
   // Pixels of the frame just drawn brighter than a dim grey (call before the
-  // frame is presented).
-  litPixels() {
+  // frame is presented), in the whole canvas or in `rect` ([x, y, w, h], CSS
+  // pixels from the top left).
+  litPixels(rect = null) {
     const { gl, view } = this;
-    const px = new Uint8Array(view.w * view.h * 4);
-    gl.readPixels(0, 0, view.w, view.h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    const [x, y, w, h] = rect
+      ? [Math.max(0, rect[0] | 0), Math.max(0, (view.h - rect[1] - rect[3]) | 0), rect[2] | 0, rect[3] | 0]
+      : [0, 0, view.w, view.h];
+    const px = new Uint8Array(w * h * 4);
+    gl.readPixels(x, y, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
     let n = 0;
     for (let i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] > 150) n++;
     return n;
@@ -180,4 +207,3 @@ export class FlockRenderer {
   }
 }
 
-export const SPECIES_CSS = PALETTE.map(([r, g, b]) => `rgb(${r * 255 | 0}, ${g * 255 | 0}, ${b * 255 | 0})`);

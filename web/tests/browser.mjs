@@ -144,6 +144,8 @@ try {
     await checkPanel(page, field, typeInto, waitFrames);
     await checkMetricsOffTheFrame(page);
     await checkTargetSpacing(page);
+    await checkDebugDrawing(page, waitFrames);
+    await checkCameraAndLooks(page, waitFrames);
 
     if (screenshot) {
       await page.evaluate(() => { window.murmuration.ui.selected = 0; });
@@ -237,6 +239,87 @@ async function checkMetricsOffTheFrame(page) {
   await page.evaluate(() => window.murmuration.open('default'));
 }
 
+// Debug drawing for the flock, not one boid: with nothing selected the
+// overlay draws the boids nearest the pointer, each switch takes its part
+// away, and all off leaves the overlay blank.
+async function checkDebugDrawing(page, waitFrames) {
+  await page.evaluate(() => {
+    const m = window.murmuration;
+    m.open('phaser-canvas');
+    m.setPaused(false);
+    Object.assign(m.ui, { debug: true, selected: -1, debugRadii: true, debugVelocity: true, debugForces: true, debugCount: 40 });
+  });
+  await page.mouse.move(400, 300);
+  await waitFrames(5);
+  const inked = () => page.evaluate(() => {
+    const c = document.getElementById('overlay');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 40) n++;
+    return { n, drawn: window.murmuration.stats.debugDrawn };
+  });
+  const all = await inked();
+  check(all.drawn === 40 && all.n > 3000, `debug drawing with nothing selected: ${all.drawn} boids, ${all.n} pixels inked`);
+  const parts = [];
+  for (const key of ['debugRadii', 'debugVelocity', 'debugForces']) {
+    await page.evaluate((key) => { window.murmuration.ui[key] = false; }, key);
+    await waitFrames(3);
+    parts.push((await inked()).n);
+  }
+  check(parts[0] < all.n && parts[1] < parts[0] && parts[2] === 0,
+    `each switch takes its part away (${all.n} → ${parts.join(' → ')} pixels)`);
+  await page.evaluate(() => Object.assign(window.murmuration.ui, { debugRadii: true, debugVelocity: true, debugForces: true }));
+}
+
+// Open worlds: after 25 s of starlings-3d (the flock leaves the box fitted at
+// the start) the camera has followed it. Species look as their preset says:
+// seed 002's target (size 5) is a visible shape, not a dot.
+async function checkCameraAndLooks(page, waitFrames) {
+  await page.evaluate(() => {
+    const m = window.murmuration;
+    m.open('starlings-3d');
+    m.setPaused(true);
+    m.call({ op: 'step', n: 1500 });
+  });
+  const inView = () => page.evaluate(() => {
+    const m = window.murmuration;
+    const inst = m.instances();
+    const v = m.view;
+    const right = v.w - m.renderer.inset.right;
+    let inside = 0;
+    for (let i = 0; i < inst.length; i += 4) {
+      const [x, y] = m.toPixel(inst[i], inst[i + 1]);
+      if (x >= 0 && x <= right && y >= 0 && y <= v.h) inside++;
+    }
+    return inside / (inst.length / 4);
+  });
+  await page.evaluate(() => { window.murmuration.ui.follow = false; });
+  await waitFrames(3);
+  const still = await inView();
+  await page.evaluate(() => { window.murmuration.ui.follow = true; });
+  await waitFrames(150);
+  const followed = await inView();
+  check(followed >= 0.95, `the camera follows starlings-3d: ${(100 * followed).toFixed(0)} % of the flock in view after 25 s (${(100 * still).toFixed(0)} % in the box's view)`);
+
+  const lit = await page.evaluate(async () => {
+    const m = window.murmuration;
+    m.open('sharks-and-schools');
+    m.setPaused(true);
+    const look = m.state.species[3].look;
+    const t = m.call({ op: 'inspect', id: m.count() - 1 });
+    const [x, y] = m.toPixel(...t.position);
+    const rect = [x - 30, y - 30, 60, 60];
+    const withLook = await m.litPixels(rect);
+    m.renderer.scales.fill(1);
+    const plain = await m.litPixels(rect);
+    m.renderer.setLooks(m.state.species);
+    m.setPaused(false);
+    return { look, species: t.species, withLook, plain };
+  });
+  check(lit.species === 3 && lit.look.size === 5 && lit.withLook > 2 * lit.plain && lit.withLook > 150,
+    `seed 002's target keeps its preset look (size ${lit.look.size}): ${lit.withLook} lit pixels, ${lit.plain} drawn plain`);
+}
+
 // Seed 003's flock around a click keeps its spacing: the median nearest
 // neighbour with the target stays near the free flock's (it fell from 16.5 px
 // to 1.4 px when the target pulled every boid onto one point).
@@ -317,20 +400,42 @@ async function checkNoWebgl2(browser, url) {
   await page.close();
 }
 
-// Frames per second and step time at 1,000 and 10,000 boids (default preset).
+// Frames per second, step time and the longest frame at 1,000, 10,000 and
+// 50,000 boids in bench-2d's density (the count op grows the box with the
+// count), the page as a visitor has it (debug drawing of 40 boids, glow).
+// `--bench-seconds S` measures S seconds per row (default 5).
 async function runBench(page, waitFrames) {
-  for (const n of [1000, 10000]) {
+  const seconds = Number(process.env.MURMURATION_WEB_BENCH_SECONDS || 5);
+  for (const n of [1000, 10000, 50000]) {
     await page.evaluate((n) => {
       const m = window.murmuration;
-      m.open('default', [`species.boids.count=${n}`]);
-      m.ui.paused = false;
+      m.open('bench-2d');
+      m.reopened(m.call({ op: 'count', species: 0, value: String(n) }));
+      m.setPaused(false);
       m.ui.selected = -1;
     }, n);
     await waitFrames(120); // warm-up: the module's first frames, the old flock's memory
-    const f0 = await page.evaluate(() => ({ f: window.murmuration.stats.frames, t: performance.now() }));
-    await sleep(5000);
-    const f1 = await page.evaluate(() => ({ f: window.murmuration.stats.frames, t: performance.now(), s: window.murmuration.stats }));
-    const fps = ((f1.f - f0.f) * 1000) / (f1.t - f0.t);
-    console.log(JSON.stringify({ boids: n, fps: Number(fps.toFixed(1)), step_ms_median: Number(f1.s.stepMs.toFixed(3)), draw_ms: Number(f1.s.drawMs.toFixed(3)) }));
+    const r = await page.evaluate((ms) => new Promise((resolve) => {
+      const m = window.murmuration;
+      const f0 = m.stats.frames;
+      const t0 = performance.now();
+      let last = t0;
+      let longest = 0;
+      const tick = (t) => {
+        longest = Math.max(longest, t - last);
+        last = t;
+        if (t - t0 < ms) requestAnimationFrame(tick);
+        else resolve({ frames: m.stats.frames - f0, t: t - t0, longest, step: m.stats.stepMs, draw: m.stats.drawMs, side: m.state.max[0] - m.state.min[0] });
+      };
+      requestAnimationFrame(tick);
+    }), seconds * 1000);
+    console.log(JSON.stringify({
+      boids: n,
+      world_side: Number(r.side.toFixed(1)),
+      fps: Number(((r.frames * 1000) / r.t).toFixed(1)),
+      step_ms_median: Number(r.step.toFixed(3)),
+      draw_ms: Number(r.draw.toFixed(3)),
+      longest_frame_ms: Number(r.longest.toFixed(1)),
+    }));
   }
 }

@@ -24,10 +24,12 @@
     reason = "the exports are #[no_mangle] and read the page's request from a pointer it was given by mm_alloc"
 )]
 
+mod inspect;
 mod metrics;
 mod resize;
 mod session;
 
+pub use inspect::MAX_DEBUG_BOIDS;
 pub use metrics::kinematics_floats;
 pub use session::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, page_presets};
 

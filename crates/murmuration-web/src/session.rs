@@ -3,13 +3,13 @@
 //! target, inspect a boid). Plain safe Rust, tested natively; `lib.rs` only
 //! moves bytes across the WebAssembly boundary.
 
+use crate::inspect::{inspect, nearest_inspections, pick, xy};
 use crate::metrics::metrics;
 use crate::resize::{Resize, count_overrides};
-use glam::Vec2;
 use murmuration::fields::{FieldGroup, SPECIES_FIELDS, species_field};
-use murmuration::scenario::{AnyWorld, Override, PRESETS, Scenario};
+use murmuration::scenario::{AnyWorld, Look, Override, PRESETS, Scenario};
 use murmuration::{
-    BoidId, CombineMode, ModelKind, Obstacle, SpeciesId, SpeciesParams, Steering, Vector, World,
+    Boundary, CombineMode, ModelKind, Obstacle, SpeciesId, SpeciesParams, Steering, Vector, World,
     error_chain,
 };
 use serde::Deserialize;
@@ -68,6 +68,9 @@ enum Request {
     Pick { x: f32, y: f32 },
     /// One boid taken apart: radii and the force of each rule.
     Inspect { id: u32 },
+    /// The `n` boids nearest a point taken apart (at most 1,000), nearest
+    /// first: the page's debug drawing of the flock.
+    Debug { x: f32, y: f32, n: u32 },
     /// Polarization, milling, speeds and counts.
     Metrics,
     /// The world's digest, as `murmuration run` prints it.
@@ -101,6 +104,8 @@ pub struct Session {
     set: Vec<String>,
     /// The last kinematics array handed to the page.
     kinematics: Vec<f32>,
+    /// Each species' drawing hints from its preset.
+    looks: Vec<Look>,
     instances: Vec<f32>,
 }
 
@@ -146,6 +151,7 @@ impl Session {
             resize: Resize::of(text),
             set: set.to_vec(),
             kinematics: Vec::new(),
+            looks: scenario.looks().to_vec(),
             instances: Vec::new(),
         };
         s.fill_instances();
@@ -279,6 +285,10 @@ impl Session {
                 Ok(json!(with_world!(&s.world, w => pick(w, x, y))))
             }
             Request::Inspect { id } => Ok(with_world!(&s.world, w => inspect(w, id))),
+            Request::Debug { x, y, n } => {
+                finite(&[x, y])?;
+                Ok(with_world!(&s.world, w => nearest_inspections(w, x, y, n)))
+            }
             Request::Metrics => Ok(with_world!(&s.world, w => metrics(&w.metrics()))),
             Request::Digest => Ok(json!(s.digest())),
             Request::Step { n } => {
@@ -372,6 +382,7 @@ impl Session {
                         "steering": p.steering.key(),
                         "combine": p.combine.key(),
                         "topological_neighbours": p.topological_neighbours,
+                        "look": self.looks.get(i).map(|l| json!({"colour": l.colour, "size": l.size})),
                     })
                 })
                 .collect();
@@ -391,6 +402,8 @@ impl Session {
                     Resize::Fixed(why) => json!(why),
                 },
                 "max_boids": PAGE_MAX_BOIDS,
+                // Boids may leave the box: the page's camera follows the flock.
+                "open": matches!(c.boundary, Boundary::Unbounded | Boundary::Roost { .. }),
             })
         })
     }
@@ -501,45 +514,6 @@ fn at<V: Vector>(w: &World<V>, x: f32, y: f32) -> V {
     p.set(0, x);
     p.set(1, y);
     p
-}
-
-fn pick<V: Vector>(w: &World<V>, x: f32, y: f32) -> Option<BoidId> {
-    let q = Vec2::new(x, y);
-    w.positions()
-        .iter()
-        .zip(w.ids())
-        .map(|(p, &id)| (Vec2::new(p.get(0), p.get(1)).distance_squared(q), id))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, id)| id)
-}
-
-fn xy<V: Vector>(v: V) -> [f32; 2] {
-    [v.get(0), v.get(1)]
-}
-
-fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
-    let Some(i) = w.inspect(id as BoidId) else {
-        return Value::Null;
-    };
-    let p = &w.species()[i.species];
-    json!({
-        "id": i.id,
-        "species": i.species,
-        "position": xy(i.position),
-        "velocity": xy(i.velocity),
-        "neighbours": i.neighbours,
-        "separation_radius": p.separation_radius,
-        "perception_radius": p.alignment_radius.max(p.cohesion_radius),
-        "forces": {
-            "separation": xy(i.separation),
-            "alignment": xy(i.alignment),
-            "cohesion": xy(i.cohesion),
-            "boundary": xy(i.boundary),
-            "cruise": xy(i.cruise),
-            "steering": xy(i.steering),
-        },
-        "max_force": p.max_force,
-    })
 }
 
 fn entities<V: Vector>(w: &World<V>) -> Value {
