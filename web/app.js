@@ -25,7 +25,7 @@ const ui = {
   debugRadii: true,
   debugVelocity: true,
   debugForces: true,
-  debugCount: 40,
+  debugCount: 20,
   // Open-world presets: the view follows the flock.
   follow: true,
   // A phone's panel starts folded: the flock first.

@@ -271,13 +271,14 @@ async function checkDebugDrawing(page, waitFrames) {
   await page.evaluate(() => Object.assign(window.murmuration.ui, { debugRadii: true, debugVelocity: true, debugForces: true }));
 }
 
-// Open worlds: after 25 s of starlings-3d (the flock leaves the box fitted at
-// the start) the camera has followed it. Species look as their preset says:
+// Open worlds: after 25 s of the default flock under an open sky (its groups
+// fly apart, out of the box fitted at the start: 8 % of it stays there) the
+// camera has followed it. Species look as their preset says:
 // seed 002's target (size 5) is a visible shape, not a dot.
 async function checkCameraAndLooks(page, waitFrames) {
   await page.evaluate(() => {
     const m = window.murmuration;
-    m.open('starlings-3d');
+    m.open('default', ['world.boundary="unbounded"']);
     m.setPaused(true);
     m.call({ op: 'step', n: 1500 });
   });
@@ -299,7 +300,7 @@ async function checkCameraAndLooks(page, waitFrames) {
   await page.evaluate(() => { window.murmuration.ui.follow = true; });
   await waitFrames(150);
   const followed = await inView();
-  check(followed >= 0.95, `the camera follows starlings-3d: ${(100 * followed).toFixed(0)} % of the flock in view after 25 s (${(100 * still).toFixed(0)} % in the box's view)`);
+  check(followed >= 0.95 && still < 0.5, `the camera follows an open world's flock: ${(100 * followed).toFixed(0)} % of it in view after 25 s (${(100 * still).toFixed(0)} % in the box's view)`);
 
   const lit = await page.evaluate(async () => {
     const m = window.murmuration;
@@ -316,7 +317,7 @@ async function checkCameraAndLooks(page, waitFrames) {
     m.setPaused(false);
     return { look, species: t.species, withLook, plain };
   });
-  check(lit.species === 3 && lit.look.size === 5 && lit.withLook > 2 * lit.plain && lit.withLook > 150,
+  check(lit.species === 3 && lit.look.size === 5 && lit.withLook > 4 * lit.plain && lit.withLook > 60,
     `seed 002's target keeps its preset look (size ${lit.look.size}): ${lit.withLook} lit pixels, ${lit.plain} drawn plain`);
 }
 

@@ -389,3 +389,38 @@ fn the_metrics_worker_gives_the_pages_figures_from_a_mirror() {
         assert!(worker.as_ref().unwrap().metrics_of(&wrong).is_err());
     }
 }
+
+/// The debug drawing's request: the `n` boids nearest a point, nearest first,
+/// each taken apart like `inspect`; capped at MAX_DEBUG_BOIDS; a NaN point
+/// refused. Looks and the open-world flag come with the state.
+#[test]
+fn debug_gives_the_nearest_boids_taken_apart_and_state_gives_looks() {
+    let mut s = opened("phaser-canvas");
+    let near = ok(&mut s, r#"{"op":"debug","x":400,"y":300,"n":25}"#);
+    let near = near.as_array().unwrap();
+    assert_eq!(near.len(), 25);
+    let d = |b: &Value| {
+        let p = b["position"].as_array().unwrap();
+        (p[0].as_f64().unwrap() - 400.0).hypot(p[1].as_f64().unwrap() - 300.0)
+    };
+    assert!(near.windows(2).all(|w| d(&w[0]) <= d(&w[1])));
+    let picked = ok(&mut s, r#"{"op":"pick","x":400,"y":300}"#);
+    assert_eq!(near[0]["id"], picked);
+    assert!(near[0]["forces"]["separation"].is_array() && near[0]["perception_radius"] == 60.0);
+    let all = ok(&mut s, r#"{"op":"debug","x":0,"y":0,"n":100000}"#);
+    assert_eq!(all.as_array().unwrap().len(), 200);
+    let e = refused(&mut s, r#"{"op":"debug","x":NaN,"y":0,"n":5}"#);
+    assert!(e.contains("bad request") || e.contains("finite"), "{e}");
+    let st = ok(&mut s, r#"{"op":"state"}"#);
+    assert_eq!(st["open"], false);
+    let mut s = opened("sharks-and-schools");
+    let st = ok(&mut s, r#"{"op":"state"}"#);
+    assert_eq!(st["species"][3]["look"]["size"], 5.0);
+    assert_eq!(st["species"][2]["look"]["colour"][0], 1.0);
+    let mut s = opened("starlings-3d");
+    assert_eq!(ok(&mut s, r#"{"op":"state"}"#)["open"], true);
+    // The cap holds: more than it asked for gives exactly it.
+    let mut s = opened("default");
+    let capped = ok(&mut s, r#"{"op":"debug","x":30,"y":30,"n":5000}"#);
+    assert_eq!(capped.as_array().unwrap().len(), murmuration_web::MAX_DEBUG_BOIDS as usize);
+}
