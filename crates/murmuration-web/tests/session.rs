@@ -422,5 +422,8 @@ fn debug_gives_the_nearest_boids_taken_apart_and_state_gives_looks() {
     // The cap holds: more than it asked for gives exactly it.
     let mut s = opened("default");
     let capped = ok(&mut s, r#"{"op":"debug","x":30,"y":30,"n":5000}"#);
-    assert_eq!(capped.as_array().unwrap().len(), murmuration_web::MAX_DEBUG_BOIDS as usize);
+    assert_eq!(
+        capped.as_array().unwrap().len(),
+        murmuration_web::MAX_DEBUG_BOIDS as usize
+    );
 }
