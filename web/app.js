@@ -18,7 +18,7 @@ const ui = {
   paused: false,
   stepsPerFrame: 1,
   glow: true,
-  debug: true,
+  debug: false,
   selected: -1,
   // Debug drawing: radii, velocity and rule forces of the boids nearest the
   // pointer.
@@ -289,8 +289,9 @@ function drawOverlay() {
   const flock = ui.debug && (ui.debugRadii || ui.debugVelocity || ui.debugForces)
     ? tryCall({ op: 'debug', x: spot[0], y: spot[1], n: ui.debugCount }) || []
     : [];
-  const chosen = ui.debug && ui.selected >= 0 ? tryCall({ op: 'inspect', id: ui.selected }) : null;
-  if (ui.selected >= 0 && !chosen && ui.debug) ui.selected = -1;
+  // A shift-clicked boid is drawn whether or not the flock's drawing is on.
+  const chosen = ui.selected >= 0 ? tryCall({ op: 'inspect', id: ui.selected }) : null;
+  if (ui.selected >= 0 && !chosen) ui.selected = -1;
   const busy = ents && (ents.attractors.length || ents.pulses.length || flock.length || chosen);
   stats.debugDrawn = flock.length;
   if (!busy && !overlayDrawn) return;

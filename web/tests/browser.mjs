@@ -403,18 +403,21 @@ async function checkNoWebgl2(browser, url) {
 
 // Frames per second, step time and the longest frame at 1,000, 10,000 and
 // 50,000 boids in bench-2d's density (the count op grows the box with the
-// count), the page as a visitor has it (debug drawing of 40 boids, glow).
+// count), the page as a visitor has it (glow on; debug drawing off, or of its
+// default 20 boids with MURMURATION_WEB_BENCH_DEBUG=1).
 // `--bench-seconds S` measures S seconds per row (default 5).
 async function runBench(page, waitFrames) {
   const seconds = Number(process.env.MURMURATION_WEB_BENCH_SECONDS || 5);
   for (const n of [1000, 10000, 50000]) {
-    await page.evaluate((n) => {
+    const debugEnv = process.env.MURMURATION_WEB_BENCH_DEBUG || '0';
+    await page.evaluate((n, debugEnv) => {
       const m = window.murmuration;
       m.open('bench-2d');
       m.reopened(m.call({ op: 'count', species: 0, value: String(n) }));
       m.setPaused(false);
       m.ui.selected = -1;
-    }, n);
+      m.ui.debug = debugEnv === '1';
+    }, n, debugEnv);
     await waitFrames(120); // warm-up: the module's first frames, the old flock's memory
     const r = await page.evaluate((ms) => new Promise((resolve) => {
       const m = window.murmuration;
