@@ -84,6 +84,8 @@ pub trait Flock {
     fn entities(&self) -> Entities;
     /// Moves the one mouse attractor to `p` (adding it the first time).
     fn attract(&mut self, p: Vec3) -> Result<(), String>;
+    /// Takes the mouse target away (the flock goes free); true when there was one.
+    fn release(&mut self) -> bool;
     /// Fires a pulse at `p`.
     fn pulse(&mut self, p: Vec3) -> Result<(), String>;
     /// Drops a round obstacle at `p`.
@@ -328,6 +330,10 @@ impl<V: GpuVector> Flock for Simulation<V> {
         edit(self)
             .set_pointer_target(V::from_array3(p.into()))
             .map_err(|e| e.to_string())
+    }
+
+    fn release(&mut self) -> bool {
+        edit(self).clear_pointer_target()
     }
 
     fn pulse(&mut self, p: Vec3) -> Result<(), String> {

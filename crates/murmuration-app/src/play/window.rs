@@ -334,7 +334,10 @@ impl App<'_> {
                 self.report(r);
             }
             Key::Character(c) if c.as_str() == "i" => self.pick(),
-            Key::Named(NamedKey::Escape) => self.sim.selected = None,
+            // Esc clears the selection first, then lets the flock go.
+            Key::Named(NamedKey::Escape) if self.sim.selected.take().is_none() => {
+                self.sim.flock.release();
+            }
             Key::Character(c) if c.as_str() == "o" => {
                 if let Some(p) = self.world_at_cursor() {
                     let r = self.sim.flock.obstacle(p.into());
