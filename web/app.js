@@ -90,6 +90,7 @@ function reopened(newState) {
   renderer.setLooks(state.species);
   ui.follow = Boolean(state.open);
   stats.metricsMainMaxMs = 0;
+  newMetricsEpoch();
   syncMirror();
   gui = buildPanel(app, gui);
   layout();
@@ -167,18 +168,36 @@ function stepOnce(n) {
 let metricsWorker = null;
 let metricsBusy = false;
 
+// Which flock the worker's answers are about: a reply sent for an earlier
+// flock (before a preset or count change) is dropped, not shown.
+let metricsEpoch = 0;
+
 function startMetricsWorker() {
+  stopMetricsWorker();
   try {
     metricsWorker = new Worker('metrics-worker.js');
     metricsWorker.onmessage = (e) => {
       metricsBusy = false;
-      if (e.data.ok) showMetrics(e.data.ok, e.data.ms);
+      if (e.data.error) {
+        // A worker that failed (a trap leaves its module unusable): the
+        // page measures on its own from now on, and says why once.
+        stopMetricsWorker();
+        say(`metrics now measured in the page: ${e.data.error}`, false);
+      } else if (e.data.epoch === metricsEpoch) {
+        showMetrics(e.data.ok, e.data.ms);
+      }
     };
-    metricsWorker.onerror = () => { metricsWorker = null; metricsBusy = false; };
+    metricsWorker.onerror = () => stopMetricsWorker();
     metricsWorker.postMessage({ module: engine.module });
   } catch (e) {
-    metricsWorker = null;
+    stopMetricsWorker();
   }
+}
+
+function stopMetricsWorker() {
+  if (metricsWorker) metricsWorker.terminate();
+  metricsWorker = null;
+  metricsBusy = false;
 }
 
 function refreshMetrics() {
@@ -189,7 +208,7 @@ function refreshMetrics() {
     const kinematics = engine.kinematics(state.dimension);
     noteMetricsCost(performance.now() - t0);
     metricsBusy = true;
-    metricsWorker.postMessage({ kinematics }, [kinematics.buffer]);
+    metricsWorker.postMessage({ kinematics, epoch: metricsEpoch }, [kinematics.buffer]);
     return;
   }
   const t0 = performance.now();
@@ -201,6 +220,14 @@ function refreshMetrics() {
 // The worker's mirror follows the flock's preset, counts and parameters.
 function syncMirror() {
   if (metricsWorker && engine) metricsWorker.postMessage({ mirror: engine.call({ op: 'mirror' }) });
+}
+
+// A new flock: earlier answers no longer apply.
+function newMetricsEpoch() {
+  metricsEpoch++;
+  metricsBusy = false;
+  stats.polarization = 0;
+  stats.groups = 0;
 }
 
 // Main-thread time spent on metrics: the last and the largest since the

@@ -1,12 +1,15 @@
 // The metrics worker: its own instance of the page's module (sent compiled by
 // the page) holding a mirror of the page's flock: the same preset, overrides
-// and species parameters (sent again whenever they change), never stepped.
-// Once a second the page posts its boids' positions, velocities and species;
-// the worker measures them in the mirror (neighbour searches and group
-// labelling: tens to hundreds of ms at 50,000-100,000 boids), so that cost
-// never lands on a frame. Answers: {ok: metrics, ms} or {error: message}.
+// and species parameters, never stepped. The page sends the mirror whenever it
+// changes (only the latest is built, when positions next arrive, so a dragged
+// slider costs one rebuild, not one per tick) and, once a second, its boids'
+// positions, velocities and species; the worker measures them in the mirror
+// (neighbour searches and group labelling: tens to hundreds of ms at
+// 50,000-100,000 boids), so that cost never lands on a frame.
+// Answers: {ok: metrics, ms, epoch} or {error: message}.
 
 let ready = null;
+let pendingMirror = null;
 
 function call(ex, request) {
   const bytes = new TextEncoder().encode(JSON.stringify(request));
@@ -26,11 +29,18 @@ onmessage = (e) => {
     ready = WebAssembly.instantiate(e.data.module, {}).then((instance) => instance.exports);
     return;
   }
+  if (e.data.mirror) {
+    pendingMirror = e.data.mirror;
+    return;
+  }
   ready.then((ex) => {
-    if (e.data.mirror) {
-      const a = call(ex, { op: 'adopt', ...e.data.mirror });
-      if ('error' in a) postMessage(a);
-      return;
+    if (pendingMirror) {
+      const a = call(ex, { op: 'adopt', ...pendingMirror });
+      pendingMirror = null;
+      if ('error' in a) {
+        postMessage({ error: `the mirror: ${a.error}` });
+        return;
+      }
     }
     const bytes = new Uint8Array(e.data.kinematics.buffer);
     const ptr = ex.mm_alloc(bytes.length);
@@ -39,6 +49,6 @@ onmessage = (e) => {
     const len = ex.mm_metrics_of(ptr, bytes.length);
     const ms = performance.now() - t0;
     ex.mm_free(ptr, bytes.length);
-    postMessage({ ...answer(ex, len), ms });
+    postMessage({ ...answer(ex, len), ms, epoch: e.data.epoch });
   }).catch((err) => postMessage({ error: `metrics worker: ${err.message}` }));
 };

@@ -6,8 +6,10 @@ use glam::Vec2;
 use murmuration::{BoidId, Vector, World};
 use serde_json::{Value, json};
 
-/// The most boids one debug request takes apart.
-pub const MAX_DEBUG_BOIDS: u32 = 1000;
+/// The most boids one debug request takes apart. Each `World::inspect` runs
+/// the step's gather on a copy of the flock (O(n log n)), so this bounds a
+/// frame's cost; a batched inspection would lift it.
+pub const MAX_DEBUG_BOIDS: u32 = 200;
 
 /// The id of the boid nearest `(x, y)` in the xy plane.
 pub(crate) fn pick<V: Vector>(w: &World<V>, x: f32, y: f32) -> Option<BoidId> {
