@@ -136,7 +136,6 @@ const app = {
     syncMirror();
   },
   get renderer() { return renderer; },
-  onLayout: () => requestAnimationFrame(layout),
   pauseButton: null,
 };
 
@@ -175,7 +174,7 @@ let metricsEpoch = 0;
 function startMetricsWorker() {
   stopMetricsWorker();
   try {
-    metricsWorker = new Worker('metrics-worker.js');
+    metricsWorker = new Worker('metrics-worker.js', { type: 'module' });
     metricsWorker.onmessage = (e) => {
       metricsBusy = false;
       if (e.data.error) {

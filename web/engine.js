@@ -14,7 +14,7 @@ export async function loadEngine(url) {
   return new Engine(instance.exports, module);
 }
 
-class Engine {
+export class Engine {
   constructor(exports, module) {
     this.ex = exports;
     // The compiled module, for the metrics worker's own instance.

@@ -8,40 +8,27 @@
 // 50,000-100,000 boids), so that cost never lands on a frame.
 // Answers: {ok: metrics, ms, epoch} or {error: message}.
 
+import { Engine } from './engine.js';
+
 let ready = null;
 let pendingMirror = null;
 
-function call(ex, request) {
-  const bytes = new TextEncoder().encode(JSON.stringify(request));
-  const ptr = ex.mm_alloc(bytes.length);
-  new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
-  const len = ex.mm_call(ptr, bytes.length);
-  ex.mm_free(ptr, bytes.length);
-  return answer(ex, len);
-}
-
-function answer(ex, len) {
-  return JSON.parse(new TextDecoder().decode(new Uint8Array(ex.memory.buffer, ex.mm_out(), len)));
-}
-
 onmessage = (e) => {
   if (e.data.module) {
-    ready = WebAssembly.instantiate(e.data.module, {}).then((instance) => instance.exports);
+    ready = WebAssembly.instantiate(e.data.module, {}).then((instance) => new Engine(instance.exports, e.data.module));
     return;
   }
   if (e.data.mirror) {
     pendingMirror = e.data.mirror;
     return;
   }
-  ready.then((ex) => {
+  ready.then((engine) => {
     if (pendingMirror) {
-      const a = call(ex, { op: 'adopt', ...pendingMirror });
+      const mirror = pendingMirror;
       pendingMirror = null;
-      if ('error' in a) {
-        postMessage({ error: `the mirror: ${a.error}` });
-        return;
-      }
+      engine.call({ op: 'adopt', ...mirror });
     }
+    const ex = engine.ex;
     const bytes = new Uint8Array(e.data.kinematics.buffer);
     const ptr = ex.mm_alloc(bytes.length);
     new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
@@ -49,6 +36,7 @@ onmessage = (e) => {
     const len = ex.mm_metrics_of(ptr, bytes.length);
     const ms = performance.now() - t0;
     ex.mm_free(ptr, bytes.length);
-    postMessage({ ...answer(ex, len), ms, epoch: e.data.epoch });
+    const answer = JSON.parse(engine.decoder.decode(new Uint8Array(ex.memory.buffer, ex.mm_out(), len)));
+    postMessage({ ...answer, ms, epoch: e.data.epoch });
   }).catch((err) => postMessage({ error: `metrics worker: ${err.message}` }));
 };

@@ -8,7 +8,8 @@
 import GUI from './vendor/lil-gui.esm.min.js';
 
 // `app`: { call, tryCall, open, say, reset, stepOnce, setPaused, ui, state(),
-// setState(s), renderer, onLayout() }.
+// setState(s), renderer }. The page re-lays itself out when the panel's size
+// changes (a ResizeObserver), folding included.
 export function buildPanel(app, gui) {
   if (gui) gui.destroy();
   const state = app.state();
@@ -16,7 +17,6 @@ export function buildPanel(app, gui) {
   if (!app.ui.panelOpen) gui.close();
   gui.onOpenClose(() => {
     app.ui.panelOpen = !gui._closed;
-    app.onLayout();
   });
   const presets = app.call({ op: 'presets' });
   const run = {

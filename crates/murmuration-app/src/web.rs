@@ -99,12 +99,8 @@ pub fn run(args: &WebArgs) -> Result<()> {
 /// Writes every file of the page into `dir`, each atomically, with a gzip copy
 /// of each (`NAME.gz`) for hosts that serve precompressed files.
 fn export(dir: &Path, wasm: &[u8]) -> Result<()> {
-    let files = PAGE
-        .iter()
-        .map(|&(name, _, bytes)| (name, bytes))
-        .chain([(WASM_NAME, wasm)]);
     let mut count = 0;
-    for (name, bytes) in files {
+    for (name, _, bytes) in files(wasm) {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -122,6 +118,12 @@ fn export(dir: &Path, wasm: &[u8]) -> Result<()> {
         dir.display(),
     );
     Ok(())
+}
+
+/// Every file of the page with the module: name, content type, bytes.
+fn files(wasm: &[u8]) -> impl Iterator<Item = (&'static str, &'static str, &[u8])> {
+    PAGE.into_iter()
+        .chain([(WASM_NAME, "application/wasm", wasm)])
 }
 
 /// `bytes` gzip-compressed at the best level (the module: 5.9 MB → 1.45 MB,
@@ -147,10 +149,7 @@ fn serve(args: &WebArgs, wasm: &[u8]) -> Result<()> {
         .server_addr()
         .to_ip()
         .context("the server has no IP address")?;
-    let files: Vec<(&str, Served)> = PAGE
-        .iter()
-        .map(|&(name, mime, bytes)| (name, mime, bytes))
-        .chain([(WASM_NAME, "application/wasm", wasm)])
+    let files: Vec<(&str, Served)> = files(wasm)
         .map(|(name, mime, bytes)| {
             let gzipped = gzip(bytes);
             (

@@ -41,7 +41,7 @@ pub(crate) fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
         "velocity": xy(i.velocity),
         "neighbours": i.neighbours,
         "separation_radius": p.separation_radius,
-        "perception_radius": p.alignment_radius.max(p.cohesion_radius),
+        "perception_radius": p.perception_radius(),
         "forces": {
             "separation": xy(i.separation),
             "alignment": xy(i.alignment),

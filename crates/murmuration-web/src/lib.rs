@@ -42,7 +42,12 @@ thread_local! {
 
 /// Answers one JSON request as JSON text: `{"ok": value}` or `{"error": message}`.
 pub fn answer(session: &mut Option<Session>, request: &str) -> String {
-    match Session::call(session, request) {
+    wrap(Session::call(session, request))
+}
+
+/// `{"ok": value}` or `{"error": message}`, as JSON text.
+fn wrap(result: Result<serde_json::Value, String>) -> String {
+    match result {
         Ok(v) => serde_json::json!({ "ok": v }).to_string(),
         Err(e) => serde_json::json!({ "error": e }).to_string(),
     }
@@ -145,12 +150,11 @@ pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     STATE.with_borrow_mut(|(session, out)| {
-        let answer = match session.as_ref().map(|s| s.metrics_of(&floats)) {
-            Some(Ok(v)) => serde_json::json!({ "ok": v }),
-            Some(Err(e)) => serde_json::json!({ "error": e }),
-            None => serde_json::json!({ "error": "the worker holds no mirror" }),
-        };
-        *out = answer.to_string().into_bytes();
+        let result = session
+            .as_ref()
+            .ok_or_else(|| "the worker holds no mirror".to_string())
+            .and_then(|s| s.metrics_of(&floats));
+        *out = wrap(result).into_bytes();
         out.len()
     })
 }

@@ -86,7 +86,8 @@ fn short(x: f64) -> f64 {
 }
 
 /// The counts of every species (`names`: each species' name and count now)
-/// after `species` is set to `count` (at most `max` boids in all), as overrides, plus the box that keeps the density; `Err`: a message naming
+/// after `species` is set to `count` (at most `max` boids in all), as
+/// overrides, plus the box that keeps the density; `Err`: a message naming
 /// the species.
 pub fn count_overrides(
     text: &str,

@@ -95,9 +95,8 @@ enum Request {
 pub struct Session {
     world: AnyWorld,
     preset: String,
-    names: Vec<String>,
     /// Each species' name and count as opened.
-    counts: Vec<(String, u64)>,
+    species: Vec<(String, u64)>,
     /// How the box follows a new count.
     resize: Resize,
     /// The overrides it was opened with.
@@ -146,8 +145,7 @@ impl Session {
         let mut s = Self {
             world,
             preset: preset.to_string(),
-            names: scenario.species().iter().map(|(n, _)| n.clone()).collect(),
-            counts: scenario.species().to_vec(),
+            species: scenario.species().to_vec(),
             resize: Resize::of(text),
             set: set.to_vec(),
             kinematics: Vec::new(),
@@ -155,6 +153,21 @@ impl Session {
             instances: Vec::new(),
         };
         s.fill_instances();
+        Ok(s)
+    }
+
+    /// [`Session::open`], then each species' parameters set to `species` (a
+    /// count change keeping the user's tuning; the metrics worker's mirror).
+    fn open_tuned(
+        preset: &str,
+        set: &[String],
+        species: Vec<SpeciesParams>,
+    ) -> Result<Self, String> {
+        let mut s = Self::open(preset, set)?;
+        for (i, p) in species.into_iter().enumerate() {
+            with_world!(&mut s.world, w => w.set_species_params(SpeciesId::new(i), p))
+                .map_err(|e| e.to_string())?;
+        }
         Ok(s)
     }
 
@@ -226,12 +239,7 @@ impl Session {
                 set,
                 species,
             } => {
-                let mut s = Self::open(&preset, &set)?;
-                for (i, p) in species.into_iter().enumerate() {
-                    with_world!(&mut s.world, w => w.set_species_params(SpeciesId::new(i), p))
-                        .map_err(|e| e.to_string())?;
-                }
-                *session = Some(s);
+                *session = Some(Self::open_tuned(&preset, &set, species)?);
                 return Ok(Value::Null);
             }
             _ => {}
@@ -263,15 +271,10 @@ impl Session {
             )),
             Request::Count { species, value } => {
                 let text = murmuration::scenario::preset(&s.preset).unwrap_or_default();
-                let set = count_overrides(text, &s.counts, species, &value, PAGE_MAX_BOIDS)?;
-                let tuned = with_world!(&s.world, w => w.species().to_vec());
-                let mut next = Self::open(&s.preset, &set)?;
+                let set = count_overrides(text, &s.species, species, &value, PAGE_MAX_BOIDS)?;
                 // The user's tuning stays: the same preset has the same species.
-                for (i, p) in tuned.into_iter().enumerate() {
-                    with_world!(&mut next.world, w => w.set_species_params(SpeciesId::new(i), p))
-                        .map_err(|e| e.to_string())?;
-                }
-                *s = next;
+                let tuned = with_world!(&s.world, w => w.species().to_vec());
+                *s = Self::open_tuned(&s.preset, &set, tuned)?;
                 Ok(s.state())
             }
             Request::Pulse { x, y } => {
@@ -310,7 +313,7 @@ impl Session {
     fn set(&mut self, species: usize, key: &str, text: &str) -> Result<(), String> {
         let mut p = *with_world!(&self.world, w => w.species())
             .get(species)
-            .ok_or_else(|| format!("no species {species}; the flock has {}", self.names.len()))?;
+            .ok_or_else(|| format!("no species {species}; the flock has {}", self.species.len()))?;
         let text = text.trim();
         match key {
             "steering" => p.steering = mode(&Steering::ALL, Steering::key, key, text)?,
@@ -319,7 +322,7 @@ impl Session {
                 p.topological_neighbours = text.parse().map_err(|_| {
                     format!(
                         "{}: nearest neighbours {text:?} is not a whole number",
-                        self.names[species]
+                        self.species[species].0
                     )
                 })?;
             }
@@ -329,7 +332,7 @@ impl Session {
                 let v: f32 = text.parse().map_err(|_| {
                     format!(
                         "{}: {} {text:?} is not a number",
-                        self.names[species], f.label
+                        self.species[species].0, f.label
                     )
                 })?;
                 *(f.get_mut)(&mut p) = v;
@@ -338,7 +341,7 @@ impl Session {
         let id = SpeciesId::new(species);
         with_world!(&mut self.world, w => w.set_species_params(id, p)).map_err(|e| {
             // The page's words: "boids: max speed", not "species[0].max_speed".
-            let name = &self.names[species];
+            let name = &self.species[species].0;
             let labels = SPECIES_FIELDS.iter().map(|f| (f.key, f.label)).chain([
                 (
                     "perception_radius",
@@ -375,7 +378,7 @@ impl Session {
                         })
                         .collect();
                     json!({
-                        "name": self.names.get(i).cloned().unwrap_or_else(|| format!("species {i}")),
+                        "name": self.species.get(i).map_or_else(|| format!("species {i}"), |(n, _)| n.clone()),
                         "count": count,
                         "values": values,
                         "ranges": ranges,
@@ -477,7 +480,6 @@ fn fields_json(dimension: usize) -> Vec<Value> {
                     FieldGroup::Flight => "flight",
                     FieldGroup::Behaviours => "behaviours",
                 },
-                "group_title": f.group.title(),
                 "meaning": f.meaning,
             })
         })

@@ -25,14 +25,6 @@ pub enum FieldGroup {
 }
 
 impl FieldGroup {
-    /// Every group, in panel order.
-    pub const ALL: [Self; 4] = [
-        Self::Essentials,
-        Self::Motion,
-        Self::Flight,
-        Self::Behaviours,
-    ];
-
     /// True when a world of `dimension` (2 or 3) uses this group's fields: a
     /// panel hides banked flight on 2D worlds, where it does nothing.
     pub fn applies_to(self, dimension: usize) -> bool {
