@@ -43,7 +43,7 @@ export function buildPanel(app, gui) {
   debug.add(app.ui, 'debugRadii').name('radii');
   debug.add(app.ui, 'debugVelocity').name('velocity');
   debug.add(app.ui, 'debugForces').name('rule forces');
-  const near = debug.add(app.ui, 'debugCount', 1, 200, 1).name('boids drawn');
+  const near = debug.add(app.ui, 'debugCount', 1, 1000, 1).name('boids drawn');
   near.domElement.title = 'The boids nearest the pointer (or the view\'s centre) get their radii and arrows; shift+click one for its numbers.';
   if (state.open) {
     gui.add(app.ui, 'follow').name('follow the flock').listen();

@@ -3,13 +3,13 @@
 //! a point, the page's debug drawing of the flock.
 
 use glam::Vec2;
-use murmuration::{BoidId, Vector, World};
+use murmuration::{BoidId, Inspection, Vector, World};
 use serde_json::{Value, json};
 
-/// The most boids one debug request takes apart. Each `World::inspect` runs
-/// the step's gather on a copy of the flock (O(n log n)), so this bounds a
-/// frame's cost; a batched inspection would lift it.
-pub const MAX_DEBUG_BOIDS: u32 = 200;
+/// The most boids one debug request takes apart: more arrows than this are
+/// unreadable at any zoom, and the JSON answer grows with them (the gather
+/// itself is one for all of them, `World::inspect_many`).
+pub const MAX_DEBUG_BOIDS: u32 = 1_000;
 
 /// The id of the boid nearest `(x, y)` in the xy plane.
 pub(crate) fn pick<V: Vector>(w: &World<V>, x: f32, y: f32) -> Option<BoidId> {
@@ -30,7 +30,12 @@ pub(crate) fn xy<V: Vector>(v: V) -> [f32; 2] {
 /// One boid taken apart: position, velocity, radii and each rule's force
 /// (`null` when no boid has the id).
 pub(crate) fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
-    let Some(i) = w.inspect(id as BoidId) else {
+    inspection_json(w, w.inspect(id as BoidId))
+}
+
+/// An inspection as the page reads it (`null` for `None`).
+fn inspection_json<V: Vector>(w: &World<V>, i: Option<Inspection<V>>) -> Value {
+    let Some(i) = i else {
         return Value::Null;
     };
     let p = &w.species()[i.species];
@@ -55,7 +60,8 @@ pub(crate) fn inspect<V: Vector>(w: &World<V>, id: u32) -> Value {
 }
 
 /// [`inspect`] for the `n` boids nearest `(x, y)` in the xy plane (at most
-/// [`MAX_DEBUG_BOIDS`]), nearest first, ties by id.
+/// [`MAX_DEBUG_BOIDS`]), nearest first, ties by id: one gather of the flock
+/// for all of them (`World::inspect_many`).
 pub(crate) fn nearest_inspections<V: Vector>(w: &World<V>, x: f32, y: f32, n: u32) -> Value {
     let q = Vec2::new(x, y);
     let mut by: Vec<(f32, BoidId)> = w
@@ -71,5 +77,11 @@ pub(crate) fn nearest_inspections<V: Vector>(w: &World<V>, x: f32, y: f32, n: u3
     }
     by.truncate(n);
     by.sort_unstable_by(order);
-    Value::Array(by.iter().map(|&(_, id)| inspect(w, id)).collect())
+    let ids: Vec<BoidId> = by.iter().map(|&(_, id)| id).collect();
+    Value::Array(
+        w.inspect_many(&ids)
+            .into_iter()
+            .map(|i| inspection_json(w, i))
+            .collect(),
+    )
 }

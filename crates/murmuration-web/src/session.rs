@@ -68,7 +68,7 @@ enum Request {
     Pick { x: f32, y: f32 },
     /// One boid taken apart: radii and the force of each rule.
     Inspect { id: u32 },
-    /// The `n` boids nearest a point taken apart (at most 200), nearest
+    /// The `n` boids nearest a point taken apart (at most `MAX_DEBUG_BOIDS`), nearest
     /// first: the page's debug drawing of the flock.
     Debug { x: f32, y: f32, n: u32 },
     /// Polarization, milling, speeds and counts.

@@ -212,29 +212,56 @@ impl<V: Vector> Pipeline<V> {
         }
     }
 
-    /// The neighbour sums the next step would give the boid in storage slot
-    /// `slot` of `boids`, computed by the step's own kernel on a copy (so
-    /// inspection can never disagree with the step). O(n).
-    pub(crate) fn sums_of(boids: &Boids<V>, ctx: &StepContext<'_, V>, slot: usize) -> Sums<V> {
+    /// The neighbour sums the next step would give the boids in storage slots
+    /// `slots` of `boids` (in that order), computed by the step's own kernel
+    /// on a copy (so inspection can never disagree with the step). One
+    /// gather, O(n log n), then one focus per slot.
+    pub(crate) fn sums_of(
+        boids: &Boids<V>,
+        ctx: &StepContext<'_, V>,
+        slots: &[usize],
+    ) -> Vec<Sums<V>> {
         let mut pipe = Self::new();
         let mut copy = boids.clone();
-        let id = boids.ids[slot];
         let (flags, _) = pipe.prepare(&mut copy, ctx);
-        let si = copy
+        // Where each id sits after the gather.
+        let mut sorted_slot = vec![0usize; copy.len()];
+        let by_id: std::collections::HashMap<u32, usize> = copy
             .ids
             .iter()
-            .position(|&x| x == id)
-            .expect("the gather keeps every id");
+            .enumerate()
+            .map(|(i, &id)| (id, i))
+            .collect();
+        for (old, id) in boids.ids.iter().enumerate() {
+            sorted_slot[old] = by_id[id];
+        }
+        // The walk goes forward through the sorted order, then the answers
+        // go back to the order asked.
+        let mut walk: Vec<(usize, usize)> = slots
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| (sorted_slot[s], k))
+            .collect();
+        walk.sort_unstable();
         let env = pipe.env(&copy.ids, ctx);
         macro_rules! dispatch {
             ($($f:literal)*) => {
                 match flags {
-                    $($f => Focuser::<V, $f, { $f & !kernel::MULTI }>::new(&env, copy.len()).focus(si).sums,)*
+                    $($f => {
+                        let mut focuser = Focuser::<V, $f, { $f & !kernel::MULTI }>::new(&env, copy.len());
+                        walk.iter().map(|&(si, _)| focuser.focus(si).sums).collect::<Vec<_>>()
+                    })*
                     _ => unreachable!("kernel flags never join WIDE and MIN_IMAGE"),
                 }
             };
         }
-        dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27)
+        let walked: Vec<Sums<V>> =
+            dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27);
+        let mut out = walked.clone();
+        for (&(_, k), sums) in walk.iter().zip(walked) {
+            out[k] = sums;
+        }
+        out
     }
 
     /// What every chunk of the steering pass reads.

@@ -5,7 +5,7 @@ use crate::behaviours::boundary::boundary_force;
 use crate::boids::BoidId;
 use crate::params::Steering;
 use crate::step::pipeline::Pipeline;
-use crate::step::rules::{cruise, directions, forces};
+use crate::step::rules::{Sums, cruise, directions, forces};
 use crate::vector::Vector;
 use crate::world::World;
 
@@ -41,23 +41,50 @@ pub struct Inspection<V: Vector> {
 }
 
 impl<V: Vector> World<V> {
-    /// Takes boid `id` apart (`None` when no such boid). O(n): meant for one
-    /// selected boid per frame.
+    /// Takes boid `id` apart (`None` when no such boid). O(n log n): one
+    /// gather of the flock; for many boids use [`World::inspect_many`].
     pub fn inspect(&self, id: BoidId) -> Option<Inspection<V>> {
+        self.inspect_many(&[id]).pop().flatten()
+    }
+
+    /// Takes each boid of `ids` apart, in that order (`None` for an id no boid
+    /// has). One gather of the flock for all of them, so drawing the forces
+    /// of hundreds of boids costs about one step's neighbour search for them.
+    pub fn inspect_many(&self, ids: &[BoidId]) -> Vec<Option<Inspection<V>>> {
         let b = &self.boids;
-        let i = b.ids.iter().position(|&x| x == id)?;
+        let slot_of: std::collections::HashMap<BoidId, usize> =
+            b.ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let slots: Vec<usize> = ids
+            .iter()
+            .filter_map(|id| slot_of.get(id).copied())
+            .collect();
+        if slots.is_empty() {
+            return vec![None; ids.len()];
+        }
+        // The step's own kernel on a copy of the state: the same neighbours, the
+        // same lane order and the same push between coincident boids.
+        let mut sums = Pipeline::sums_of(&self.boids, &self.context(), &slots).into_iter();
+        ids.iter()
+            .map(|id| {
+                let i = *slot_of.get(id)?;
+                let sums = sums.next().expect("one sum per found id");
+                Some(self.inspection(i, &sums))
+            })
+            .collect()
+    }
+
+    /// Boid `i`'s inspection from its neighbour sums.
+    fn inspection(&self, i: usize, sums: &Sums<V>) -> Inspection<V> {
+        let b = &self.boids;
         let s = b.species[i] as usize;
         let p = &self.species[s];
         let (pos, vel) = (b.positions[i], b.velocities[i]);
-        // The step's own kernel on a copy of the state: the same neighbours, the
-        // same lane order and the same push between coincident boids.
-        let sums = Pipeline::sums_of(&self.boids, &self.context(), i);
         let [separation, cohesion, alignment] = match p.steering {
-            Steering::Directions => directions(&sums, p).map(|d| d * p.max_force),
-            Steering::PerRule | Steering::Raw => forces(&sums, vel, p, V::ZERO),
+            Steering::Directions => directions(sums, p).map(|d| d * p.max_force),
+            Steering::PerRule | Steering::Raw => forces(sums, vel, p, V::ZERO),
         };
-        Some(Inspection {
-            id,
+        Inspection {
+            id: b.ids[i],
             species: s,
             position: pos,
             velocity: vel,
@@ -68,6 +95,6 @@ impl<V: Vector> World<V> {
             boundary: boundary_force(pos, vel, &self.config),
             cruise: cruise(vel, p, false),
             steering: b.steering[i],
-        })
+        }
     }
 }

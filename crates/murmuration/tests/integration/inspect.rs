@@ -83,3 +83,38 @@ fn coincident_neighbours_push_in_inspection_as_in_the_step() {
         (ia.boundary + ia.separation + ia.cohesion + ia.alignment).clamp_length_max(p.max_force);
     assert_eq!(combined.to_array3(), after.steering.to_array3());
 }
+
+/// `inspect_many` (one gather for many boids, the page's debug drawing) gives
+/// each boid exactly what `inspect` gives it alone, in the order asked, with
+/// `None` for ids no boid has; 2D and 3D, metric and topological neighbours.
+#[test]
+fn inspect_many_agrees_with_inspecting_each_boid_alone() {
+    fn check<V: Vector>(size: V, topological: u32) {
+        let mut config = WorldConfig::new(size, Boundary::Wrap);
+        config.seed = 9;
+        let p = SpeciesParams {
+            topological_neighbours: topological,
+            fov_degrees: 270.0,
+            ..SpeciesParams::default()
+        };
+        let mut w = World::new(config, vec![p]).unwrap();
+        w.spawn(Spawn::new(SpeciesId::FIRST, 900).speed(2.0))
+            .unwrap();
+        w.step_n(15);
+        // Out of order, a repeat and two unknown ids.
+        let ids = [811, 3, 450, 3, 5_000, 77, 899, 0, u32::MAX, 451];
+        let many = w.inspect_many(&ids);
+        assert_eq!(many.len(), ids.len());
+        let mut found = 0;
+        for (&id, got) in ids.iter().zip(&many) {
+            assert_eq!(*got, w.inspect(id), "boid {id}");
+            found += usize::from(got.is_some());
+        }
+        assert_eq!(found, 8);
+        assert!(many.iter().flatten().any(|i| i.neighbours > 0));
+        assert!(w.inspect_many(&[]).is_empty());
+    }
+    check(Vec2::splat(25.0), 0);
+    check(Vec2::splat(25.0), 7);
+    check(Vec3::splat(10.0), 0);
+}
