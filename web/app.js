@@ -9,7 +9,13 @@ import { buildPanel } from './panel.js';
 const $ = (id) => document.getElementById(id);
 const canvas = $('flock');
 const overlay = $('overlay');
-const ctx = overlay.getContext('2d');
+// Drawn on the CPU (willReadFrequently keeps the canvas in memory): where the
+// 2D canvas is accelerated by a software GPU (SwiftShader), its dashed radius
+// circles for 40 boids took 60 → 15 frames/s; on the CPU they cost nothing.
+const overlayCtx = overlay.getContext('2d', { willReadFrequently: true });
+// The pointer's surface: the whole window's canvas area (the overlay canvas
+// covers only what it draws).
+const surface = $('surface');
 const scenery = $('scenery');
 const sceneryCtx = scenery.getContext('2d');
 
@@ -18,6 +24,9 @@ const ui = {
   paused: false,
   stepsPerFrame: 1,
   glow: true,
+  // Who draws the boids: 'auto' (the CPU where WebGL is software), 'points'
+  // (WebGL point sprites) or 'cpu' (the engine's picture); ?draw= sets it.
+  drawing: new URLSearchParams(location.search).get('draw') || 'auto',
   debug: false,
   selected: -1,
   // Debug drawing: radii, velocity and rule forces of the boids nearest the
@@ -129,6 +138,7 @@ const app = {
   reset: () => reset(),
   stepOnce: (n) => stepOnce(n),
   setPaused,
+  setDrawing: (d) => setDrawing(d),
   ui,
   state: () => state,
   setState: (s) => {
@@ -300,9 +310,11 @@ function drawScenery() {
   }
 }
 
-// The overlay is redrawn only while it shows something: an untouched 2D canvas
-// costs the compositor nothing, a cleared one a full upload per frame.
-let overlayDrawn = false;
+// The overlay canvas covers only the rectangle its drawing touches (64-pixel
+// steps) and is hidden when it draws nothing: a full-window 2D canvas redrawn
+// every frame cost software compositing (SwiftShader) 60 → 18 frames/s.
+const OVERLAY_STEP = 64;
+let overlayBox = null;
 // The pointer over the canvas (CSS pixels), where the debug drawing looks.
 let hover = null;
 
@@ -318,38 +330,101 @@ function drawOverlay() {
   // A shift-clicked boid is drawn whether or not the flock's drawing is on.
   const chosen = ui.selected >= 0 ? tryCall({ op: 'inspect', id: ui.selected }) : null;
   if (ui.selected >= 0 && !chosen) ui.selected = -1;
-  const busy = ents && (ents.attractors.length || ents.pulses.length || flock.length || chosen);
   stats.debugDrawn = flock.length;
-  if (!busy && !overlayDrawn) return;
-  if (overlay.width !== v.w || overlay.height !== v.h) {
-    overlay.width = v.w;
-    overlay.height = v.h;
+  const paint = (g) => paintOverlay(g, ents || { attractors: [], pulses: [] }, flock, chosen);
+  // Where the drawing lands, measured by drawing it once into an Extent.
+  const extent = new Extent();
+  paint(extent);
+  const box = extent.snapped(OVERLAY_STEP, v.w, v.h);
+  if (!box) {
+    if (overlayBox) {
+      overlayCtx.setTransform(1, 0, 0, 1, 0, 0);
+      overlayCtx.clearRect(0, 0, overlay.width, overlay.height);
+      overlay.style.display = 'none';
+    }
+    overlayBox = null;
+    return;
   }
-  ctx.clearRect(0, 0, v.w, v.h);
-  overlayDrawn = Boolean(busy);
-  if (!busy) return;
-  ctx.lineWidth = 1.5;
+  const [x, y, w, h] = box;
+  if (!overlayBox) overlay.style.display = 'block';
+  if (!overlayBox || overlayBox[2] !== w || overlayBox[3] !== h) {
+    overlay.width = w;
+    overlay.height = h;
+    overlay.style.width = `${w}px`;
+    overlay.style.height = `${h}px`;
+  }
+  if (!overlayBox || overlayBox[0] !== x || overlayBox[1] !== y) overlay.style.transform = `translate(${x}px, ${y}px)`;
+  overlayBox = box;
+  overlayCtx.setTransform(1, 0, 0, 1, 0, 0);
+  overlayCtx.clearRect(0, 0, w, h);
+  overlayCtx.setTransform(1, 0, 0, 1, -x, -y);
+  paint(overlayCtx);
+}
+
+// The overlay's drawing into `g` (a 2D context, or an Extent that measures
+// it): the targets, the pulses, the debug drawing of `flock` and of `chosen`.
+function paintOverlay(g, ents, flock, chosen) {
+  const v = renderer.view;
+  g.lineWidth = 1.5;
   for (const a of ents.attractors) {
     const [x, y] = toPixel(...a.position);
-    ctx.strokeStyle = 'rgba(255, 230, 150, 0.9)';
-    ctx.beginPath();
-    ctx.arc(x, y, Math.max(6, a.radius * v.scale), 0, 2 * Math.PI);
-    ctx.stroke();
-    ctx.beginPath();
-    ctx.arc(x, y, 3, 0, 2 * Math.PI);
-    ctx.stroke();
+    g.strokeStyle = 'rgba(255, 230, 150, 0.9)';
+    g.beginPath();
+    g.arc(x, y, Math.max(6, a.radius * v.scale), 0, 2 * Math.PI);
+    g.stroke();
+    g.beginPath();
+    g.arc(x, y, 3, 0, 2 * Math.PI);
+    g.stroke();
   }
   for (const p of ents.pulses) {
     const [x, y] = toPixel(...p.position);
-    ctx.strokeStyle = `rgba(255, 140, 220, ${p.fade})`;
-    ctx.beginPath();
-    ctx.arc(x, y, p.radius * v.scale * (1.2 - 0.4 * p.fade), 0, 2 * Math.PI);
-    ctx.stroke();
+    g.strokeStyle = `rgba(255, 140, 220, ${p.fade})`;
+    g.beginPath();
+    g.arc(x, y, p.radius * v.scale * (1.2 - 0.4 * p.fade), 0, 2 * Math.PI);
+    g.stroke();
   }
-  for (const b of flock) drawBoidDebug(b, 0.55);
+  for (const b of flock) drawBoidDebug(g, b, 0.55);
   if (chosen) {
-    drawBoidDebug(chosen, 1);
-    drawLegend(chosen);
+    drawBoidDebug(g, chosen, 1);
+    drawLegend(g, chosen);
+  }
+}
+
+// Stands in for a 2D context and records the pixels a drawing would touch
+// (with a margin for line widths and arrowheads).
+class Extent {
+  constructor() {
+    this.box = [Infinity, Infinity, -Infinity, -Infinity];
+  }
+
+  add(x, y, r = 0) {
+    const b = this.box, p = r + 8;
+    b[0] = Math.min(b[0], x - p);
+    b[1] = Math.min(b[1], y - p);
+    b[2] = Math.max(b[2], x + p);
+    b[3] = Math.max(b[3], y + p);
+  }
+
+  moveTo(x, y) { this.add(x, y); }
+  lineTo(x, y) { this.add(x, y); }
+  arc(x, y, r) { this.add(x, y, r); }
+  fillRect(x, y, w, h) { this.add(x, y); this.add(x + w, y + h); }
+  fillText(text, x, y) { this.add(x, y - 14); this.add(x + 9 * text.length, y + 4); }
+  beginPath() {}
+  closePath() {}
+  stroke() {}
+  fill() {}
+  setLineDash() {}
+
+  // [x, y, width, height] in `step`-pixel steps within a w × h canvas, or
+  // null when nothing was drawn there.
+  snapped(step, w, h) {
+    const [x0, y0, x1, y1] = this.box;
+    const left = Math.max(0, Math.floor(x0 / step) * step);
+    const top = Math.max(0, Math.floor(y0 / step) * step);
+    const right = Math.min(w, Math.ceil(x1 / step) * step);
+    const bottom = Math.min(h, Math.ceil(y1 / step) * step);
+    return right > left && bottom > top ? [left, top, right - left, bottom - top] : null;
   }
 }
 
@@ -357,22 +432,22 @@ function drawOverlay() {
 // perception (blue) circles, its velocity (white) and each rule's force in
 // the rule's colour. Lines keep their pixel width at any zoom; arrows have a
 // least length so a slow boid's still shows.
-function drawBoidDebug(b, alpha) {
+function drawBoidDebug(g, b, alpha) {
   const v = renderer.view;
   const [x, y] = toPixel(...b.position);
-  ctx.globalAlpha = alpha;
-  ctx.lineWidth = 1.25;
+  g.globalAlpha = alpha;
+  g.lineWidth = 1.25;
   if (ui.debugRadii) {
-    ctx.setLineDash([4, 4]);
-    ctx.strokeStyle = 'rgba(255, 110, 90, 0.9)';
-    ctx.beginPath();
-    ctx.arc(x, y, Math.max(2, b.separation_radius * v.scale), 0, 2 * Math.PI);
-    ctx.stroke();
-    ctx.setLineDash([]);
-    ctx.strokeStyle = 'rgba(120, 200, 255, 0.7)';
-    ctx.beginPath();
-    ctx.arc(x, y, Math.max(3, b.perception_radius * v.scale), 0, 2 * Math.PI);
-    ctx.stroke();
+    g.setLineDash([4, 4]);
+    g.strokeStyle = 'rgba(255, 110, 90, 0.9)';
+    g.beginPath();
+    g.arc(x, y, Math.max(2, b.separation_radius * v.scale), 0, 2 * Math.PI);
+    g.stroke();
+    g.setLineDash([]);
+    g.strokeStyle = 'rgba(120, 200, 255, 0.7)';
+    g.beginPath();
+    g.arc(x, y, Math.max(3, b.perception_radius * v.scale), 0, 2 * Math.PI);
+    g.stroke();
   }
   // Arrows: max_force spans the perception circle (at least 24 px).
   const span = Math.max(24, b.perception_radius * v.scale);
@@ -382,57 +457,57 @@ function drawBoidDebug(b, alpha) {
       if (rule === 'steering') continue;
       const len = Math.hypot(f[0], f[1]);
       if (len <= 0) continue;
-      ctx.strokeStyle = ctx.fillStyle = FORCE_COLOURS[rule];
-      arrow(x, y, x + f[0] * reach, y - f[1] * reach);
+      g.strokeStyle = g.fillStyle = FORCE_COLOURS[rule];
+      arrow(g, x, y, x + f[0] * reach, y - f[1] * reach);
     }
   }
   if (ui.debugVelocity) {
     const speed = Math.hypot(b.velocity[0], b.velocity[1]);
     if (speed > 0) {
       const len = Math.max(10, span * 0.75);
-      ctx.strokeStyle = ctx.fillStyle = '#ffffff';
-      arrow(x, y, x + (b.velocity[0] / speed) * len, y - (b.velocity[1] / speed) * len);
+      g.strokeStyle = g.fillStyle = '#ffffff';
+      arrow(g, x, y, x + (b.velocity[0] / speed) * len, y - (b.velocity[1] / speed) * len);
     }
   }
-  ctx.globalAlpha = 1;
+  g.globalAlpha = 1;
 }
 
 // The selected boid's numbers in a box in the overlay's top-left corner (not
 // on the flock), with a line to the boid.
-function drawLegend(b) {
+function drawLegend(g, b) {
   const [x, y] = toPixel(...b.position);
   const rows = [[`boid ${b.id}: ${b.neighbours} neighbours`, '#ffffff']];
   for (const [rule, f] of Object.entries(b.forces)) {
     rows.push([`${rule} ${Math.hypot(f[0], f[1]).toPrecision(3)}`, FORCE_COLOURS[rule]]);
   }
   const top = window.innerWidth <= 600 ? 48 : 10;
-  ctx.font = '12px system-ui, sans-serif';
-  ctx.fillStyle = 'rgba(8, 10, 18, 0.8)';
-  ctx.fillRect(10, top, 190, 16 * rows.length + 8);
-  ctx.strokeStyle = 'rgba(255, 255, 255, 0.35)';
-  ctx.lineWidth = 1;
-  ctx.beginPath();
-  ctx.moveTo(200, top + 8);
-  ctx.lineTo(x, y);
-  ctx.stroke();
+  g.font = '12px system-ui, sans-serif';
+  g.fillStyle = 'rgba(8, 10, 18, 0.8)';
+  g.fillRect(10, top, 190, 16 * rows.length + 8);
+  g.strokeStyle = 'rgba(255, 255, 255, 0.35)';
+  g.lineWidth = 1;
+  g.beginPath();
+  g.moveTo(200, top + 8);
+  g.lineTo(x, y);
+  g.stroke();
   rows.forEach(([text, colour], i) => {
-    ctx.fillStyle = colour;
-    ctx.fillText(text, 18, top + 18 + 16 * i);
+    g.fillStyle = colour;
+    g.fillText(text, 18, top + 18 + 16 * i);
   });
 }
 
-function arrow(x0, y0, x1, y1) {
+function arrow(g, x0, y0, x1, y1) {
   const a = Math.atan2(y1 - y0, x1 - x0);
-  ctx.beginPath();
-  ctx.moveTo(x0, y0);
-  ctx.lineTo(x1, y1);
-  ctx.stroke();
-  ctx.beginPath();
-  ctx.moveTo(x1, y1);
-  ctx.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
-  ctx.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
-  ctx.closePath();
-  ctx.fill();
+  g.beginPath();
+  g.moveTo(x0, y0);
+  g.lineTo(x1, y1);
+  g.stroke();
+  g.beginPath();
+  g.moveTo(x1, y1);
+  g.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
+  g.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
+  g.closePath();
+  g.fill();
 }
 
 function median(xs) {
@@ -441,11 +516,36 @@ function median(xs) {
   return s[s.length >> 1];
 }
 
+// Where WebGL is software, flocks larger than this are drawn on the CPU: a
+// point costs SwiftShader about 1 µs, the CPU's picture a fixed 4–5 ms
+// (BENCHMARKS.md, 2026-12-06 evening).
+const CPU_PICTURE_FROM = 4000;
+
+// Chooses who draws the boids ('auto', 'points' or 'cpu').
+function setDrawing(drawing) {
+  ui.drawing = ['auto', 'points', 'cpu'].includes(drawing) ? drawing : 'auto';
+  chooseDrawing(engine ? engine.count() : 0);
+  renderer.setLooks(state ? state.species : []);
+}
+
+// The drawing for a flock of `n` boids, as `ui.drawing` asks.
+function chooseDrawing(n) {
+  const cpu = ui.drawing === 'cpu' || (ui.drawing === 'auto' && renderer.software && n > CPU_PICTURE_FROM);
+  renderer.mode = cpu ? 'cpu' : 'points';
+}
+
+// Who draws the boids, for the stats line.
+function drawnBy() {
+  return renderer.mode === 'cpu'
+    ? `drawn on the CPU${renderer.software ? ' (WebGL is software here)' : ''}`
+    : 'drawn by WebGL';
+}
+
 function showStats() {
   const seconds = state ? stats.step * state.dt : 0;
   $('stats').textContent =
     `${stats.fps.toFixed(0)} fps · ${stats.boids} boids · simulation ${stats.stepMs.toFixed(2)} ms/step · ` +
-    `drawing ${stats.drawMs.toFixed(2)} ms · polarization ${stats.polarization.toFixed(2)} · groups ${stats.groups} · ` +
+    `${drawnBy()} ${stats.drawMs.toFixed(2)} ms · polarization ${stats.polarization.toFixed(2)} · groups ${stats.groups} · ` +
     `${stats.step} steps (${seconds.toFixed(1)} s)${ui.paused ? ' · paused' : ''}`;
 }
 
@@ -456,6 +556,7 @@ function frame() {
   if (!engine) return;
   const t0 = performance.now();
   const instances = engine.instances();
+  chooseDrawing(instances.length / 4);
   if (state.open && ui.follow) follow(instances);
   const v = renderer.fit(state.min, state.max);
   // Sprites shrink as the flock grows (a 2,000-boid flock's arrows cover as
@@ -513,7 +614,7 @@ function follow(instances) {
 const litRequests = [];
 
 function pointer(e) {
-  const r = overlay.getBoundingClientRect();
+  const r = surface.getBoundingClientRect();
   return toWorld(e.clientX - r.left, e.clientY - r.top);
 }
 
@@ -524,7 +625,7 @@ function clickTarget(e) {
   const t = ents && ents.attractors.find((a) => a.pointer);
   if (t) {
     const [px, py] = toPixel(...t.position);
-    const r = overlay.getBoundingClientRect();
+    const r = surface.getBoundingClientRect();
     const reach = Math.max(12, Math.min(t.radius * renderer.view.scale, 40));
     if (Math.hypot(e.clientX - r.left - px, e.clientY - r.top - py) <= reach) {
       clearTarget();
@@ -559,11 +660,11 @@ function panTo(from, px, py) {
   renderer.fit(state.min, state.max);
 }
 
-overlay.addEventListener('contextmenu', (e) => e.preventDefault());
-overlay.addEventListener('wheel', (e) => {
+surface.addEventListener('contextmenu', (e) => e.preventDefault());
+surface.addEventListener('wheel', (e) => {
   if (!state || !renderer) return;
   e.preventDefault();
-  const r = overlay.getBoundingClientRect();
+  const r = surface.getBoundingClientRect();
   ui.follow = false;
   zoomAbout(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
 }, { passive: false });
@@ -578,9 +679,9 @@ let pinch = null;
 let gesture = null; // one touch: { x, y, dragging, pinched }
 const TAP_SLOP = 10; // CSS pixels a tap may wander
 
-overlay.addEventListener('pointerdown', (e) => {
+surface.addEventListener('pointerdown', (e) => {
   if (!engine || !renderer) return;
-  overlay.setPointerCapture(e.pointerId);
+  surface.setPointerCapture(e.pointerId);
   if (e.pointerType === 'touch') {
     touches.set(e.pointerId, [e.clientX, e.clientY]);
     if (touches.size === 1) gesture = { x: e.clientX, y: e.clientY, dragging: false, pinched: false };
@@ -604,9 +705,9 @@ overlay.addEventListener('pointerdown', (e) => {
     clickTarget(e);
   }
 });
-overlay.addEventListener('pointermove', (e) => {
+surface.addEventListener('pointermove', (e) => {
   if (!state || !renderer) return;
-  const r = overlay.getBoundingClientRect();
+  const r = surface.getBoundingClientRect();
   if (e.pointerType === 'touch' && touches.has(e.pointerId)) {
     touches.set(e.pointerId, [e.clientX, e.clientY]);
     if (touches.size === 2 && pinch) {
@@ -627,7 +728,7 @@ overlay.addEventListener('pointermove', (e) => {
   if (e.pointerType === 'mouse') hover = [e.clientX - r.left, e.clientY - r.top];
   if (panFrom) panTo(panFrom, e.clientX - r.left, e.clientY - r.top);
 });
-overlay.addEventListener('pointerleave', () => { hover = null; });
+surface.addEventListener('pointerleave', () => { hover = null; });
 const release = (e) => {
   if (e.pointerType === 'touch' && touches.has(e.pointerId)) {
     touches.delete(e.pointerId);
@@ -640,8 +741,8 @@ const release = (e) => {
   }
   panFrom = null;
 };
-overlay.addEventListener('pointerup', release);
-overlay.addEventListener('pointercancel', release);
+surface.addEventListener('pointerup', release);
+surface.addEventListener('pointercancel', release);
 
 // The two touches' midpoint and distance.
 function pinchState() {
@@ -685,6 +786,9 @@ async function start() {
   }
   try {
     engine = await loadEngine('murmuration.wasm');
+    renderer.cpu = (view, size, glow) => engine.splat(view, size, glow);
+    renderer.cpuLooks = (palette, scales) => engine.splatLooks(palette, scales);
+    setDrawing(ui.drawing);
     startMetricsWorker();
     if (!open(ui.preset)) open('default');
     setPaused(false);
@@ -707,6 +811,7 @@ window.murmuration = {
   open,
   reopened: (s) => reopened(s),
   setPaused,
+  setDrawing,
   stats,
   ui,
   get state() { return state; },

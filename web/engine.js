@@ -50,6 +50,30 @@ export class Engine {
     return new Float32Array(this.ex.memory.buffer, ptr, n * (2 * dim + 1)).slice();
   }
 
+  // The open flock drawn on the CPU into a view.w × view.h RGBA picture
+  // (bottom row first), in render.js's view: { bytes, changed }, bytes a view
+  // of the module's memory (valid until the next call) and changed the
+  // [x, y, width, height] that differs from the picture before; null when
+  // nothing is open.
+  splat(view, size, glow) {
+    const ex = this.ex;
+    const ptr = ex.mm_splat(view.w, view.h, view.min[0], view.min[1], view.scale,
+      view.ox, view.oy, size, glow ? 1 : 0);
+    if (!ptr) return null;
+    const changed = Array.from(new Uint32Array(ex.memory.buffer, ex.mm_splat_changed(), 4));
+    return { bytes: new Uint8Array(ex.memory.buffer, ptr, view.w * view.h * 4), changed };
+  }
+
+  // The species' colours (8 RGB) and sizes (8) the CPU drawing uses.
+  splatLooks(palette, scales) {
+    const ptr = this.ex.mm_alloc(32 * 4);
+    const f = new Float32Array(this.ex.memory.buffer, ptr, 32);
+    f.set(palette.slice(0, 24));
+    f.set(scales.slice(0, 8), 24);
+    this.ex.mm_splat_looks(ptr);
+    this.ex.mm_free(ptr, 32 * 4);
+  }
+
   // Boids in the open flock.
   count() {
     return this.ex.mm_count();

@@ -37,6 +37,9 @@ export function buildPanel(app, gui) {
   gui.add(run, 'reset').name('restart');
   gui.add(app.ui, 'stepsPerFrame', 1, 8, 1).name('steps per frame');
   gui.add(app.ui, 'glow').onChange((g) => { app.renderer.glow = g ? 1 : 0; });
+  const drawing = gui.add(app.ui, 'drawing', { 'auto': 'auto', 'WebGL points': 'points', 'CPU picture': 'cpu' })
+    .name('drawn by').onChange((d) => app.setDrawing(d));
+  drawing.domElement.title = 'auto draws on the CPU where WebGL is software (SwiftShader, llvmpipe), where each point costs about 1 µs.';
   const debug = gui.addFolder('debug drawing');
   if (!app.ui.debug) debug.close();
   debug.add(app.ui, 'debug').name('show');

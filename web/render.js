@@ -1,14 +1,17 @@
-// The flock in WebGL2: one instanced draw of glowing arrowheads, additively
-// blended on a night background, as the native renderer's glow pass looks.
-// The boids are a float texture, one RGBA32F texel per boid (x, y, heading,
-// species: the engine's instance array as it is); each instance of the draw is
-// a batch of BATCH boids, six vertices each. One boid per instance cost about
-// 10 µs each in SwiftShader (software WebGL): 2,000 boids ran at 28 fps, a batch
-// of 64 at 60.
+// The flock in WebGL2, two ways:
+// - points: one point sprite per boid (a glowing arrowhead, additively blended
+//   on a night background, as the native renderer's glow pass looks), its
+//   position and heading read from a float texture, one RGBA32F texel per boid
+//   (the engine's instance array as it is). On a GPU this is nothing.
+// - cpu: where WebGL itself is software (SwiftShader, llvmpipe: every point
+//   costs about 1 µs whatever its size, so 50,000 boids capped the page at 18
+//   frames/s), the engine draws the same sprites into a picture on the CPU
+//   (`mm_splat`) and WebGL only shows it: one upload and one triangle.
+// The first draw of instanced quads (six vertices a boid) cost SwiftShader
+// more than points at every count (10,000 boids: 40 → 44 frames/s as points).
 
 import { INSTANCE_FLOATS } from './engine.js';
 
-const BATCH = 64;
 const TEXTURE_WIDTH = 1024;
 
 const VERTEX = `#version 300 es
@@ -16,43 +19,61 @@ precision highp float;
 precision highp int;
 precision highp sampler2D;
 uniform sampler2D u_boids;
-uniform int u_count;
 uniform vec4 u_view;      // world min x, min y; clip scale x, y
 uniform float u_size;     // sprite half-size, world units
+uniform float u_pixels;   // pixels per world unit
+uniform float u_max_point; // the largest point size the driver draws
 uniform vec3 u_palette[8];
 uniform float u_scale[8]; // each species' body size (its preset's look)
-out vec2 v_uv;
-out vec3 v_colour;
-const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(-1, 1), vec2(-1, 1), vec2(1, -1), vec2(1, 1));
+flat out vec2 v_heading;
+flat out vec3 v_colour;
 void main() {
-  int i = gl_InstanceID * ${BATCH} + gl_VertexID / 6;
-  if (i >= u_count) {
-    gl_Position = vec4(2.0, 2.0, 2.0, 1.0); // past the last boid: clipped away
-    return;
-  }
+  int i = gl_VertexID;
   vec4 b = texelFetch(u_boids, ivec2(i % ${TEXTURE_WIDTH}, i / ${TEXTURE_WIDTH}), 0);
-  vec2 corner = CORNERS[gl_VertexID % 6];
-  vec2 f = vec2(cos(b.z), sin(b.z));
-  vec2 side = vec2(-f.y, f.x);
   int s = int(b.w) & 7;
-  vec2 world = b.xy + (f * corner.x + side * corner.y) * (u_size * u_scale[s]);
-  gl_Position = vec4((world - u_view.xy) * u_view.zw - 1.0, 0.0, 1.0);
-  v_uv = corner;
+  gl_Position = vec4((b.xy - u_view.xy) * u_view.zw - 1.0, 0.0, 1.0);
+  gl_PointSize = min(2.0 * u_size * u_scale[s] * u_pixels, u_max_point);
+  v_heading = vec2(cos(b.z), sin(b.z));
   v_colour = u_palette[s];
 }`;
 
+// The CPU's picture, shown as it is: one triangle over the canvas.
+const SHOW_VERTEX = `#version 300 es
+const vec2 CORNERS[3] = vec2[3](vec2(-1, -1), vec2(3, -1), vec2(-1, 3));
+out vec2 v_uv;
+void main() {
+  vec2 c = CORNERS[gl_VertexID];
+  v_uv = c * 0.5 + 0.5;
+  gl_Position = vec4(c, 0.0, 1.0);
+}`;
+const SHOW_FRAGMENT = `#version 300 es
+precision mediump float;
+uniform sampler2D u_picture;
+in vec2 v_uv;
+out vec4 colour;
+void main() {
+  colour = texture(u_picture, v_uv);
+}`;
+
+// A renderer name that says WebGL is drawn in software.
+const SOFTWARE = /swiftshader|llvmpipe|softpipe|lavapipe|software/i;
+
 const FRAGMENT = `#version 300 es
 precision mediump float;
-in vec2 v_uv;
-in vec3 v_colour;
+flat in vec2 v_heading;
+flat in vec3 v_colour;
 uniform float u_glow;
 out vec4 colour;
 void main() {
+  // The sprite's square in the boid's frame: x along the velocity, y to its
+  // left (gl_PointCoord's y runs down the screen).
+  vec2 q = vec2(gl_PointCoord.x * 2.0 - 1.0, 1.0 - gl_PointCoord.y * 2.0);
+  vec2 uv = vec2(dot(q, v_heading), dot(q, vec2(-v_heading.y, v_heading.x)));
   // The body: an arrowhead pointing along +x (the velocity), bright and sharp.
-  float x = v_uv.x, y = abs(v_uv.y);
+  float x = uv.x, y = abs(uv.y);
   float body = step(y, 0.42 * (0.55 - x)) * step(-0.55, x);
   // The glow: a soft halo around it.
-  float r2 = dot(v_uv, v_uv);
+  float r2 = dot(uv, uv);
   float halo = u_glow * exp(-5.0 * r2) * 0.55;
   vec3 c = v_colour * (body * 0.85 + halo) + vec3(0.15) * body;
   colour = vec4(c, 1.0);
@@ -63,6 +84,15 @@ const PALETTE = [
   [0.45, 0.85, 1.0], [1.0, 0.45, 0.35], [1.0, 0.85, 0.35], [0.55, 1.0, 0.55],
   [0.85, 0.55, 1.0], [1.0, 0.6, 0.85], [0.6, 0.7, 1.0], [0.9, 0.9, 0.9],
 ];
+
+function program(gl, vertex, fragment) {
+  const p = gl.createProgram();
+  gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, vertex));
+  gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, fragment));
+  gl.linkProgram(p);
+  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(p)}`);
+  return p;
+}
 
 function compile(gl, type, source) {
   const s = gl.createShader(type);
@@ -80,17 +110,27 @@ export class FlockRenderer {
     if (!gl) throw new Error('this browser has no WebGL2');
     this.gl = gl;
     this.canvas = canvas;
-    const p = gl.createProgram();
-    gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, VERTEX));
-    gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, FRAGMENT));
-    gl.linkProgram(p);
-    if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(p)}`);
+    const p = program(gl, VERTEX, FRAGMENT);
     this.program = p;
+    this.show = program(gl, SHOW_VERTEX, SHOW_FRAGMENT);
+    this.picture = gl.createTexture();
+    this.pictureSize = [0, 0];
+    // What draws WebGL: software rasterisers get the CPU's picture.
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    this.device = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    this.software = SOFTWARE.test(this.device);
+    // `cpu(view, size, glow)` -> RGBA bytes (bottom row first) or null, and
+    // `cpuLooks(palette, scales)`: the engine's CPU drawing, set by the page;
+    // `mode` is 'points' or 'cpu'.
+    this.cpu = null;
+    this.cpuLooks = null;
+    this.mode = 'points';
     this.u = {};
-    for (const name of ['u_boids', 'u_count', 'u_view', 'u_size', 'u_palette', 'u_scale', 'u_glow']) {
+    for (const name of ['u_boids', 'u_view', 'u_size', 'u_pixels', 'u_max_point', 'u_palette', 'u_scale', 'u_glow']) {
       this.u[name] = gl.getUniformLocation(p, name);
     }
     this.vao = gl.createVertexArray(); // no attributes: everything comes from the texture
+    this.maxPoint = gl.getParameter(gl.ALIASED_POINT_SIZE_RANGE)[1];
     this.texture = gl.createTexture();
     this.rows = 0;
     this.glow = 1.0;
@@ -112,6 +152,7 @@ export class FlockRenderer {
       if (look.colour) this.palette.splice(3 * i, 3, ...look.colour);
       if (look.size) this.scales[i] = look.size;
     });
+    if (this.cpuLooks) this.cpuLooks(this.palette, this.scales);
   }
 
   // The CSS colour species `i` is drawn in.
@@ -148,23 +189,61 @@ export class FlockRenderer {
     gl.viewport(0, 0, view.w, view.h);
     gl.clearColor(0.012, 0.018, 0.045, 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.bindVertexArray(this.vao);
+    if (this.mode === 'cpu' && this.cpu) this.drawPicture(size);
+    else if (n > 0) this.drawPoints(instances, n, size);
+    gl.bindVertexArray(null);
+  }
+
+  // The boids as point sprites.
+  drawPoints(instances, n, size) {
+    const { gl, view } = this;
     gl.useProgram(this.program);
     // World -> clip: x_clip = (x - min_x') * 2 / width, with the box centred.
     const minX = view.min[0] - view.ox / view.scale;
     const minY = view.min[1] - view.oy / view.scale;
     gl.uniform4f(this.u.u_view, minX, minY, (2 * view.scale) / view.w, (2 * view.scale) / view.h);
     gl.uniform1f(this.u.u_size, size);
+    gl.uniform1f(this.u.u_pixels, view.scale);
+    gl.uniform1f(this.u.u_max_point, this.maxPoint);
     gl.uniform1f(this.u.u_glow, this.glow);
     gl.uniform3fv(this.u.u_palette, this.palette);
     gl.uniform1fv(this.u.u_scale, this.scales);
-    gl.uniform1i(this.u.u_count, n);
     gl.uniform1i(this.u.u_boids, 0);
     this.upload(instances, n);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.ONE, gl.ONE);
-    gl.bindVertexArray(this.vao);
-    if (n > 0) gl.drawArraysInstanced(gl.TRIANGLES, 0, 6 * BATCH, Math.ceil(n / BATCH));
-    gl.bindVertexArray(null);
+    gl.drawArrays(gl.POINTS, 0, n);
+    gl.disable(gl.BLEND);
+  }
+
+  // The engine's picture of the boids, drawn on the CPU: the part that
+  // changed goes up to the texture, and the texture covers the canvas.
+  drawPicture(size) {
+    const { gl, view } = this;
+    const picture = this.cpu(view, size, this.glow);
+    if (!picture) return;
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, this.picture);
+    if (this.pictureSize[0] !== view.w || this.pictureSize[1] !== view.h) {
+      // A new size: the engine's picture is new too, so `changed` is all of it.
+      this.pictureSize = [view.w, view.h];
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, view.w, view.h, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    }
+    const [x, y, w, h] = picture.changed;
+    if (w === 0 || h === 0) return; // nothing drawn now or before: the clear is the picture
+    gl.pixelStorei(gl.UNPACK_ROW_LENGTH, view.w);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, x, y, w, h, gl.RGBA, gl.UNSIGNED_BYTE, picture.bytes, (y * view.w + x) * 4);
+    gl.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
+    // Outside the changed part the picture is the background, as cleared.
+    gl.enable(gl.SCISSOR_TEST);
+    gl.scissor(x, y, w, h);
+    gl.useProgram(this.show);
+    gl.uniform1i(gl.getUniformLocation(this.show, 'u_picture'), 1);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    gl.disable(gl.SCISSOR_TEST);
   }
 
   // Pixels of the frame just drawn brighter than a dim grey (call before the

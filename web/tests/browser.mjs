@@ -145,6 +145,7 @@ try {
     await checkMetricsOffTheFrame(page);
     await checkTargetSpacing(page);
     await checkDebugDrawing(page, waitFrames);
+    await checkDrawing(page, waitFrames);
     await checkCameraAndLooks(page, waitFrames);
 
     if (screenshot) {
@@ -230,13 +231,45 @@ async function checkMetricsOffTheFrame(page) {
     m.reopened(m.call({ op: 'state' }));
     m.setPaused(false);
   });
-  const done0 = await page.evaluate(() => window.murmuration.stats.metricsDone);
+  const before = await page.evaluate(() => ({ ...window.murmuration.stats, t: performance.now() }));
+  const done0 = before.metricsDone;
   await sleep(4000);
-  const s = await page.evaluate(() => ({ ...window.murmuration.stats }));
+  const s = await page.evaluate(() => ({ ...window.murmuration.stats, t: performance.now(), mode: window.murmuration.renderer.mode }));
+  // Drawn as points by SwiftShader, 50,000 boids ran at 11–14 frames/s (the
+  // rasteriser's ~1 µs a point); the CPU's picture gives 39–45 here.
+  const fps = ((s.frames - before.frames) * 1000) / (s.t - before.t);
+  check(fps >= 20 && s.mode === 'cpu', `50,000 boids run at ${fps.toFixed(1)} frames/s (at least 20), drawn by the ${s.mode} (software WebGL: the CPU)`);
   check(s.metricsDone >= done0 + 2, `metrics keep arriving at 50,000 boids (${s.metricsDone - done0} in 4 s; ${s.metricsWorkerMs.toFixed(0)} ms in the worker)`);
   check(s.boids === 50000 && s.metricsMainMaxMs <= 2 * s.stepMs,
     `the frame pays ${s.metricsMainMaxMs.toFixed(1)} ms at most for them, step ${s.stepMs.toFixed(1)} ms (${s.boids} boids)`);
   await page.evaluate(() => window.murmuration.open('default'));
+}
+
+// Who draws the boids: on software WebGL (SwiftShader here) 'auto' leaves a
+// small flock to WebGL's points (the 50,000 boids above went to the engine's
+// CPU picture); the two light the same boids alike.
+async function checkDrawing(page, waitFrames) {
+  await page.evaluate(() => {
+    const m = window.murmuration;
+    m.open('default');
+    m.setPaused(true);
+    m.setDrawing('auto');
+  });
+  await waitFrames(3);
+  const r = await page.evaluate(() => ({ device: window.murmuration.renderer.device, software: window.murmuration.renderer.software, mode: window.murmuration.renderer.mode }));
+  check(r.software && r.mode === 'points', `on software WebGL (${r.device.slice(0, 40)}…) WebGL draws 2,000 boids (${r.mode})`);
+  const lit = async (mode) => {
+    await page.evaluate((d) => window.murmuration.setDrawing(d), mode);
+    await waitFrames(2);
+    return page.evaluate(() => window.murmuration.litPixels());
+  };
+  const [cpu, points] = [await lit('cpu'), await lit('points')];
+  await waitFrames(16); // the stats line is rewritten every 15 frames
+  check(cpu > 2000 && points > 2000 && cpu < 3 * points && points < 3 * cpu,
+    `the CPU's picture and WebGL's points light the flock alike (${cpu} and ${points} bright pixels)`);
+  const stats = await page.$eval('#stats', (e) => e.textContent);
+  check(/drawn by WebGL/.test(stats), `the stats line says who draws ("${stats.match(/drawn[^·]*/)?.[0]}")`);
+  await page.evaluate(() => { window.murmuration.setDrawing('auto'); window.murmuration.setPaused(false); });
 }
 
 // Debug drawing for the flock, not one boid: with nothing selected the
@@ -260,6 +293,16 @@ async function checkDebugDrawing(page, waitFrames) {
   });
   const all = await inked();
   check(all.drawn === 40 && all.n > 3000, `debug drawing with nothing selected: ${all.drawn} boids, ${all.n} pixels inked`);
+  // It costs the frame nothing to speak of: drawn on the CPU, into a canvas
+  // only as large as the drawing (accelerated by SwiftShader, a full-window
+  // one gave 15 frames/s here).
+  const rate = await page.evaluate(() => new Promise((resolve) => {
+    const m = window.murmuration, f0 = m.stats.frames, t0 = performance.now();
+    setTimeout(() => resolve((m.stats.frames - f0) * 1000 / (performance.now() - t0)), 3000);
+  }));
+  const size = await page.$eval('#overlay', (c) => [c.width, c.height]);
+  check(rate >= 30 && size[0] * size[1] < 0.75 * 1280 * 800,
+    `debug drawing of 40 boids runs at ${rate.toFixed(1)} frames/s (at least 30) in a ${size.join(' × ')} canvas`);
   const parts = [];
   for (const key of ['debugRadii', 'debugVelocity', 'debugForces']) {
     await page.evaluate((key) => { window.murmuration.ui[key] = false; }, key);
@@ -312,6 +355,7 @@ async function checkCameraAndLooks(page, waitFrames) {
     const rect = [x - 30, y - 30, 60, 60];
     const withLook = await m.litPixels(rect);
     m.renderer.scales.fill(1);
+    if (m.renderer.cpuLooks) m.renderer.cpuLooks(m.renderer.palette, m.renderer.scales);
     const plain = await m.litPixels(rect);
     m.renderer.setLooks(m.state.species);
     m.setPaused(false);
@@ -404,20 +448,23 @@ async function checkNoWebgl2(browser, url) {
 // Frames per second, step time and the longest frame at 1,000, 10,000 and
 // 50,000 boids in bench-2d's density (the count op grows the box with the
 // count), the page as a visitor has it (glow on; debug drawing off, or of its
-// default 20 boids with MURMURATION_WEB_BENCH_DEBUG=1).
-// `--bench-seconds S` measures S seconds per row (default 5).
+// default 20 boids with MURMURATION_WEB_BENCH_DEBUG=1), drawn as 'auto'
+// chooses or as MURMURATION_WEB_BENCH_DRAW (points, cpu) says.
+// MURMURATION_WEB_BENCH_SECONDS=S measures S seconds per row (default 5).
 async function runBench(page, waitFrames) {
   const seconds = Number(process.env.MURMURATION_WEB_BENCH_SECONDS || 5);
   for (const n of [1000, 10000, 50000]) {
     const debugEnv = process.env.MURMURATION_WEB_BENCH_DEBUG || '0';
-    await page.evaluate((n, debugEnv) => {
+    const drawing = process.env.MURMURATION_WEB_BENCH_DRAW || 'auto';
+    await page.evaluate((n, debugEnv, drawing) => {
       const m = window.murmuration;
       m.open('bench-2d');
       m.reopened(m.call({ op: 'count', species: 0, value: String(n) }));
       m.setPaused(false);
       m.ui.selected = -1;
       m.ui.debug = debugEnv === '1';
-    }, n, debugEnv);
+      m.setDrawing(drawing);
+    }, n, debugEnv, drawing);
     await waitFrames(120); // warm-up: the module's first frames, the old flock's memory
     const r = await page.evaluate((ms) => new Promise((resolve) => {
       const m = window.murmuration;
@@ -429,12 +476,13 @@ async function runBench(page, waitFrames) {
         longest = Math.max(longest, t - last);
         last = t;
         if (t - t0 < ms) requestAnimationFrame(tick);
-        else resolve({ frames: m.stats.frames - f0, t: t - t0, longest, step: m.stats.stepMs, draw: m.stats.drawMs, side: m.state.max[0] - m.state.min[0] });
+        else resolve({ frames: m.stats.frames - f0, t: t - t0, longest, step: m.stats.stepMs, draw: m.stats.drawMs, side: m.state.max[0] - m.state.min[0], mode: m.renderer.mode });
       };
       requestAnimationFrame(tick);
     }), seconds * 1000);
     console.log(JSON.stringify({
       boids: n,
+      drawn_by: r.mode,
       world_side: Number(r.side.toFixed(1)),
       fps: Number(((r.frames * 1000) / r.t).toFixed(1)),
       step_ms_median: Number(r.step.toFixed(3)),

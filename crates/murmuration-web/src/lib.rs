@@ -15,6 +15,9 @@
 //! | `mm_count() -> n` | boids in the open flock |
 //! | `mm_kinematics() -> ptr` | position, velocity, species per boid (f32), for the metrics worker |
 //! | `mm_metrics_of(ptr, len) -> len` | the metrics of such an array measured in the open flock (the worker's mirror), as JSON at `mm_out()` |
+//! | `mm_splat_looks(ptr)` | the species' colours and sizes for `mm_splat` (32 f32: 8 RGB, 8 sizes) |
+//! | `mm_splat(w, h, min_x, min_y, scale, ox, oy, size, glow) -> ptr` | the open flock drawn on the CPU: `w·h` RGBA8 pixels, bottom row first (software WebGL's path) |
+//! | `mm_splat_changed() -> ptr` | x, y, width, height (u32) of the part of that picture that changed since the one before |
 //!
 //! The core runs single-threaded here: rayon falls back to the calling thread
 //! without WebAssembly threads, and the step gives the same bits on any thread
@@ -28,6 +31,7 @@ mod inspect;
 mod metrics;
 mod resize;
 mod session;
+pub mod splat;
 
 pub use inspect::MAX_DEBUG_BOIDS;
 pub use metrics::kinematics_floats;
@@ -38,7 +42,12 @@ use std::cell::RefCell;
 thread_local! {
     /// The page's flock (`None` until a preset is opened) and the last answer.
     static STATE: RefCell<(Option<Session>, Vec<u8>)> = const { RefCell::new((None, Vec::new())) };
+    /// The CPU drawing of the flock and the looks it draws with.
+    static SPLAT: RefCell<(splat::Splat, splat::Looks, [u32; 4])> = RefCell::new(Default::default());
 }
+
+/// The most pixels `mm_splat` draws (an 8K screen).
+const MAX_SPLAT_PIXELS: u64 = 7680 * 4320;
 
 /// Answers one JSON request as JSON text: `{"ok": value}` or `{"error": message}`.
 pub fn answer(session: &mut Option<Session>, request: &str) -> String {
@@ -157,4 +166,82 @@ pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
         *out = wrap(result).into_bytes();
         out.len()
     })
+}
+
+/// Sets the species' looks for [`mm_splat`] from 32 f32 at `ptr`: eight RGB
+/// colours (0–1), then eight body sizes.
+///
+/// # Safety
+/// `ptr` must point at 32 f32 the page wrote into a buffer from [`mm_alloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mm_splat_looks(ptr: *const f32) {
+    // SAFETY: the page wrote 32 floats into a buffer mm_alloc gave it.
+    let f = unsafe { std::slice::from_raw_parts(ptr, 32) };
+    SPLAT.with_borrow_mut(|(_, looks, _)| {
+        for s in 0..8 {
+            looks.colours[s] = [f[3 * s], f[3 * s + 1], f[3 * s + 2]].map(|c| c.clamp(0.0, 4.0));
+            looks.sizes[s] = if f[24 + s].is_finite() {
+                f[24 + s].clamp(0.0, 64.0)
+            } else {
+                1.0
+            };
+        }
+    });
+}
+
+/// Draws the open flock on the CPU into a `width · height` RGBA8 picture,
+/// bottom row first (world point `min` at pixel (`ox`, `oy`), `scale` pixels
+/// per unit, sprites of half-size `size` units, `glow` nonzero for the halo);
+/// valid until the next call into the module. Null with no flock open or a
+/// picture of no pixels or more than an 8K screen's.
+#[unsafe(no_mangle)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a C ABI export: plain numbers, no struct"
+)]
+pub extern "C" fn mm_splat(
+    width: u32,
+    height: u32,
+    min_x: f32,
+    min_y: f32,
+    scale: f32,
+    ox: f32,
+    oy: f32,
+    size: f32,
+    glow: u32,
+) -> *const u8 {
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels == 0 || pixels > MAX_SPLAT_PIXELS || !(scale.is_finite() && size.is_finite()) {
+        return std::ptr::null();
+    }
+    let view = splat::View {
+        width,
+        height,
+        min: [min_x, min_y],
+        scale,
+        ox,
+        oy,
+    };
+    STATE.with_borrow(|(session, _)| {
+        let Some(s) = session else {
+            return std::ptr::null();
+        };
+        SPLAT.with_borrow_mut(|(splat, looks, changed)| {
+            looks.glow = glow != 0;
+            let looks = *looks;
+            let ptr = splat
+                .draw(s.instances(), &view, size, &looks)
+                .as_ptr()
+                .cast();
+            *changed = splat.changed();
+            ptr
+        })
+    })
+}
+
+/// Where the last [`mm_splat`] picture changed from the one before it: x, y,
+/// width, height (4 u32, pixels from the bottom-left); the page uploads only it.
+#[unsafe(no_mangle)]
+pub extern "C" fn mm_splat_changed() -> *const u32 {
+    SPLAT.with_borrow(|(_, _, changed)| changed.as_ptr())
 }
