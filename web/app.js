@@ -398,6 +398,7 @@ class Extent {
   }
 
   add(x, y, r = 0) {
+    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(r))) return;
     const b = this.box, p = r + 8;
     b[0] = Math.min(b[0], x - p);
     b[1] = Math.min(b[1], y - p);
@@ -518,10 +519,16 @@ function median(xs) {
 
 // Where WebGL is software, flocks larger than this are drawn on the CPU: a
 // point costs SwiftShader about 1 µs, the CPU's picture a fixed 4–5 ms
-// (BENCHMARKS.md, 2026-12-06 evening).
+// (BENCHMARKS.md, 2026-12-06 evening) ...
 const CPU_PICTURE_FROM = 4000;
+// ... while their sprites are at most this many pixels (half-size): the
+// module's stamps stop there (splat.rs, MAX_HALF_PIXELS).
+const CPU_PICTURE_MAX_HALF = 48;
+// The largest sprite's half-size on screen (pixels), as last drawn.
+let spritePixels = 0;
 
-// Chooses who draws the boids ('auto', 'points' or 'cpu').
+// Chooses who draws the boids ('auto', 'points' or 'cpu'); the next frame
+// applies it.
 function setDrawing(drawing) {
   ui.drawing = ['auto', 'points', 'cpu'].includes(drawing) ? drawing : 'auto';
   chooseDrawing(engine ? engine.count() : 0);
@@ -530,7 +537,8 @@ function setDrawing(drawing) {
 
 // The drawing for a flock of `n` boids, as `ui.drawing` asks.
 function chooseDrawing(n) {
-  const cpu = ui.drawing === 'cpu' || (ui.drawing === 'auto' && renderer.software && n > CPU_PICTURE_FROM);
+  const cpu = ui.drawing === 'cpu' || (ui.drawing === 'auto' && renderer.software
+    && n > CPU_PICTURE_FROM && spritePixels <= CPU_PICTURE_MAX_HALF);
   renderer.mode = cpu ? 'cpu' : 'points';
 }
 
@@ -556,7 +564,6 @@ function frame() {
   if (!engine) return;
   const t0 = performance.now();
   const instances = engine.instances();
-  chooseDrawing(instances.length / 4);
   if (state.open && ui.follow) follow(instances);
   const v = renderer.fit(state.min, state.max);
   // Sprites shrink as the flock grows (a 2,000-boid flock's arrows cover as
@@ -564,6 +571,8 @@ function frame() {
   // never under 2.5 pixels.
   const side = Math.min(state.max[0] - state.min[0], state.max[1] - state.min[1]);
   const size = Math.max(side * Math.min(0.012, 0.36 / Math.sqrt(Math.max(stats.boids, 1))), 2.5 / v.scale);
+  spritePixels = size * v.scale * Math.max(1, ...renderer.scales.slice(0, state.species.length));
+  chooseDrawing(instances.length / 4);
   renderer.draw(instances, size);
   for (const [resolve, rect] of litRequests.splice(0)) resolve(renderer.litPixels(rect));
   drawScenery();

@@ -190,8 +190,10 @@ export class FlockRenderer {
     gl.clearColor(0.012, 0.018, 0.045, 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
     gl.bindVertexArray(this.vao);
-    if (this.mode === 'cpu' && this.cpu) this.drawPicture(size);
-    else if (n > 0) this.drawPoints(instances, n, size);
+    // The CPU's picture, or points where there is none (no flock, a canvas
+    // larger than the module draws).
+    const shown = this.mode === 'cpu' && this.cpu && this.drawPicture(size);
+    if (!shown && n > 0) this.drawPoints(instances, n, size);
     gl.bindVertexArray(null);
   }
 
@@ -218,11 +220,12 @@ export class FlockRenderer {
   }
 
   // The engine's picture of the boids, drawn on the CPU: the part that
-  // changed goes up to the texture, and the texture covers the canvas.
+  // changed goes up to the texture, and the texture covers the canvas. False
+  // when the engine drew none.
   drawPicture(size) {
     const { gl, view } = this;
     const picture = this.cpu(view, size, this.glow);
-    if (!picture) return;
+    if (!picture) return false;
     gl.activeTexture(gl.TEXTURE1);
     gl.bindTexture(gl.TEXTURE_2D, this.picture);
     if (this.pictureSize[0] !== view.w || this.pictureSize[1] !== view.h) {
@@ -233,7 +236,7 @@ export class FlockRenderer {
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
     }
     const [x, y, w, h] = picture.changed;
-    if (w === 0 || h === 0) return; // nothing drawn now or before: the clear is the picture
+    if (w === 0 || h === 0) return true; // nothing drawn now or before: the clear is the picture
     gl.pixelStorei(gl.UNPACK_ROW_LENGTH, view.w);
     gl.texSubImage2D(gl.TEXTURE_2D, 0, x, y, w, h, gl.RGBA, gl.UNSIGNED_BYTE, picture.bytes, (y * view.w + x) * 4);
     gl.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
@@ -244,6 +247,7 @@ export class FlockRenderer {
     gl.uniform1i(gl.getUniformLocation(this.show, 'u_picture'), 1);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
     gl.disable(gl.SCISSOR_TEST);
+    return true;
   }
 
   // Pixels of the frame just drawn brighter than a dim grey (call before the

@@ -36,6 +36,7 @@ pub mod splat;
 pub use inspect::MAX_DEBUG_BOIDS;
 pub use metrics::kinematics_floats;
 pub use session::{INSTANCE_FLOATS, PAGE_MAX_BOIDS, Session, page_presets};
+pub use splat::MAX_HALF_PIXELS;
 
 use std::cell::RefCell;
 
@@ -175,8 +176,13 @@ pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
 /// `ptr` must point at 32 f32 the page wrote into a buffer from [`mm_alloc`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mm_splat_looks(ptr: *const f32) {
-    // SAFETY: the page wrote 32 floats into a buffer mm_alloc gave it.
-    let f = unsafe { std::slice::from_raw_parts(ptr, 32) };
+    // SAFETY: the page wrote 32 floats (128 bytes) into a buffer mm_alloc
+    // gave it; read as bytes, as mm_alloc promises no f32 alignment.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), 128) };
+    let f: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
     SPLAT.with_borrow_mut(|(_, looks, _)| {
         for s in 0..8 {
             looks.colours[s] = [f[3 * s], f[3 * s + 1], f[3 * s + 2]].map(|c| c.clamp(0.0, 4.0));

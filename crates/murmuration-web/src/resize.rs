@@ -62,15 +62,20 @@ impl Resize {
     }
 
     /// The override that keeps the preset's density at `total` boids where
-    /// the preset holds `preset_total` (`None`: the box stays).
-    pub fn size_override(&self, total: u64, preset_total: u64) -> Option<String> {
+    /// the preset holds `preset_total` (`None`: the box stays); a few boids
+    /// get a box no side of which is under `min_side` (so a boid never sees
+    /// itself across a wrapped box smaller than its perception).
+    pub fn size_override(&self, total: u64, preset_total: u64, min_side: f64) -> Option<String> {
         let Self::Density(size) = self else {
             return None;
         };
         if total == preset_total || preset_total == 0 || total == 0 {
             return None;
         }
-        let k = (total as f64 / preset_total as f64).powf(1.0 / size.len() as f64);
+        let shortest = size.iter().copied().fold(f64::INFINITY, f64::min);
+        let k = (total as f64 / preset_total as f64)
+            .powf(1.0 / size.len() as f64)
+            .max((min_side / shortest).min(1.0));
         let sides: Vec<String> = size.iter().map(|s| format!("{}", short(s * k))).collect();
         Some(format!("world.size=[{}]", sides.join(", ")))
     }
@@ -121,7 +126,13 @@ pub fn count_overrides(
         ));
     }
     let preset = Scenario::parse(text, "preset").map_err(|e| e.to_string())?;
-    if let Some(size) = Resize::of(text).size_override(total, preset.total_boids()) {
+    // At least four of the widest perception across (and never larger than the preset's box).
+    let reach = preset
+        .species_params()
+        .iter()
+        .map(|p| f64::from(p.perception_radius()))
+        .fold(0.0, f64::max);
+    if let Some(size) = Resize::of(text).size_override(total, preset.total_boids(), 4.0 * reach) {
         set.push(size);
     }
     Ok(set)

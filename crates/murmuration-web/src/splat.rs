@@ -14,8 +14,9 @@ use crate::session::INSTANCE_FLOATS;
 
 /// Headings a stamp is rendered at (the boid's heading rounds to the nearest).
 const HEADINGS: usize = 64;
-/// Samples per pixel side when a stamp is rendered.
-const SUPERSAMPLE: usize = 4;
+/// The largest sprite half-size drawn, pixels: larger sprites are drawn at it
+/// (the page draws a flock this large on screen as WebGL points instead).
+pub const MAX_HALF_PIXELS: f32 = 48.0;
 /// The night background, as the WebGL path clears to (0.012, 0.018, 0.045).
 pub const BACKGROUND: u32 = u32::from_le_bytes([3, 5, 11, 255]);
 /// Sprite sizes are rounded to steps of this ratio, so a gliding camera (an
@@ -77,8 +78,8 @@ struct Stamps {
 pub struct Splat {
     /// The picture, rows bottom-up, packed RGBA (little-endian bytes R, G, B, A).
     pixels: Vec<u32>,
-    /// Per species, its stamps.
-    stamps: Vec<Stamps>,
+    /// Per species, its stamps (rendered when the species is first drawn).
+    stamps: Vec<Option<Stamps>>,
     /// What the stamps were rendered for: looks and the rounded half-size (px).
     key: Option<(Looks, f32)>,
     /// The picture's size.
@@ -112,14 +113,15 @@ impl Splat {
         let mut drawn = [usize::MAX, usize::MAX, 0, 0];
         let half = rounded(size * view.scale);
         if self.key != Some((*looks, half)) {
-            self.stamps = (0..8)
-                .map(|s| Stamps::render(half * looks.sizes[s], looks.colours[s], looks.glow))
-                .collect();
+            self.stamps = vec![None; 8];
             self.key = Some((*looks, half));
         }
         for b in instances.chunks_exact(INSTANCE_FLOATS) {
             let [x, y, heading, species] = [b[0], b[1], b[2], b[3]];
-            let stamps = &self.stamps[(species as usize) & 7];
+            let s = (species as usize) & 7;
+            let stamps = self.stamps[s].get_or_insert_with(|| {
+                Stamps::render(half * looks.sizes[s], looks.colours[s], looks.glow)
+            });
             let px = view.ox + (x - view.min[0]) * view.scale;
             let py = view.oy + (y - view.min[1]) * view.scale;
             // Far off the picture (or not a number): nothing to draw.
@@ -168,29 +170,43 @@ fn join(a: [usize; 4], b: [usize; 4]) -> [usize; 4] {
     }
 }
 
-/// `half` pixels rounded to a step of [`SIZE_STEP`] (at least a quarter pixel).
+/// `half` pixels rounded to a step of [`SIZE_STEP`] (at least a quarter
+/// pixel, at most [`MAX_HALF_PIXELS`]).
 fn rounded(half: f32) -> f32 {
-    let half = half.clamp(0.25, 4096.0);
+    let half = if half.is_finite() {
+        half.clamp(0.25, MAX_HALF_PIXELS)
+    } else {
+        1.0
+    };
     SIZE_STEP.powf((half.ln() / SIZE_STEP.ln()).round())
 }
 
 impl Stamps {
     /// The sprite of half-size `half` pixels in `colour` at every heading: the
-    /// WebGL fragment shader's arrowhead and halo, averaged over 4 × 4 samples.
+    /// WebGL fragment shader's arrowhead and halo, averaged over 4 × 4 samples
+    /// a pixel (2 × 2 from 4 px, 1 from 16 px: a large sprite's edge is
+    /// sharp without them).
     fn render(half: f32, colour: [f32; 3], glow: bool) -> Self {
-        // The halo fades to nothing by one half-size; the body ends at 0.55.
-        let reach = if glow { half } else { 0.6 * half };
-        let r = reach.ceil().min(256.0) as usize;
+        let half = half.min(MAX_HALF_PIXELS);
+        // The halo fades to nothing by one half-size; the body's back corners
+        // (-0.55, ±0.462) are 0.72 half-sizes out.
+        let reach = if glow { half } else { 0.75 * half };
+        let r = reach.ceil() as usize;
         let side = 2 * r + 1;
         let mut pixels = vec![0u32; HEADINGS * side * side];
-        let n = SUPERSAMPLE as f32;
+        let samples = match half {
+            h if h < 4.0 => 4,
+            h if h < 16.0 => 2,
+            _ => 1,
+        };
+        let n = samples as f32;
         for (k, stamp) in pixels.chunks_exact_mut(side * side).enumerate() {
             let (sin, cos) = (k as f32 / HEADINGS as f32 * TAU).sin_cos();
             for (j, row) in stamp.chunks_exact_mut(side).enumerate() {
                 for (i, px) in row.iter_mut().enumerate() {
                     let mut rgb = [0.0f32; 3];
-                    for sy in 0..SUPERSAMPLE {
-                        for sx in 0..SUPERSAMPLE {
+                    for sy in 0..samples {
+                        for sx in 0..samples {
                             // The sample's offset from the boid, in half-sizes.
                             let dx = (i as f32 - r as f32 + (sx as f32 + 0.5) / n - 0.5) / half;
                             let dy = (j as f32 - r as f32 + (sy as f32 + 0.5) / n - 0.5) / half;

@@ -271,6 +271,28 @@ fn a_new_count_keeps_the_presets_density_and_bad_counts_are_refused_by_name() {
     assert_eq!(st["species"][0]["count"], 3000);
     ok(&mut s, r#"{"op":"count","species":0,"value":"8000"}"#);
     assert_eq!(ok(&mut s, r#"{"op":"state"}"#)["species"][0]["count"], 8000);
+    // A few boids keep a box of at least four perception radii a side (the
+    // density alone would give 2 boids a 1.9-unit box, under one radius).
+    let perception = before["species"][0]["values"]["alignment_radius"]
+        .as_f64()
+        .unwrap()
+        .max(
+            before["species"][0]["values"]["cohesion_radius"]
+                .as_f64()
+                .unwrap(),
+        );
+    for n in ["2", "1"] {
+        let st = ok(
+            &mut s,
+            &format!(r#"{{"op":"count","species":0,"value":"{n}"}}"#),
+        );
+        assert!(
+            side(&st) >= 4.0 * perception - 1e-3,
+            "{n} boids: side {}",
+            side(&st)
+        );
+        assert!(side(&st) <= side(&before) + 1e-3);
+    }
     // Seed 002's schools start in places of their own: the box stays.
     let mut s = opened("sharks-and-schools");
     let before = ok(&mut s, r#"{"op":"state"}"#);

@@ -86,6 +86,8 @@ pub trait Flock {
     fn attract(&mut self, p: Vec3) -> Result<(), String>;
     /// Takes the mouse target away (the flock goes free); true when there was one.
     fn release(&mut self) -> bool;
+    /// The mouse target: where it is and its radius (z = 0 in 2D).
+    fn target(&self) -> Option<(Vec3, f32)>;
     /// Fires a pulse at `p`.
     fn pulse(&mut self, p: Vec3) -> Result<(), String>;
     /// Drops a round obstacle at `p`.
@@ -334,6 +336,12 @@ impl<V: GpuVector> Flock for Simulation<V> {
 
     fn release(&mut self) -> bool {
         edit(self).clear_pointer_target()
+    }
+
+    fn target(&self) -> Option<(Vec3, f32)> {
+        self.world_unsynced()
+            .pointer_target()
+            .map(|(p, r)| (Vec3::from(p.to_array3()), r))
     }
 
     fn pulse(&mut self, p: Vec3) -> Result<(), String> {

@@ -438,7 +438,7 @@ pub fn human(x: f64) -> String {
 /// How the mouse and keys work, and the symptom → cause → fix tuning table.
 fn help(ui: &mut Ui) {
     ui.collapsing("Mouse and keys", |ui| {
-        ui.label("2D: left click sets the target; left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; ctrl + click (or I) selects the nearest boid to show its radii, vision cone and forces (separation red, alignment green, cohesion blue, boundary yellow, applied white); Esc clears it, and with nothing selected lets the flock go from its target; middle drag pans; wheel zooms.");
+        ui.label("2D: left click sets the target (a click on it lets the flock go); left drag draws a path; right click fires a pulse; O drops an obstacle at the cursor; ctrl + click (or I) selects the nearest boid to show its radii, vision cone and forces (separation red, alignment green, cohesion blue, boundary yellow, applied white); Esc clears it, and with nothing selected lets the flock go from its target; middle drag pans; wheel zooms.");
         ui.label("3D: drag orbits; wheel zooms. Space pauses, S steps, R resets.");
     });
     ui.collapsing("Tuning help", |ui| {

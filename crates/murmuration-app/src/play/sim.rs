@@ -233,8 +233,13 @@ mod tests {
         assert_eq!((e.pulses, e.obstacles, e.paths), (1, 2, 1));
         s.step(5);
         assert_eq!(s.history[0].len(), 1);
-        // Esc's release takes the target away, once.
+        // The target is where the mouse put it, with the core's radius.
+        let (at, radius) = s.flock.target().unwrap();
+        assert_eq!((at.x, at.y), (12.0, 10.0));
+        assert!(radius > 0.0);
+        // Esc's release (or a click on the target) takes it away, once.
         assert!(s.flock.release() && !s.flock.release());
+        assert!(s.flock.target().is_none());
         assert!(s.flock.entities().attractors.is_empty());
     }
 

@@ -135,6 +135,19 @@ impl App<'_> {
         Some([p.x, p.y, 0.0])
     }
 
+    /// Whether a click at world point `p` (under the cursor) lands on the
+    /// mouse target.
+    fn clicks_target(&self, p: Vec3) -> bool {
+        let (Some((centre, radius)), Some(a), Some(b)) = (
+            self.sim.flock.target(),
+            self.unproject(self.cursor),
+            self.unproject(self.cursor + Vec2::X),
+        ) else {
+            return false;
+        };
+        on_target(p, centre, radius, 1.0 / a.distance(b).max(1e-9))
+    }
+
     fn report(&mut self, r: Result<(), String>) {
         if let Err(e) = r {
             self.panel.error = Some(e);
@@ -257,6 +270,11 @@ impl App<'_> {
                     self.pick();
                 } else if !moved && let Some(p) = self.world_at_cursor() {
                     let r = match button {
+                        // A click on the target lets the flock go (as on the page).
+                        MouseButton::Left if self.clicks_target(p.into()) => {
+                            self.sim.flock.release();
+                            Ok(())
+                        }
                         MouseButton::Left => self.sim.flock.attract(p.into()),
                         MouseButton::Right => self.sim.flock.pulse(p.into()),
                         _ => Ok(()),
@@ -408,5 +426,31 @@ impl ApplicationHandler for App<'_> {
         if let Some(g) = &self.gfx {
             g.window.request_redraw();
         }
+    }
+}
+
+/// Whether a click at `click` lands on a target at `centre` of `radius`
+/// (world units) drawn at `pixels` per unit: within its drawn disc, but never
+/// less than 12 or more than 40 pixels from its centre (the page's rule).
+fn on_target(click: Vec3, centre: Vec3, radius: f32, pixels: f32) -> bool {
+    click.distance(centre) * pixels <= (radius * pixels).clamp(12.0, 40.0)
+}
+
+#[cfg(test)]
+mod click_tests {
+    use super::*;
+
+    #[test]
+    fn a_click_on_the_target_is_within_its_disc_and_12_to_40_pixels() {
+        let c = Vec3::new(10.0, 10.0, 0.0);
+        // A 2-unit target at 10 px a unit: its 20 px disc.
+        assert!(on_target(Vec3::new(11.9, 10.0, 0.0), c, 2.0, 10.0));
+        assert!(!on_target(Vec3::new(12.1, 10.0, 0.0), c, 2.0, 10.0));
+        // Zoomed out (1 px a unit): still 12 px to hit it.
+        assert!(on_target(Vec3::new(21.0, 10.0, 0.0), c, 2.0, 1.0));
+        assert!(!on_target(Vec3::new(23.0, 10.0, 0.0), c, 2.0, 1.0));
+        // Zoomed in (100 px a unit): at most 40 px, not the whole 200 px disc.
+        assert!(on_target(Vec3::new(10.39, 10.0, 0.0), c, 2.0, 100.0));
+        assert!(!on_target(Vec3::new(10.5, 10.0, 0.0), c, 2.0, 100.0));
     }
 }

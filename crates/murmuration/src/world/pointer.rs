@@ -57,6 +57,15 @@ impl<V: Vector> World<V> {
         }
     }
 
+    /// The pointer's target (attractor 0, when [`World::set_pointer_target`]
+    /// set it): where it is and its radius, units.
+    pub fn pointer_target(&self) -> Option<(V, f32)> {
+        self.attractors()
+            .first()
+            .filter(|a| a.free_inside)
+            .map(|a| (a.position, a.radius))
+    }
+
     /// The pointer target's radius, units: the disc (ball in 3D) that holds
     /// every boid in a square (cube) of half its separation radius a side, and
     /// at least 5 % of the world's shorter side.

@@ -112,6 +112,21 @@ fn inspect_many_agrees_with_inspecting_each_boid_alone() {
         }
         assert_eq!(found, 8);
         assert!(many.iter().flatten().any(|i| i.neighbours > 0));
+        // And each is what the step applies next (not only what `inspect`,
+        // itself one `inspect_many`, says).
+        {
+            let mut next = w.clone();
+            next.step();
+            let after = next.inspect_many(&ids);
+            for ((&id, before), after) in ids.iter().zip(&many).zip(&after) {
+                let (Some(b), Some(a)) = (before, after) else {
+                    continue;
+                };
+                let combined =
+                    (b.separation + b.cohesion + b.alignment).clamp_length_max(p.max_force);
+                assert_eq!(combined.to_array3(), a.steering.to_array3(), "boid {id}");
+            }
+        }
         assert!(w.inspect_many(&[]).is_empty());
     }
     check(Vec2::splat(25.0), 0);
