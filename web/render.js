@@ -113,6 +113,7 @@ export class FlockRenderer {
     const p = program(gl, VERTEX, FRAGMENT);
     this.program = p;
     this.show = program(gl, SHOW_VERTEX, SHOW_FRAGMENT);
+    this.showPicture = gl.getUniformLocation(this.show, 'u_picture');
     this.picture = gl.createTexture();
     this.pictureSize = [0, 0];
     // What draws WebGL: software rasterisers get the CPU's picture.
@@ -244,7 +245,7 @@ export class FlockRenderer {
     gl.enable(gl.SCISSOR_TEST);
     gl.scissor(x, y, w, h);
     gl.useProgram(this.show);
-    gl.uniform1i(gl.getUniformLocation(this.show, 'u_picture'), 1);
+    gl.uniform1i(this.showPicture, 1);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
     gl.disable(gl.SCISSOR_TEST);
     return true;

@@ -44,7 +44,7 @@ thread_local! {
     /// The page's flock (`None` until a preset is opened) and the last answer.
     static STATE: RefCell<(Option<Session>, Vec<u8>)> = const { RefCell::new((None, Vec::new())) };
     /// The CPU drawing of the flock and the looks it draws with.
-    static SPLAT: RefCell<(splat::Splat, splat::Looks, [u32; 4])> = RefCell::new(Default::default());
+    static SPLAT: RefCell<(splat::Splat, splat::Looks)> = RefCell::new(Default::default());
 }
 
 /// The most pixels `mm_splat` draws (an 8K screen).
@@ -154,11 +154,7 @@ pub extern "C" fn mm_kinematics() -> *const f32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
     // SAFETY: the worker wrote `len` bytes into a buffer mm_alloc gave it.
-    let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
-    let floats: Vec<f32> = bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    let floats = le_floats(unsafe { std::slice::from_raw_parts(ptr, len) });
     STATE.with_borrow_mut(|(session, out)| {
         let result = session
             .as_ref()
@@ -167,6 +163,14 @@ pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
         *out = wrap(result).into_bytes();
         out.len()
     })
+}
+
+/// The little-endian f32s the page wrote into a byte buffer (any alignment).
+fn le_floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
 }
 
 /// Sets the species' looks for [`mm_splat`] from 32 f32 at `ptr`: eight RGB
@@ -178,12 +182,8 @@ pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
 pub unsafe extern "C" fn mm_splat_looks(ptr: *const f32) {
     // SAFETY: the page wrote 32 floats (128 bytes) into a buffer mm_alloc
     // gave it; read as bytes, as mm_alloc promises no f32 alignment.
-    let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), 128) };
-    let f: Vec<f32> = bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    SPLAT.with_borrow_mut(|(_, looks, _)| {
+    let f = le_floats(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), 128) });
+    SPLAT.with_borrow_mut(|(_, looks)| {
         for s in 0..8 {
             looks.colours[s] = [f[3 * s], f[3 * s + 1], f[3 * s + 2]].map(|c| c.clamp(0.0, 4.0));
             looks.sizes[s] = if f[24 + s].is_finite() {
@@ -232,15 +232,13 @@ pub extern "C" fn mm_splat(
         let Some(s) = session else {
             return std::ptr::null();
         };
-        SPLAT.with_borrow_mut(|(splat, looks, changed)| {
+        SPLAT.with_borrow_mut(|(splat, looks)| {
             looks.glow = glow != 0;
             let looks = *looks;
-            let ptr = splat
+            splat
                 .draw(s.instances(), &view, size, &looks)
                 .as_ptr()
-                .cast();
-            *changed = splat.changed();
-            ptr
+                .cast()
         })
     })
 }
@@ -249,5 +247,5 @@ pub extern "C" fn mm_splat(
 /// width, height (4 u32, pixels from the bottom-left); the page uploads only it.
 #[unsafe(no_mangle)]
 pub extern "C" fn mm_splat_changed() -> *const u32 {
-    SPLAT.with_borrow(|(_, _, changed)| changed.as_ptr())
+    SPLAT.with_borrow(|(splat, _)| splat.changed().as_ptr())
 }

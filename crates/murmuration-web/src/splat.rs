@@ -87,8 +87,9 @@ pub struct Splat {
     /// The pixels the last picture drew on (x0, y0, x1, y1; empty when x0 ≥ x1).
     drawn: [usize; 4],
     /// The pixels that changed from the picture before it: the last drawing's
-    /// rectangle joined with the one before (all of it after a resize).
-    changed: [usize; 4],
+    /// rectangle joined with the one before (all of it after a resize), as
+    /// x, y, width, height.
+    changed: [u32; 4],
 }
 
 impl Splat {
@@ -110,7 +111,7 @@ impl Splat {
             self.size = (w, h);
             [0, 0, w, h]
         };
-        let mut drawn = [usize::MAX, usize::MAX, 0, 0];
+        let mut drawn = [0; 4];
         let half = rounded(size * view.scale);
         if self.key != Some((*looks, half)) {
             self.stamps = vec![None; 8];
@@ -118,39 +119,31 @@ impl Splat {
         }
         for b in instances.chunks_exact(INSTANCE_FLOATS) {
             let [x, y, heading, species] = [b[0], b[1], b[2], b[3]];
-            let s = (species as usize) & 7;
-            let stamps = self.stamps[s].get_or_insert_with(|| {
-                Stamps::render(half * looks.sizes[s], looks.colours[s], looks.glow)
-            });
             let px = view.ox + (x - view.min[0]) * view.scale;
             let py = view.oy + (y - view.min[1]) * view.scale;
             // Far off the picture (or not a number): nothing to draw.
             if !(px.abs() < 1e7 && py.abs() < 1e7 && heading.is_finite()) {
                 continue;
             }
+            let s = (species as usize) & 7;
+            let stamps = self.stamps[s].get_or_insert_with(|| {
+                Stamps::render(half * looks.sizes[s], looks.colours[s], looks.glow)
+            });
             let k = ((heading / TAU * HEADINGS as f32).round() as i64).rem_euclid(HEADINGS as i64);
-            if let Some([x0, y0, x1, y1]) = stamps.add(&mut self.pixels, w, h, px, py, k as usize) {
-                drawn = [
-                    drawn[0].min(x0),
-                    drawn[1].min(y0),
-                    drawn[2].max(x1),
-                    drawn[3].max(y1),
-                ];
+            if let Some(r) = stamps.add(&mut self.pixels, w, h, px, py, k as usize) {
+                drawn = join(drawn, r);
             }
         }
-        if drawn[0] >= drawn[2] {
-            drawn = [0; 4];
-        }
         self.drawn = drawn;
-        self.changed = join(before, drawn);
+        let [x0, y0, x1, y1] = join(before, drawn);
+        self.changed = [x0, y0, x1 - x0, y1 - y0].map(|v| v as u32);
         &self.pixels
     }
 
     /// The part of the last picture that differs from the one before it:
     /// `[x, y, width, height]` in pixels from the bottom-left (upload only it).
-    pub fn changed(&self) -> [u32; 4] {
-        let [x0, y0, x1, y1] = self.changed;
-        [x0, y0, x1 - x0, y1 - y0].map(|v| v as u32)
+    pub fn changed(&self) -> &[u32; 4] {
+        &self.changed
     }
 }
 

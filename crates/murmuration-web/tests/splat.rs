@@ -168,7 +168,7 @@ fn only_the_changed_rectangle_differs_from_the_picture_before() {
     let v = view(100, 60);
     let _ = splat.draw(&[2.0, 1.5, 0.0, 0.0], &v, 0.5, &looks);
     assert_eq!(
-        splat.changed(),
+        *splat.changed(),
         [0, 0, 100, 60],
         "a new picture changes everywhere"
     );

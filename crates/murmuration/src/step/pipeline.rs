@@ -225,22 +225,18 @@ impl<V: Vector> Pipeline<V> {
         let mut copy = boids.clone();
         let (flags, _) = pipe.prepare(&mut copy, ctx);
         // Where each id sits after the gather.
-        let mut sorted_slot = vec![0usize; copy.len()];
-        let by_id: std::collections::HashMap<u32, usize> = copy
+        let sorted: std::collections::HashMap<u32, usize> = copy
             .ids
             .iter()
             .enumerate()
             .map(|(i, &id)| (id, i))
             .collect();
-        for (old, id) in boids.ids.iter().enumerate() {
-            sorted_slot[old] = by_id[id];
-        }
         // The walk goes forward through the sorted order, then the answers
         // go back to the order asked.
         let mut walk: Vec<(usize, usize)> = slots
             .iter()
             .enumerate()
-            .map(|(k, &s)| (sorted_slot[s], k))
+            .map(|(k, &s)| (sorted[&boids.ids[s]], k))
             .collect();
         walk.sort_unstable();
         let env = pipe.env(&copy.ids, ctx);
@@ -257,7 +253,7 @@ impl<V: Vector> Pipeline<V> {
         }
         let walked: Vec<Sums<V>> =
             dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27);
-        let mut out = walked.clone();
+        let mut out = vec![Sums::default(); slots.len()];
         for (&(_, k), sums) in walk.iter().zip(walked) {
             out[k] = sums;
         }
