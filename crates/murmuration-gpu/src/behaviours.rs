@@ -5,7 +5,6 @@
 //! ([`murmuration::entities`]), a frame per step uploaded before each submission,
 //! so both engines see the same attractor positions and fades bit for bit.
 
-use crate::device::bind_buffers;
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::relations::Plan;
@@ -331,8 +330,9 @@ struct Group1 {
 }
 
 impl Group1 {
-    fn bind(&self, device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
-        let all = [
+    /// The buffers in binding order.
+    fn all(&self) -> [&wgpu::Buffer; 7] {
+        [
             &self.uniform,
             &self.shapes,
             &self.data,
@@ -340,17 +340,15 @@ impl Group1 {
             &self.actor_table,
             &self.actors,
             &self.events,
-        ];
-        bind_buffers(device, layout, "behaviour bind group", &all)
+        ]
     }
 }
 
-/// The behaviours' buffers and their bind group (group 1).
+/// The behaviours' buffers (group 1).
 pub(crate) struct BehaviourBuffers {
     buffers: Group1,
     /// Frames `frames` holds.
     capacity: u32,
-    pub bind_group: wgpu::BindGroup,
 }
 
 impl BehaviourBuffers {
@@ -358,44 +356,17 @@ impl BehaviourBuffers {
     pub fn events(&self) -> &wgpu::Buffer {
         &self.buffers.events
     }
-}
 
-/// The layout of group 1: the `Behave` uniform, then shapes, data, frames and the
-/// actor table (read-only storage), then actor records and events (read-write).
-pub(crate) fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let storage = wgpu::BufferBindingType::Storage { read_only: true };
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("behaviour bindings"),
-        entries: &[
-            entry(0, wgpu::BufferBindingType::Uniform),
-            entry(1, storage),
-            entry(2, storage),
-            entry(3, storage),
-            entry(4, storage),
-            entry(5, wgpu::BufferBindingType::Storage { read_only: false }),
-            entry(6, wgpu::BufferBindingType::Storage { read_only: false }),
-        ],
-    })
+    /// Group 1's buffers in binding order.
+    pub fn all(&self) -> [&wgpu::Buffer; 7] {
+        self.buffers.all()
+    }
 }
 
 impl BehaviourBuffers {
     /// Uploads `b` (obstacles, data; entity frames come with each submission,
     /// but a world whose entities never change gets its one frame now).
-    pub fn new<V: GpuVector>(
-        device: &wgpu::Device,
-        layout: &wgpu::BindGroupLayout,
-        b: &mut Behaviours<V>,
-    ) -> Self {
+    pub fn new<V: GpuVector>(device: &wgpu::Device, b: &mut Behaviours<V>) -> Self {
         use wgpu::util::DeviceExt;
         let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -452,28 +423,26 @@ impl BehaviourBuffers {
             actors,
             events,
         };
-        Self {
-            bind_group: buffers.bind(device, layout),
-            buffers,
-            capacity,
-        }
+        Self { buffers, capacity }
     }
 
     /// Uploads the entity frames of the next `steps` steps, the first of which
     /// is step `step` (`clock[2]` in `clock`), growing the frame buffer when it
     /// holds fewer. Nothing to do for a world whose entities never change.
+    /// True when the frame buffer was replaced (the bind groups over it must be
+    /// made again).
     pub fn load_frames<V: GpuVector>(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        layout: &wgpu::BindGroupLayout,
         b: &mut Behaviours<V>,
         clock: &wgpu::Buffer,
         (step, steps): (u64, u32),
-    ) {
+    ) -> bool {
         if !b.has_entities() || !b.is_dynamic() {
-            return;
+            return false;
         }
+        let mut replaced = false;
         let frames = b.frames(steps);
         if steps > self.capacity {
             self.capacity = steps;
@@ -485,9 +454,10 @@ impl BehaviourBuffers {
             });
             b.uniform.frames = steps;
             queue.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&b.uniform));
-            self.bind_group = self.buffers.bind(device, layout);
+            replaced = true;
         }
         queue.write_buffer(&self.buffers.frames, 0, bytemuck::cast_slice(&frames));
         queue.write_buffer(clock, 8, bytemuck::bytes_of(&(step as u32)));
+        replaced
     }
 }

@@ -3,13 +3,6 @@
 use crate::error::GpuError;
 use std::sync::{Arc, Mutex};
 
-/// Storage buffers of the flock's group 0 (the state, the grid, the clock).
-pub(crate) const FLOCK_STORAGE_BUFFERS: u32 = 17;
-/// Storage buffers one shader stage must be able to bind: group 0 and the
-/// behaviours' group 1 (shapes, data, entity frames, actor table and records,
-/// events).
-pub(crate) const STORAGE_BUFFERS: u32 = FLOCK_STORAGE_BUFFERS + 6;
-
 /// An open GPU device, shared by every flock created on it.
 #[derive(Clone, Debug)]
 pub struct Gpu {
@@ -55,16 +48,25 @@ impl Gpu {
     }
 
     async fn open_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
+        Self::open_with(adapter, adapter.limits()).await
+    }
+
+    /// Opens the default adapter with exactly `limits` (each flock then checks
+    /// that its passes fit them): `wgpu::Limits::default()` are WebGPU's
+    /// defaults, which a browser grants without asking, so a flock that runs
+    /// under them runs in any browser with WebGPU.
+    pub fn with_limits(limits: wgpu::Limits) -> Result<Self, GpuError> {
+        pollster::block_on(async {
+            let instance = instance();
+            let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
+                .await
+                .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+            Self::open_with(&adapter, limits).await
+        })
+    }
+
+    async fn open_with(adapter: &wgpu::Adapter, limits: wgpu::Limits) -> Result<Self, GpuError> {
         let info = adapter.get_info();
-        let limits = adapter.limits();
-        if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
-            return Err(GpuError::Capability {
-                adapter: info.name.clone(),
-                what: "storage buffers per shader stage",
-                needed: STORAGE_BUFFERS as u64,
-                has: limits.max_storage_buffers_per_shader_stage as u64,
-            });
-        }
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let required_features = if timestamps {
             wgpu::Features::TIMESTAMP_QUERY
@@ -157,26 +159,4 @@ impl Gpu {
             .map_err(|e| GpuError::Runtime(e.to_string()))?;
         self.check()
     }
-}
-
-/// A bind group over `buffers`, each bound whole at the binding of its index.
-pub(crate) fn bind_buffers(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    label: &str,
-    buffers: &[&wgpu::Buffer],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, buf)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: buf.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout,
-        entries: &entries,
-    })
 }

@@ -1,10 +1,11 @@
 //! [`GpuFlock`]: a world's state on the GPU, stepped by compute shaders.
 
 use crate::WORKGROUP_SIZE;
-use crate::behaviours::{self, BehaviourBuffers, Behaviours, EVENT_WORDS, EVENTS_CAP};
-use crate::device::{FLOCK_STORAGE_BUFFERS, Gpu, bind_buffers};
+use crate::behaviours::{BehaviourBuffers, Behaviours, EVENT_WORDS, EVENTS_CAP};
+use crate::device::Gpu;
 use crate::dims::GpuVector;
 use crate::error::GpuError;
+use crate::layouts::{self, GROUPS, PassBindings};
 use crate::relations::DEAD;
 use crate::uniforms::{SimUniform, SpeciesUniform, plan, relation_code, species_wgsl};
 use murmuration::{BoidId, Event, SpeciesParams, World};
@@ -32,20 +33,56 @@ const PASSES: [&str; 8] = [
     "steer",
 ];
 
-/// Storage buffers, named after the shader's bindings 3..=17.
+/// The flock's buffers (group 0), named after the shader's bindings.
 struct Buffers {
     uniform: wgpu::Buffer,
     species: wgpu::Buffer,
     relations: wgpu::Buffer,
-    /// pos_a, vel_a, acc_a, meta_a: the state (binding 3..=6).
+    /// pos, vel, acc, tags (bindings 3..=6): state A in the first half, the
+    /// sorted copy B in the second.
     state: [wgpu::Buffer; 4],
-    stats: wgpu::Buffer,
-    /// The step clock: step index (low, high) in flight, and (word 2) the step
-    /// of the first entity frame.
+    /// keys, counts, starts, order, blocks (bindings 7..=11): the grid.
+    grid: [wgpu::Buffer; 5],
+    /// The step clock: step index (low, high) in flight, (word 2) the step of
+    /// the first entity frame, then from word [`STATS_WORD`] the counters of
+    /// each steer workgroup.
     clock: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
-    /// Everything else the bind group uses (sorted copy, grid, step clock).
-    _scratch: Vec<wgpu::Buffer>,
+}
+
+/// Where the steer workgroups' counters start in the clock buffer (`STATS`).
+const STATS_WORD: u64 = 4;
+
+impl Buffers {
+    /// Group 0's buffers in binding order.
+    fn all(&self) -> [&wgpu::Buffer; 13] {
+        let [p, v, a, t] = &self.state;
+        let [k, c, s, o, b] = &self.grid;
+        [
+            &self.uniform,
+            &self.species,
+            &self.relations,
+            p,
+            v,
+            a,
+            t,
+            k,
+            c,
+            s,
+            o,
+            b,
+            &self.clock,
+        ]
+    }
+}
+
+/// One pass of the step: its pipeline, and layouts and bind groups over only
+/// the bindings its entry point uses ([`layouts`]).
+struct Pass {
+    bindings: PassBindings,
+    layouts: [Option<wgpu::BindGroupLayout>; GROUPS],
+    pipeline_layout: wgpu::PipelineLayout,
+    pipeline: wgpu::ComputePipeline,
+    groups: [Option<wgpu::BindGroup>; GROUPS],
 }
 
 /// The state of a [`GpuFlock`] as it lives on the GPU, in the flock's storage
@@ -93,12 +130,10 @@ pub struct GpuFlock<V: GpuVector> {
     sim: SimUniform,
     step: u64,
     buffers: Buffers,
-    pipelines: Vec<wgpu::ComputePipeline>,
+    passes: Vec<Pass>,
     module: wgpu::ShaderModule,
-    pipeline_layout: wgpu::PipelineLayout,
     behaviours: Behaviours<V>,
     behaviour_buffers: BehaviourBuffers,
-    behaviour_layout: wgpu::BindGroupLayout,
     variant: Vec<(&'static str, f64)>,
     steer_groups: (u32, u32),
     device_bytes: u64,
@@ -111,71 +146,45 @@ fn groups_for(threads: u32) -> (u32, u32) {
     (x, g.div_ceil(x))
 }
 
-fn shader_source<V: GpuVector>() -> String {
+/// The step's WGSL. A world without behaviours gets stand-ins for
+/// behaviours.wgsl and relations.wgsl that bind nothing, so its passes fit
+/// WebGPU's default limits.
+fn shader_source<V: GpuVector>(behaviours: bool) -> String {
+    let extras = if behaviours {
+        concat!(
+            include_str!("shaders/behaviours.wgsl"),
+            "\n",
+            include_str!("shaders/relations.wgsl")
+        )
+    } else {
+        include_str!("shaders/no_behaviours.wgsl")
+    };
     format!(
-        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
+        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
         V::WGSL,
         species_wgsl(),
         include_str!("shaders/rng.wgsl"),
         include_str!("shaders/flock.wgsl"),
-        include_str!("shaders/behaviours.wgsl"),
-        include_str!("shaders/relations.wgsl"),
+        extras,
         include_str!("shaders/flight.wgsl"),
         include_str!("shaders/topological.wgsl")
     )
 }
 
-/// The layout of the step's bindings: the `Sim` uniform, then
-/// [`FLOCK_STORAGE_BUFFERS`] storage buffers (the first two, species and relations,
-/// read-only).
-fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }];
-    for binding in 1..=FLOCK_STORAGE_BUFFERS {
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage {
-                    read_only: binding <= 2,
-                },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        });
-    }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("flock bindings"),
-        entries: &entries,
-    })
-}
-
-/// Creates every buffer of a flock, uploads `world`'s state in its storage order
-/// (state A) and parameters, and binds them in the shader's order.
+/// Creates every buffer of a flock and uploads `world`'s state in its storage
+/// order (state A) and parameters.
 fn upload<V: GpuVector>(
     device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
     world: &World<V>,
     sim: &SimUniform,
     stat_words: u64,
 ) -> Buffers {
     let n = sim.n.max(1) as u64;
-    let vec_bytes = std::mem::size_of::<V::Packed>() as u64;
     let b = world.boids();
+    // State A, then room for the sorted copy B.
     let pack = |xs: &[V]| -> Vec<V::Packed> {
         let mut v: Vec<V::Packed> = xs.iter().map(|&x| x.pack()).collect();
-        if v.is_empty() {
-            v.push(V::ZERO.pack());
-        }
+        v.resize(2 * n as usize, V::ZERO.pack());
         v
     };
     let mut meta: Vec<[u32; 2]> = b
@@ -184,9 +193,7 @@ fn upload<V: GpuVector>(
         .zip(b.species())
         .map(|(&id, &s)| [id, s as u32])
         .collect();
-    if meta.is_empty() {
-        meta.push([0, 0]);
-    }
+    meta.resize(2 * n as usize, [0, 0]);
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let init = |label: &str, contents: &[u8]| {
@@ -213,46 +220,31 @@ fn upload<V: GpuVector>(
     let species = init("species", bytemuck::cast_slice(&species_data));
     let relations = init("relations", bytemuck::cast_slice(&rel));
     let state = [
-        init("pos_a", bytemuck::cast_slice(&pack(b.positions()))),
-        init("vel_a", bytemuck::cast_slice(&pack(b.velocities()))),
-        init("acc_a", bytemuck::cast_slice(&pack(b.steering()))),
-        init("meta_a", bytemuck::cast_slice(&meta)),
+        init("positions", bytemuck::cast_slice(&pack(b.positions()))),
+        init("velocities", bytemuck::cast_slice(&pack(b.velocities()))),
+        init("steering", bytemuck::cast_slice(&pack(b.steering()))),
+        init("tags", bytemuck::cast_slice(&meta)),
     ];
-    let sorted = [
-        empty("pos_b", n * vec_bytes),
-        empty("vel_b", n * vec_bytes),
-        empty("acc_b", n * vec_bytes),
-        empty("meta_b", n * 8),
+    let grid = [
+        empty("keys", n * 8),
+        empty("counts", sim.scan_cells as u64 * 4),
+        empty("starts", (sim.scan_cells as u64 + 1) * 4),
+        empty("order", n * 4),
+        empty("blocks", sim.blocks.max(1) as u64 * 4),
     ];
-    let keys = empty("keys", n * 8);
-    let counts = empty("counts", sim.scan_cells as u64 * 4);
-    let starts = empty("starts", (sim.scan_cells as u64 + 1) * 4);
-    let order = empty("order", n * 4);
-    let blocks = empty("blocks", sim.blocks.max(1) as u64 * 4);
-    let stats = empty("stats", stat_words * 4);
     // `scan_blocks` advances the clock before `steer` reads it.
     let before = world.step_index().wrapping_sub(1);
-    let clock = init(
-        "clock",
-        bytemuck::cast_slice(&[before as u32, (before >> 32) as u32, 0, 0]),
-    );
-    let all: [&wgpu::Buffer; 18] = [
-        &uniform, &species, &relations, &state[0], &state[1], &state[2], &state[3], &sorted[0],
-        &sorted[1], &sorted[2], &sorted[3], &keys, &counts, &starts, &order, &blocks, &stats,
-        &clock,
-    ];
-    let bind_group = bind_buffers(device, layout, "flock bind group", &all);
-    let mut scratch = Vec::from(sorted);
-    scratch.extend([keys, counts, starts, order, blocks]);
+    let mut words = vec![0u32; (STATS_WORD + stat_words) as usize];
+    words[0] = before as u32;
+    words[1] = (before >> 32) as u32;
+    let clock = init("clock", bytemuck::cast_slice(&words));
     Buffers {
         uniform,
         species,
         relations,
         state,
-        stats,
+        grid,
         clock,
-        bind_group,
-        _scratch: scratch,
     }
 }
 
@@ -268,49 +260,52 @@ impl<V: GpuVector> GpuFlock<V> {
         let stat_words = 2 * (steer_groups.0 as u64 * steer_groups.1 as u64);
         let limit = device.limits().max_storage_buffer_binding_size;
         let max_buffer = device.limits().max_buffer_size;
+        // The state arrays hold A and B (twice the flock).
         let sizes: [(&'static str, u64); 12] = [
-            ("positions", n * vec_bytes),
-            ("velocities", n * vec_bytes),
-            ("steering", n * vec_bytes),
-            ("ids", n * 8),
+            ("positions", 2 * n * vec_bytes),
+            ("velocities", 2 * n * vec_bytes),
+            ("steering", 2 * n * vec_bytes),
+            ("ids", 2 * n * 8),
             ("keys", n * 8),
             ("counts", sim.scan_cells as u64 * 4),
             ("starts", (sim.scan_cells as u64 + 1) * 4),
             ("order", n * 4),
             ("blocks", sim.blocks.max(1) as u64 * 4),
-            ("stats", stat_words * 4),
+            ("clock", (STATS_WORD + stat_words) * 4),
             (
                 "species",
                 world.species().len() as u64 * std::mem::size_of::<SpeciesUniform>() as u64,
             ),
             ("relations", world.relations().table.len() as u64 * 4),
         ];
-        let device_bytes = sizes.iter().map(|s| s.1).sum::<u64>() + 4 * n * vec_bytes + 8 * n;
+        let device_bytes = sizes.iter().map(|s| s.1).sum::<u64>();
         check_fits(&gpu.info.name, &sizes, limit.min(max_buffer))?;
+
+        let mut behaviours = Behaviours::new(world)?;
+        let full = behaviours.has_obstacles()
+            || behaviours.has_entities()
+            || behaviours.has_relations()
+            || behaviours.chases();
+        let source = shader_source::<V>(full);
+        let bindings = layouts::reflect(&source, &passes(behaviours.chases(), behaviours.eats()))?;
+        check_storage_buffers(&gpu.info.name, &bindings, device.limits())?;
 
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("flock.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shader_source::<V>().into()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
         });
-        let layout = bind_group_layout(device);
-        let behaviour_layout = behaviours::layout(device);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("flock pipeline layout"),
-            bind_group_layouts: &[Some(&layout), Some(&behaviour_layout)],
-            immediate_size: 0,
-        });
-        let mut behaviours = Behaviours::new(world)?;
-        let pipelines = build_pipelines(
-            device,
-            &module,
-            &pipeline_layout,
-            &variant(world, &sim, &behaviours),
-            (behaviours.chases(), behaviours.eats()),
-        );
-        let buffers = upload(device, &layout, world, &sim, stat_words);
-        let behaviour_buffers = BehaviourBuffers::new(device, &behaviour_layout, &mut behaviours);
+        let buffers = upload(device, world, &sim, stat_words);
+        let behaviour_buffers = BehaviourBuffers::new(device, &mut behaviours);
+        let variant = variant(world, &sim, &behaviours);
+        let passes = bindings
+            .into_iter()
+            .map(|b| {
+                let pass = build_pass(device, &module, b, &variant);
+                bind_pass(device, pass, &buffers, &behaviour_buffers)
+            })
+            .collect();
         let step = world.step_index();
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(GpuError::Runtime(format!("out of GPU memory: {e}")));
@@ -323,13 +318,11 @@ impl<V: GpuVector> GpuFlock<V> {
             sim,
             step,
             buffers,
-            variant: variant(world, &sim, &behaviours),
-            pipelines,
+            variant,
+            passes,
             module,
-            pipeline_layout,
             behaviours,
             behaviour_buffers,
-            behaviour_layout,
             steer_groups,
             device_bytes,
             _v: PhantomData,
@@ -398,13 +391,15 @@ impl<V: GpuVector> GpuFlock<V> {
         self.sim = sim;
         let v = variant(world, &sim, &self.behaviours);
         if v != self.variant {
-            self.pipelines = build_pipelines(
-                &self.gpu.device,
-                &self.module,
-                &self.pipeline_layout,
-                &v,
-                (self.behaviours.chases(), self.behaviours.eats()),
-            );
+            for pass in &mut self.passes {
+                pass.pipeline = pipeline(
+                    &self.gpu.device,
+                    &self.module,
+                    pass.bindings.entry,
+                    &pass.pipeline_layout,
+                    &v,
+                );
+            }
             self.variant = v;
         }
         let q = &self.gpu.queue;
@@ -459,7 +454,7 @@ impl<V: GpuVector> GpuFlock<V> {
         let sizes = self.dispatch_sizes();
         if let Some((set, base)) = per_pass {
             let names = self.passes();
-            for (k, (pipeline, (x, y))) in self.pipelines.iter().zip(sizes).enumerate() {
+            for (k, (p, (x, y))) in self.passes.iter().zip(sizes).enumerate() {
                 let q = 2 * (base + k as u32);
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(names[k]),
@@ -469,10 +464,7 @@ impl<V: GpuVector> GpuFlock<V> {
                         end_of_pass_write_index: Some(q + 1),
                     }),
                 });
-                pass.set_bind_group(0, &self.buffers.bind_group, &[]);
-                pass.set_bind_group(1, &self.behaviour_buffers.bind_group, &[]);
-                pass.set_pipeline(pipeline);
-                pass.dispatch_workgroups(x, y, 1);
+                p.record(&mut pass, x, y);
             }
             return;
         }
@@ -485,11 +477,8 @@ impl<V: GpuVector> GpuFlock<V> {
             label: Some("flock step"),
             timestamp_writes,
         });
-        pass.set_bind_group(0, &self.buffers.bind_group, &[]);
-        pass.set_bind_group(1, &self.behaviour_buffers.bind_group, &[]);
-        for (pipeline, (x, y)) in self.pipelines.iter().zip(sizes) {
-            pass.set_pipeline(pipeline);
-            pass.dispatch_workgroups(x, y, 1);
+        for (p, (x, y)) in self.passes.iter().zip(sizes) {
+            p.record(&mut pass, x, y);
         }
     }
 
@@ -669,10 +658,10 @@ impl<V: GpuVector> GpuFlock<V> {
         let words = 2 * self.steer_groups.0 as u64 * self.steer_groups.1 as u64;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
         let v: Vec<u32> = self
-            .read_buffers(encoder, &[(&self.buffers.stats, words * 4)])?
+            .read_buffers(encoder, &[(&self.buffers.clock, (STATS_WORD + words) * 4)])?
             .remove(0);
         let mut s = GpuStats::default();
-        for w in v.chunks_exact(2) {
+        for w in v[STATS_WORD as usize..].chunks_exact(2) {
             s.neighbours += w[0] as u64;
             s.candidates += w[1] as u64;
         }
@@ -786,14 +775,20 @@ impl<V: GpuVector> GpuFlock<V> {
 
     /// Uploads the entity frames of the next `steps` steps (from `self.step`).
     fn load_frames(&mut self, steps: u32) {
-        self.behaviour_buffers.load_frames(
+        let replaced = self.behaviour_buffers.load_frames(
             &self.gpu.device,
             &self.gpu.queue,
-            &self.behaviour_layout,
             &mut self.behaviours,
             &self.buffers.clock,
             (self.step, steps),
         );
+        if replaced {
+            let passes = std::mem::take(&mut self.passes);
+            self.passes = passes
+                .into_iter()
+                .map(|p| bind_pass(&self.gpu.device, p, &self.buffers, &self.behaviour_buffers))
+                .collect();
+        }
     }
 }
 
@@ -870,29 +865,118 @@ fn passes(chases: bool, eats: bool) -> Vec<&'static str> {
     p
 }
 
-fn build_pipelines(
+impl Pass {
+    /// Binds this pass's groups and dispatches `x` × `y` workgroups.
+    fn record(&self, pass: &mut wgpu::ComputePass<'_>, x: u32, y: u32) {
+        for (g, group) in self.groups.iter().enumerate() {
+            if let Some(group) = group {
+                pass.set_bind_group(g as u32, group, &[]);
+            }
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// The pipeline of `entry` with the kernel variant `constants`.
+fn pipeline(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
+    entry: &'static str,
     layout: &wgpu::PipelineLayout,
     constants: &[(&str, f64)],
-    (chases, eats): (bool, bool),
-) -> Vec<wgpu::ComputePipeline> {
-    passes(chases, eats)
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
+        cache: None,
+    })
+}
+
+/// The layouts and pipeline of one pass (its bind groups come from [`bind_pass`]).
+fn build_pass(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    bindings: PassBindings,
+    constants: &[(&str, f64)],
+) -> Pass {
+    let entry = bindings.entry;
+    let layouts = [0, 1]
+        .map(|g| layouts::group_layout(device, &format!("{entry} group {g}"), &bindings.groups[g]));
+    // A group the pass does not use stays empty, unless a later one is used.
+    let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("empty group"),
+        entries: &[],
+    });
+    let used = layouts
         .iter()
-        .map(|&entry| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(layout),
-                module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    ..Default::default()
-                },
-                cache: None,
-            })
-        })
-        .collect()
+        .rposition(Option::is_some)
+        .map_or(0, |g| g + 1);
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> = layouts[..used]
+        .iter()
+        .map(|l| Some(l.as_ref().unwrap_or(&empty)))
+        .collect();
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(entry),
+        bind_group_layouts: &groups,
+        immediate_size: 0,
+    });
+    let pipeline = pipeline(device, module, entry, &pipeline_layout, constants);
+    Pass {
+        bindings,
+        layouts,
+        pipeline_layout,
+        pipeline,
+        groups: [None, None],
+    }
+}
+
+/// Makes `pass`'s bind groups over the flock's and the behaviours' buffers.
+fn bind_pass(
+    device: &wgpu::Device,
+    mut pass: Pass,
+    buffers: &Buffers,
+    behaviours: &BehaviourBuffers,
+) -> Pass {
+    let all: [&[&wgpu::Buffer]; GROUPS] = [&buffers.all(), &behaviours.all()];
+    let entry = pass.bindings.entry;
+    for (g, ((slot, layout), buffers)) in pass
+        .groups
+        .iter_mut()
+        .zip(&pass.layouts)
+        .zip(all)
+        .enumerate()
+    {
+        *slot = layout.as_ref().map(|layout| {
+            let label = format!("{entry} group {g}");
+            layouts::bind(device, layout, &label, &pass.bindings.groups[g], buffers)
+        });
+    }
+    pass
+}
+
+/// Refuses a device whose stages bind fewer storage buffers than some pass uses.
+fn check_storage_buffers(
+    adapter: &str,
+    passes: &[PassBindings],
+    limits: wgpu::Limits,
+) -> Result<(), GpuError> {
+    let has = limits.max_storage_buffers_per_shader_stage;
+    match passes.iter().max_by_key(|p| p.storage_buffers()) {
+        Some(p) if p.storage_buffers() > has => Err(GpuError::Capability {
+            adapter: adapter.to_string(),
+            what: "storage buffers per shader stage",
+            needed: p.storage_buffers() as u64,
+            has: has as u64,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses buffers larger than the device allows, naming the first that does not fit.
@@ -938,6 +1022,36 @@ fn check_supported<V: GpuVector>(world: &World<V>) -> Result<(), GpuError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Storage buffers per pass, by entry point.
+    fn storage_per_pass<V: GpuVector>(full: bool) -> Vec<(&'static str, u32)> {
+        let source = shader_source::<V>(full);
+        layouts::reflect(&source, &passes(full, full))
+            .unwrap()
+            .iter()
+            .map(|p| (p.entry, p.storage_buffers()))
+            .collect()
+    }
+
+    #[test]
+    fn every_pass_of_the_plain_step_binds_at_most_webgpus_eight_storage_buffers() {
+        for counts in [
+            storage_per_pass::<glam::Vec2>(false),
+            storage_per_pass::<glam::Vec3>(false),
+        ] {
+            let widest = counts.iter().map(|c| c.1).max().unwrap();
+            assert_eq!(widest, 8, "{counts:?}");
+            // The grid passes bind only what they touch.
+            assert!(
+                counts.iter().all(|c| c.0 == "steer" || c.1 <= 5),
+                "{counts:?}"
+            );
+        }
+        // With obstacles, entities and relations, group 1 adds five to steer.
+        let full = storage_per_pass::<glam::Vec3>(true);
+        let steer = full.iter().find(|c| c.0 == "steer").unwrap().1;
+        assert_eq!(steer, 13, "{full:?}");
+    }
 
     #[test]
     fn a_buffer_over_the_device_limit_is_a_clear_error() {

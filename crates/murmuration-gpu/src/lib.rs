@@ -38,6 +38,7 @@ mod device;
 mod dims;
 mod error;
 mod flock;
+mod layouts;
 mod relations;
 mod simulation;
 pub mod testing;

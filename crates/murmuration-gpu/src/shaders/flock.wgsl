@@ -6,7 +6,7 @@
 // Each dispatch costs a few microseconds of launch and barrier, so small chores ride
 // along: scan_local zeroes the counts it has read (ready for the next step) and
 // scan_blocks advances the step clock.
-// State A (pos_a, …) is the state in the previous step's cell order. The grid is
+// State A (the first half of pos, vel, acc, tags) is the state in the previous step's cell order. The grid is
 // built from it, A is gathered into cell order in B, and `steer` reads B and writes
 // the new state back into A, still in this step's cell order.
 
@@ -56,21 +56,22 @@ struct Sim {
 @group(0) @binding(0) var<uniform> sim: Sim;
 @group(0) @binding(1) var<storage, read> species: array<Species>;
 @group(0) @binding(2) var<storage, read> relations: array<u32>;
-@group(0) @binding(3) var<storage, read_write> pos_a: array<V>;
-@group(0) @binding(4) var<storage, read_write> vel_a: array<V>;
-@group(0) @binding(5) var<storage, read_write> acc_a: array<V>;
-@group(0) @binding(6) var<storage, read_write> meta_a: array<vec2<u32>>;   // (id, species)
-@group(0) @binding(7) var<storage, read_write> pos_b: array<V>;
-@group(0) @binding(8) var<storage, read_write> vel_b: array<V>;
-@group(0) @binding(9) var<storage, read_write> acc_b: array<V>;
-@group(0) @binding(10) var<storage, read_write> meta_b: array<vec2<u32>>;
-@group(0) @binding(11) var<storage, read_write> keys: array<vec2<u32>>;    // (cell, rank in cell)
-@group(0) @binding(12) var<storage, read_write> counts: array<atomic<u32>>;
-@group(0) @binding(13) var<storage, read_write> starts: array<u32>;        // cells + 1 entries
-@group(0) @binding(14) var<storage, read_write> order: array<u32>;         // sorted slot -> slot in A
-@group(0) @binding(15) var<storage, read_write> blocks: array<u32>;
-@group(0) @binding(16) var<storage, read_write> stats: array<u32>;         // per steer workgroup: neighbours, candidates
-@group(0) @binding(17) var<storage, read_write> clock: array<u32>;         // step index (low, high) of the step in flight
+// Each state array holds two copies of the flock: A in [0, n) and B in [n, 2n)
+// (one binding per quantity keeps a stage within WebGPU's 8 storage buffers).
+@group(0) @binding(3) var<storage, read_write> pos: array<V>;
+@group(0) @binding(4) var<storage, read_write> vel: array<V>;
+@group(0) @binding(5) var<storage, read_write> acc: array<V>;
+@group(0) @binding(6) var<storage, read_write> tags: array<vec2<u32>>;  // (id, species)
+@group(0) @binding(7) var<storage, read_write> keys: array<vec2<u32>>;  // (cell, rank in cell)
+@group(0) @binding(8) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> starts: array<u32>;      // cells + 1 entries
+@group(0) @binding(10) var<storage, read_write> order: array<u32>;      // sorted slot -> slot in A
+@group(0) @binding(11) var<storage, read_write> blocks: array<u32>;
+// Words 0-1: the step index (low, high) of the step in flight; word 2: the step
+// of the first entity frame; from word STATS, per steer workgroup: neighbours,
+// candidates.
+@group(0) @binding(12) var<storage, read_write> clock: array<u32>;
+const STATS: u32 = 4u;
 
 var<workgroup> scratch: array<u32, WG>;
 var<workgroup> scratch2: array<u32, WG>;
@@ -119,8 +120,8 @@ fn cell_index(c: VI) -> u32 {
 fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = flat(gid, nwg);
     if i < sim.n {
-        var key = cell_index(cell_of(pos_a[i]));
-        if EATING && (meta_a[i].y & DEAD) != 0u {
+        var key = cell_index(cell_of(pos[i]));
+        if EATING && (tags[i].y & DEAD) != 0u {
             key = sim.cells; // the graveyard: sorted last, never scanned
         }
         keys[i] = vec2<u32>(key, atomicAdd(&counts[key], 1u));
@@ -263,14 +264,23 @@ fn reorder(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let i = flat(gid, nwg);
     if i < sim.n {
         let s = order[i];
-        pos_b[i] = pos_a[s];
-        vel_b[i] = vel_a[s];
-        acc_b[i] = acc_a[s];
-        meta_b[i] = meta_a[s];
+        pos[sim.n + i] = pos[s];
+        vel[sim.n + i] = vel[s];
+        acc[sim.n + i] = acc[s];
+        tags[sim.n + i] = tags[s];
     }
 }
 
 // ---- rules ---------------------------------------------------------------------
+
+// `v` in a vec4 (zeros beyond DIM).
+fn vec4_of(v: V) -> vec4<f32> {
+    var o = vec4<f32>(0.0);
+    for (var i = 0u; i < DIM; i++) {
+        o[i] = v[i];
+    }
+    return o;
+}
 
 fn normalize_or_zero(v: V) -> V {
     let l2 = dot(v, v);
@@ -582,7 +592,7 @@ fn consider(j: u32, q: V, origin: V) {
     }
     var rel = RELATION_FLOCK;
     if MULTI {
-        rel = relations[me.row + meta_b[j].y];
+        rel = relations[me.row + tags[sim.n + j].y];
         if rel == RELATION_IGNORE {
             return;
         }
@@ -600,13 +610,13 @@ fn add_neighbour(j: u32, d2: f32, d: V, rel: u32) {
     sums.neighbours += 1u;
     if d2 <= sp.eps2 {
         // Coincident: a keyed push, not one along rounding noise.
-        sums.sep += coincident_direction(me.id, meta_b[j].x) * sp.coincident_push;
+        sums.sep += coincident_direction(me.id, tags[sim.n + j].x) * sp.coincident_push;
     } else if d2 < sp.sep2 {
         sums.sep -= d / d2;
     }
     if rel == RELATION_FLOCK {
         if d2 < sp.ali2 {
-            sums.ali += vel_b[j];
+            sums.ali += vel[sim.n + j];
             sums.ali_n += 1u;
         }
         if d2 < sp.coh2 {
@@ -623,10 +633,10 @@ fn scan_range(s: u32, e: u32, origin: V) {
     if UNROLL {
         // Four independent loads in flight; the sums still add in slot order.
         while j + 4u <= e {
-            let q0 = pos_b[j];
-            let q1 = pos_b[j + 1u];
-            let q2 = pos_b[j + 2u];
-            let q3 = pos_b[j + 3u];
+            let q0 = pos[sim.n + j];
+            let q1 = pos[sim.n + j + 1u];
+            let q2 = pos[sim.n + j + 2u];
+            let q3 = pos[sim.n + j + 3u];
             consider(j, q0, origin);
             consider(j + 1u, q1, origin);
             consider(j + 2u, q2, origin);
@@ -635,7 +645,7 @@ fn scan_range(s: u32, e: u32, origin: V) {
         }
     }
     while j < e {
-        consider(j, pos_b[j], origin);
+        consider(j, pos[sim.n + j], origin);
         j += 1u;
     }
 }
@@ -746,25 +756,25 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         cull_actors(lid, i);
     }
     if i < sim.n {
-        let m = meta_b[i];
+        let m = tags[sim.n + i];
         if EATING && (m.y & DEAD) != 0u {
             // Eaten: it waits in the graveyard, unseen, until the read-back drops it.
-            pos_a[i] = pos_b[i];
-            vel_a[i] = vel_b[i];
-            acc_a[i] = acc_b[i];
-            meta_a[i] = m;
+            pos[i] = pos[sim.n + i];
+            vel[i] = vel[sim.n + i];
+            acc[i] = acc[sim.n + i];
+            tags[i] = m;
             if RELATIONS {
-                write_actor(m, pos_b[i], vel_b[i]);
+                write_actor(m, pos[sim.n + i], vel[sim.n + i]);
             }
             return_dead = true;
         }
     }
     if i < sim.n && !return_dead {
         let step = vec2<u32>(clock[0], clock[1]);
-        let m = meta_b[i];
+        let m = tags[sim.n + i];
         sp = species[m.y];
-        let p = pos_b[i];
-        let v = vel_b[i];
+        let p = pos[sim.n + i];
+        let v = vel[sim.n + i];
         var heading = V(0.0);
         if FOV && sp.has_fov != 0u {
             heading = normalize_or_zero(v);
@@ -821,10 +831,10 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         let forces = array<V, 7>(avoid, pulse, flee, seek_to, f[0], f[1], f[2]);
         var a = combine(forces, sp) + boundary_force(p, v) + cruise(v, sp, afraid);
         if sp.smoothing > 0.0 {
-            a = acc_b[i] * sp.smoothing + a * (1.0 - sp.smoothing);
+            a = acc[sim.n + i] * sp.smoothing + a * (1.0 - sp.smoothing);
         }
         if BANKED && sp.roll_rate > 0.0 {
-            a = banked(a, acc_b[i], v);
+            a = banked(a, acc[sim.n + i], v);
         }
         var v2 = v + a * sim.dt;
         if sp.jitter > 0.0 {
@@ -847,10 +857,10 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
             p2 = resolve(p2, p2, &v2, behave.skin);
             confine(&p2, &v2);
         }
-        pos_a[i] = p2;
-        vel_a[i] = v2;
-        acc_a[i] = a;
-        meta_a[i] = m;
+        pos[i] = p2;
+        vel[i] = v2;
+        acc[i] = a;
+        tags[i] = m;
         if RELATIONS {
             write_actor(m, p2, v2);
         }
@@ -868,7 +878,7 @@ fn steer(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     workgroupBarrier();
     if lid == 0u {
         let w = wid.x + wid.y * nwg.x;
-        stats[2u * w] = scratch[0];
-        stats[2u * w + 1u] = scratch2[0];
+        clock[STATS + 2u * w] = scratch[0];
+        clock[STATS + 2u * w + 1u] = scratch2[0];
     }
 }

@@ -51,14 +51,6 @@ fn write_actor(m: vec2<u32>, p: V, v: V) {
     actors[at + 1u] = vec4<f32>(vec4_of(v).xyz, bitcast<f32>(m.y));
 }
 
-fn vec4_of(v: V) -> vec4<f32> {
-    var o = vec4<f32>(0.0);
-    for (var i = 0u; i < DIM; i++) {
-        o[i] = v[i];
-    }
-    return o;
-}
-
 struct Interaction {
     away: V,        // Σ −d/|d|² over threats in flee reach
     seen: bool,     // some threat in reach
@@ -170,8 +162,8 @@ fn cull_actors(lid: u32, i: u32) {
         atomicStore(&near_actors[w], 0u);
     }
     workgroupBarrier();
-    if i < sim.n && (meta_b[i].y & DEAD) == 0u {
-        let p = pos_b[i];
+    if i < sim.n && (tags[sim.n + i].y & DEAD) == 0u {
+        let p = pos[sim.n + i];
         for (var a = 0u; a < DIM; a++) {
             atomicMin(&box_lo[a], ordered(p[a]));
             atomicMax(&box_hi[a], ordered(p[a]));
@@ -263,10 +255,10 @@ fn cell_run(w: Walk, c: vec3<i32>) -> vec2<u32> {
 fn crowd(j: u32, after: bool) -> f32 {
     let b = meta_species(j, after);
     let r = species[b].perception_radius;
-    var q = pos_b[j];
+    var q = pos[sim.n + j];
     var reach = r;
     if after {
-        q = pos_a[j];
+        q = pos[j];
         reach = r + behave.travel;
     }
     var c = 0u;
@@ -295,9 +287,9 @@ fn crowd(j: u32, after: bool) -> f32 {
                     if k != j && meta_species(k, after) == b {
                         var o: V;
                         if after {
-                            o = offset(q, pos_a[k]);
+                            o = offset(q, pos[k]);
                         } else {
-                            o = offset(q, pos_b[k]);
+                            o = offset(q, pos[sim.n + k]);
                         }
                         if dot(o, o) < r * r {
                             c += 1u;
@@ -313,9 +305,9 @@ fn crowd(j: u32, after: bool) -> f32 {
 // A slot's species word, before (B) or after (A) the move; DEAD included.
 fn meta_species(j: u32, after: bool) -> u32 {
     if after {
-        return meta_a[j].y;
+        return tags[j].y;
     }
-    return meta_b[j].y;
+    return tags[sim.n + j].y;
 }
 
 // Pursuit of the best target in chase range (interactions.rs's `chase`): the
@@ -341,16 +333,16 @@ fn chase(id: u32, p: V, v: V, a: u32) -> V {
                 for (var x = w.lo.x; x <= w.hi.x; x++) {
                     let run = cell_run(w, vec3<i32>(x, y, z));
                     for (var j = run.x; j < run.y; j++) {
-                        let d = offset(p, pos_b[j]);
+                        let d = offset(p, pos[sim.n + j]);
                         let d2 = dot(d, d);
                         let dist = sqrt(d2);
-                        var take = meta_b[j].x != id && interact_code(a, meta_b[j].y) == INTERACT_CHASE
+                        var take = tags[sim.n + j].x != id && interact_code(a, tags[sim.n + j].y) == INTERACT_CHASE
                             && d2 < sp.chase_radius * sp.chase_radius
                             && !(cone && dot(d, heading) < sp.cos_half_fov * dist);
                         if take {
                             if round_ == 0u {
                                 take = best_j == NO_ACTOR || dist < best_s
-                                    || (dist == best_s && meta_b[j].x < meta_b[best_j].x);
+                                    || (dist == best_s && tags[sim.n + j].x < tags[sim.n + best_j].x);
                             } else {
                                 take = dist <= best_s;
                             }
@@ -361,7 +353,7 @@ fn chase(id: u32, p: V, v: V, a: u32) -> V {
                         var score = dist;
                         if take && round_ == 1u {
                             score = dist * (1.0 + sp.straggler_preference * crowd(j, false));
-                            take = score < best_s || (score == best_s && meta_b[j].x < meta_b[best_j].x);
+                            take = score < best_s || (score == best_s && tags[sim.n + j].x < tags[sim.n + best_j].x);
                         }
                         if take {
                             best_s = score;
@@ -377,7 +369,7 @@ fn chase(id: u32, p: V, v: V, a: u32) -> V {
         return V(0.0);
     }
     let lead = length(best_d) / max(sp.max_speed, 1e-6);
-    return seek(best_d + vel_b[best_j] * min(lead, 2.0), v, sp) * sp.chase_weight;
+    return seek(best_d + vel[sim.n + best_j] * min(lead, 2.0), v, sp) * sp.chase_weight;
 }
 
 // Before `steer`, one thread per actor: a chaser's pursuit force from the state
@@ -425,14 +417,14 @@ fn eat_target(k: u32, a: u32, id: u32) -> u32 {
             for (var x = w.lo.x; x <= w.hi.x; x++) {
                 let run = cell_run(w, vec3<i32>(x, y, z));
                 for (var j = run.x; j < run.y; j++) {
-                    let mj = meta_a[j];
-                    let d = offset(pc, pos_a[j]);
+                    let mj = tags[j];
+                    let d = offset(pc, pos[j]);
                     let d2 = dot(d, d);
                     var take = (mj.y & DEAD) == 0u && mj.x != id
                         && interact_code(a, mj.y) == INTERACT_CHASE && d2 < r2;
                     if take {
                         take = best_j == NO_ACTOR || d2 < best_d2
-                            || (d2 == best_d2 && mj.x < meta_a[best_j].x);
+                            || (d2 == best_d2 && mj.x < tags[best_j].x);
                     }
                     if take && ps.confusion > 0.0 {
                         take = crowd(j, true) < ps.confusion;
@@ -490,14 +482,14 @@ fn eat() {
         if best_j == NO_ACTOR {
             continue;
         }
-        if (meta_a[best_j].y & DEAD) != 0u {
+        if (tags[best_j].y & DEAD) != 0u {
             best_j = eat_target(k, word, id);
             if best_j == NO_ACTOR {
                 continue;
             }
         }
-        let prey = meta_a[best_j];
-        meta_a[best_j] = vec2<u32>(prey.x, prey.y | DEAD);
+        let prey = tags[best_j];
+        tags[best_j] = vec2<u32>(prey.x, prey.y | DEAD);
         let pk = actor_of(prey.x);
         if pk != NO_ACTOR {
             let at = wb + 2u * pk + 1u;
@@ -507,7 +499,7 @@ fn eat() {
         events[0] = n + 1u;
         if n < behave.events_cap {
             let at = 4u + n * EVENT_WORDS;
-            let q = vec4_of(pos_a[best_j]);
+            let q = vec4_of(pos[best_j]);
             events[at] = clock[0];
             events[at + 1u] = clock[1];
             events[at + 2u] = id;

@@ -13,10 +13,10 @@ var<private> kept_d: array<V, MAX_TOPOLOGICAL>;
 // Insertion into the k nearest, ordered by (distance², id).
 fn keep_nearest(j: u32, d2: f32, d: V) {
     let k = min(sp.topological, MAX_TOPOLOGICAL);
-    let id = meta_b[j].x;
+    let id = tags[sim.n + j].x;
     if kept == k {
         let l = kept_d2[k - 1u];
-        if l < d2 || (l == d2 && meta_b[kept_j[k - 1u]].x < id) {
+        if l < d2 || (l == d2 && tags[sim.n + kept_j[k - 1u]].x < id) {
             return;
         }
     }
@@ -26,7 +26,7 @@ fn keep_nearest(j: u32, d2: f32, d: V) {
             break;
         }
         let b = kept_d2[at - 1u];
-        let before = b < d2 || (b == d2 && meta_b[kept_j[at - 1u]].x < id);
+        let before = b < d2 || (b == d2 && tags[sim.n + kept_j[at - 1u]].x < id);
         if before {
             break;
         }
@@ -47,7 +47,7 @@ fn sum_nearest() {
         let j = kept_j[b];
         var rel = RELATION_FLOCK;
         if MULTI {
-            rel = relations[me.row + meta_b[j].y];
+            rel = relations[me.row + tags[sim.n + j].y];
         }
         add_neighbour(j, kept_d2[b], kept_d[b], rel);
     }
