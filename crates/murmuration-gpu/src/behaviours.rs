@@ -1,7 +1,7 @@
 //! The behaviours' data on the GPU (bind group 1 of `shaders/behaviours.wgsl`):
-//! obstacles packed as shapes plus one `f32` array (polygon vertices, baked field
-//! samples, the coarse clearance grid, path vertices), and the moving entities'
-//! state per step. The entities evolve on the host by the core's own clock
+//! one scene buffer holding obstacles packed as shapes, one `f32` array (polygon
+//! vertices, baked field samples, the coarse clearance grid, path vertices), the
+//! actor table, and the moving entities' state per step. The entities evolve on the host by the core's own clock
 //! ([`murmuration::entities`]), a frame per step uploaded before each submission,
 //! so both engines see the same attractor positions and fades bit for bit.
 
@@ -11,7 +11,7 @@ use crate::relations::Plan;
 use bytemuck::{Pod, Zeroable};
 use murmuration::{Attractor, Obstacle, Path, Pulse, World};
 
-/// The shader's `Behave` (uniform; 112 bytes).
+/// The shader's `Behave` (uniform; 128 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct BehaveUniform {
@@ -43,7 +43,12 @@ pub(crate) struct BehaveUniform {
     pub travel: f32,
     /// The farthest any boid looks at an actor it flees or follows.
     pub actor_reach: f32,
-    pub _pad: [u32; 2],
+    /// Where the scene buffer holds the data, the actor table and the frames
+    /// (16-byte words; the shapes start at 0).
+    pub data_at: u32,
+    pub table_at: u32,
+    pub frames_at: u32,
+    pub _pad: [u32; 3],
 }
 
 /// The shader's `Shape` (storage; 80 bytes).
@@ -60,7 +65,7 @@ pub(crate) struct ShapeData {
     pub bound: [f32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<BehaveUniform>() == 112);
+const _: () = assert!(std::mem::size_of::<BehaveUniform>() == 128);
 const _: () = assert!(std::mem::size_of::<ShapeData>() == 80);
 
 /// Eaten events recorded between two reads of the event buffer; more are
@@ -319,35 +324,29 @@ impl<V: GpuVector> Behaviours<V> {
 /// The buffers of group 1, in binding order.
 struct Group1 {
     uniform: wgpu::Buffer,
-    shapes: wgpu::Buffer,
-    data: wgpu::Buffer,
-    frames: wgpu::Buffer,
-    /// The actor table (relations.rs), actor records (two halves and the
-    /// pursuit forces) and eaten events (with each eater's target).
-    actor_table: wgpu::Buffer,
+    /// Shapes, data, the actor table (relations.rs) and the entity frames, in
+    /// 16-byte words (the layout in behaviours.wgsl).
+    scene: wgpu::Buffer,
+    /// Actor records (two halves and the pursuit forces) and eaten events
+    /// (with each eater's target).
     actors: wgpu::Buffer,
     events: wgpu::Buffer,
 }
 
 impl Group1 {
     /// The buffers in binding order.
-    fn all(&self) -> [&wgpu::Buffer; 7] {
-        [
-            &self.uniform,
-            &self.shapes,
-            &self.data,
-            &self.frames,
-            &self.actor_table,
-            &self.actors,
-            &self.events,
-        ]
+    fn all(&self) -> [&wgpu::Buffer; 4] {
+        [&self.uniform, &self.scene, &self.actors, &self.events]
     }
 }
 
 /// The behaviours' buffers (group 1).
 pub(crate) struct BehaviourBuffers {
     buffers: Group1,
-    /// Frames `frames` holds.
+    /// The scene buffer's words before the frames (kept to copy into a larger
+    /// buffer).
+    head: Vec<[u32; 4]>,
+    /// Frames the scene buffer holds.
     capacity: u32,
 }
 
@@ -358,7 +357,7 @@ impl BehaviourBuffers {
     }
 
     /// Group 1's buffers in binding order.
-    pub fn all(&self) -> [&wgpu::Buffer; 7] {
+    pub fn all(&self) -> [&wgpu::Buffer; 4] {
         self.buffers.all()
     }
 }
@@ -386,21 +385,16 @@ impl BehaviourBuffers {
         } else {
             vec![[0.0; 4]; (b.uniform.frame_stride as usize).max(1)]
         };
+        let plan = b.plan().clone();
+        let head = scene_head(b, &plan.table);
         let uniform = init(
             "behave uniform",
             bytemuck::bytes_of(&b.uniform),
             wgpu::BufferUsages::UNIFORM,
         );
-        let shapes = init("obstacle shapes", bytemuck::cast_slice(&b.shapes), storage);
-        let data = init("obstacle data", bytemuck::cast_slice(&b.data), storage);
-        let frames = init("entity frames", bytemuck::cast_slice(&first), storage);
-        let plan = b.plan();
-        let table = if plan.table.is_empty() {
-            vec![0]
-        } else {
-            plan.table.clone()
-        };
-        let actor_table = init("actor table", bytemuck::cast_slice(&table), storage);
+        let mut words = head.clone();
+        words.extend(first.iter().map(|f| f.map(f32::to_bits)));
+        let scene = init("behaviour scene", bytemuck::cast_slice(&words), storage);
         // Both halves (the first step reads half (step & 1)), then each actor's
         // pursuit force.
         let k = plan.records.len();
@@ -416,14 +410,15 @@ impl BehaviourBuffers {
         );
         let buffers = Group1 {
             uniform,
-            shapes,
-            data,
-            frames,
-            actor_table,
+            scene,
             actors,
             events,
         };
-        Self { buffers, capacity }
+        Self {
+            buffers,
+            head,
+            capacity,
+        }
     }
 
     /// Uploads the entity frames of the next `steps` steps, the first of which
@@ -444,20 +439,49 @@ impl BehaviourBuffers {
         }
         let mut replaced = false;
         let frames = b.frames(steps);
+        let at = 16 * self.head.len() as u64;
         if steps > self.capacity {
             self.capacity = steps;
-            self.buffers.frames = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("entity frames"),
-                size: 16 * frames.len() as u64,
+            self.buffers.scene = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("behaviour scene"),
+                size: at + 16 * frames.len() as u64,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
+            queue.write_buffer(&self.buffers.scene, 0, bytemuck::cast_slice(&self.head));
             b.uniform.frames = steps;
             queue.write_buffer(&self.buffers.uniform, 0, bytemuck::bytes_of(&b.uniform));
             replaced = true;
         }
-        queue.write_buffer(&self.buffers.frames, 0, bytemuck::cast_slice(&frames));
+        queue.write_buffer(&self.buffers.scene, at, bytemuck::cast_slice(&frames));
         queue.write_buffer(clock, 8, bytemuck::bytes_of(&(step as u32)));
         replaced
     }
+}
+
+/// The scene buffer's words before the frames: the shapes, the data and the
+/// actor table, each from a whole word; sets their places in `b`'s uniform.
+fn scene_head<V: GpuVector>(b: &mut Behaviours<V>, table: &[u32]) -> Vec<[u32; 4]> {
+    let mut words: Vec<[u32; 4]> = bytemuck::cast_slice(&b.shapes).to_vec();
+    let mut push = |xs: &mut dyn Iterator<Item = u32>| {
+        let at = words.len() as u32;
+        let mut word = [0; 4];
+        let mut k = 0;
+        for x in xs {
+            word[k] = x;
+            k += 1;
+            if k == 4 {
+                words.push(word);
+                (word, k) = ([0; 4], 0);
+            }
+        }
+        if k > 0 {
+            words.push(word);
+        }
+        at
+    };
+    b.uniform.data_at = push(&mut b.data.iter().map(|x| x.to_bits()));
+    b.uniform.table_at = push(&mut table.iter().copied());
+    b.uniform.frames_at = words.len() as u32;
+    words
 }

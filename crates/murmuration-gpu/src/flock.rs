@@ -1034,7 +1034,7 @@ mod tests {
     }
 
     #[test]
-    fn every_pass_of_the_plain_step_binds_at_most_webgpus_eight_storage_buffers() {
+    fn every_pass_binds_at_most_eight_storage_buffers_plain_and_ten_with_behaviours() {
         for counts in [
             storage_per_pass::<glam::Vec2>(false),
             storage_per_pass::<glam::Vec3>(false),
@@ -1047,10 +1047,15 @@ mod tests {
                 "{counts:?}"
             );
         }
-        // With obstacles, entities and relations, group 1 adds five to steer.
-        let full = storage_per_pass::<glam::Vec3>(true);
-        let steer = full.iter().find(|c| c.0 == "steer").unwrap().1;
-        assert_eq!(steer, 13, "{full:?}");
+        // With obstacles, entities and relations, group 1 adds its scene and
+        // actor records: 10, the limit of Chrome (and SwiftShader) on desktops.
+        for full in [
+            storage_per_pass::<glam::Vec2>(true),
+            storage_per_pass::<glam::Vec3>(true),
+        ] {
+            let widest = full.iter().map(|c| c.1).max().unwrap();
+            assert_eq!(widest, 10, "{full:?}");
+        }
     }
 
     #[test]

@@ -33,8 +33,12 @@ struct Behave {
     eat_reach: f32,         // an eating chaser's search reach in the grid before the move
     travel: f32,            // two steps of the fastest travel
     actor_reach: f32,       // the farthest anyone looks at an actor it flees or follows
+    data_at: u32,           // where `scene` holds the data, the actor table and the frames
+    table_at: u32,
+    frames_at: u32,
     _p1: u32,
     _p2: u32,
+    _p3: u32,
 }
 
 // One obstacle: `a`, `b` and `dims` by kind —
@@ -54,12 +58,30 @@ struct Shape {
 }
 
 @group(1) @binding(0) var<uniform> behave: Behave;
-@group(1) @binding(1) var<storage, read> shapes: array<Shape>;
-@group(1) @binding(2) var<storage, read> data: array<f32>;
-// Per step: attractors (2 vec4 each: position, weight; radius, range², species
-// or -1, free inside 1 or 0), pulses (2), paths (2), computed on the host by
-// the core's own entity clock; `steer` reads frame clock[0] - clock[2].
-@group(1) @binding(3) var<storage, read> frames: array<vec4<f32>>;
+// Everything the behaviours read, in 16-byte words (one binding, so a pass stays
+// within 10 storage buffers): the shapes (5 words each) from 0; `data` (f32, 4 a
+// word: polygon vertices, field samples, the clearance grid, path vertices) from
+// behave.data_at; the actor table (u32, relations.wgsl) from behave.table_at; the
+// entity frames from behave.frames_at. Per step a frame holds attractors (2 words
+// each: position, weight; radius, range², species or -1, free inside 1 or 0),
+// pulses (2), paths (2), computed on the host by the core's own entity clock;
+// `steer` reads frame clock[0] - clock[2].
+@group(1) @binding(1) var<storage, read> scene: array<vec4<u32>>;
+
+fn shape(k: u32) -> Shape {
+    let o = 5u * k;
+    let w = scene[o];
+    return Shape(w.x, w.y, w.z, bitcast<f32>(w.w), scene[o + 1u], bitcast<vec4<f32>>(scene[o + 2u]),
+                 bitcast<vec4<f32>>(scene[o + 3u]), bitcast<vec4<f32>>(scene[o + 4u]));
+}
+
+fn datum(i: u32) -> f32 {
+    return bitcast<f32>(scene[behave.data_at + i / 4u][i % 4u]);
+}
+
+fn frame(i: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(scene[behave.frames_at + i]);
+}
 
 struct Surface {
     d: f32,
@@ -89,7 +111,7 @@ fn closest_on_segment(p: V, a: V, b: V) -> V {
 }
 
 fn field_at(s: Shape, x: u32, y: u32, z: u32) -> f32 {
-    return data[s.first + (z * s.dims.y + y) * s.dims.x + x];
+    return datum(s.first + (z * s.dims.y + y) * s.dims.x + x);
 }
 
 // Multilinear value and gradient at node coordinates q (sdf_grid.rs's `sample`).
@@ -188,8 +210,8 @@ fn polygon_surface(s: Shape, p: V) -> Surface {
     let k = s.count;
     for (var e = 0u; e < k; e++) {
         let e2 = select(e + 1u, 0u, e + 1u == k);
-        let a = v_from(vec4<f32>(data[s.first + 2u * e], data[s.first + 2u * e + 1u], 0.0, 0.0));
-        let b = v_from(vec4<f32>(data[s.first + 2u * e2], data[s.first + 2u * e2 + 1u], 0.0, 0.0));
+        let a = v_from(vec4<f32>(datum(s.first + 2u * e), datum(s.first + 2u * e + 1u), 0.0, 0.0));
+        let b = v_from(vec4<f32>(datum(s.first + 2u * e2), datum(s.first + 2u * e2 + 1u), 0.0, 0.0));
         let c = closest_on_segment(p, a, b);
         let dc = p - c;
         let d2 = dot(dc, dc);
@@ -214,7 +236,7 @@ fn polygon_surface(s: Shape, p: V) -> Surface {
 
 // Signed distance and outward normal of obstacle k at p (obstacles.rs's `surface`).
 fn shape_surface(k: u32, p: V) -> Surface {
-    let s = shapes[k];
+    let s = shape(k);
     switch s.kind {
         case SHAPE_SPHERE: {
             let d = p - v_from(s.a);
@@ -267,7 +289,7 @@ struct Nearest {
 fn nearest(p: V, reach: f32) -> Nearest {
     var r = Nearest(false, Surface(0.0, V(0.0)));
     for (var k = 0u; k < behave.obstacles; k++) {
-        let b = shapes[k].bound;
+        let b = shape(k).bound;
         if length(p - v_from(b)) - b.w > reach {
             continue;
         }
@@ -298,7 +320,7 @@ fn clearance(p: V) -> f32 {
         }
     }
     if !outside {
-        return data[behave.clear_first + index];
+        return datum(behave.clear_first + index);
     }
     var d2 = 0.0;
     for (var i = 0u; i < DIM; i++) {
@@ -407,8 +429,8 @@ fn frame_base() -> u32 {
 
 // Attractor k's arrive force on a boid of `species` (attractors.rs's `arrive`).
 fn arrive(base: u32, k: u32, species_index: u32, p: V, v: V) -> V {
-    let x = frames[base + 2u * k];
-    let y = frames[base + 2u * k + 1u];
+    let x = frame(base + 2u * k);
+    let y = frame(base + 2u * k + 1u);
     if y.z >= 0.0 && u32(y.z) != species_index {
         return V(0.0);
     }
@@ -429,8 +451,8 @@ fn arrive(base: u32, k: u32, species_index: u32, p: V, v: V) -> V {
 
 // Pulse k's push (attractors.rs's `push`).
 fn push(base: u32, k: u32, p: V) -> V {
-    let x = frames[base + 2u * k];
-    let y = frames[base + 2u * k + 1u];
+    let x = frame(base + 2u * k);
+    let y = frame(base + 2u * k + 1u);
     if y.z == 0.0 {
         return V(0.0);
     }
@@ -448,8 +470,8 @@ fn push(base: u32, k: u32, p: V) -> V {
 
 // Path k's follow force (paths.rs's `follow`).
 fn follow_path(base: u32, k: u32, species_index: u32, p: V, v: V) -> V {
-    let x = frames[base + 2u * k];
-    let y = frames[base + 2u * k + 1u];
+    let x = frame(base + 2u * k);
+    let y = frame(base + 2u * k + 1u);
     if x.w == 0.0 || (x.z >= 0.0 && u32(x.z) != species_index) {
         return V(0.0);
     }
@@ -489,7 +511,7 @@ fn follow_path(base: u32, k: u32, species_index: u32, p: V, v: V) -> V {
 fn path_point(at: u32) -> V {
     var q = V(0.0);
     for (var i = 0u; i < DIM; i++) {
-        q[i] = data[at + i];
+        q[i] = datum(at + i);
     }
     return q;
 }
@@ -498,7 +520,7 @@ fn path_point(at: u32) -> V {
 // direction blended between two keyed knots; the knot and blend of this step come
 // from the host (`knot_phase`, in f64 there).
 fn wander(base: u32, id: u32, species_index: u32, v: V) -> V {
-    let ph = frames[base + behave.wander_base + species_index];
+    let ph = frame(base + behave.wander_base + species_index);
     let k = vec2<u32>(bitcast<u32>(ph.x), bitcast<u32>(ph.y));
     var r0 = rng_new(sim.seed_key, vec2<u32>(id, 0u), k, STREAM_WANDER);
     let u0 = rng_f32(&r0);

@@ -10,25 +10,28 @@ const INTERACT_CHASE: u32 = 2u;
 const INTERACT_FOLLOW: u32 = 3u;
 const EVENT_WORDS: u32 = 8u;
 
-@group(1) @binding(4) var<storage, read> actor_table: array<u32>;
+// The actor table (relations.rs) in behaviours.wgsl's `scene`, from behave.table_at.
+fn actor_table(i: u32) -> u32 {
+    return scene[behave.table_at + i / 4u][i % 4u];
+}
 // Two halves of actor records (2 vec4 each: position + id bits, velocity +
 // species word): a step reads half (step & 1) and writes the other.
-@group(1) @binding(5) var<storage, read_write> actors: array<vec4<f32>>;
+@group(1) @binding(2) var<storage, read_write> actors: array<vec4<f32>>;
 // [count, 0, 0, 0], then EVENT_WORDS per eaten boid, then each eater's target.
-@group(1) @binding(6) var<storage, read_write> events: array<u32>;
+@group(1) @binding(3) var<storage, read_write> events: array<u32>;
 
 fn interact_code(a: u32, b: u32) -> u32 {
-    return actor_table[a * behave.species + b];
+    return actor_table(a * behave.species + b);
 }
 
 fn actor_range(b: u32) -> vec2<u32> {
     let at = behave.species * behave.species + 2u * b;
-    return vec2<u32>(actor_table[at], actor_table[at + 1u]);
+    return vec2<u32>(actor_table(at), actor_table(at + 1u));
 }
 
 fn actor_of(id: u32) -> u32 {
     let base = behave.species * behave.species + 2u * behave.species + behave.eaters;
-    return actor_table[base + id];
+    return actor_table(base + id);
 }
 
 // Offset a → b with the nearest periodic image in a wrapping world.
@@ -452,7 +455,7 @@ fn eat_search(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
         return;
     }
     let wb = 2u * (((clock[0] + 1u) & 1u) * behave.actors);
-    let k = actor_table[behave.species * behave.species + 2u * behave.species + e];
+    let k = actor_table(behave.species * behave.species + 2u * behave.species + e);
     let word = bitcast<u32>(actors[wb + 2u * k + 1u].w);
     var target_slot = NO_ACTOR;
     if (word & DEAD) == 0u {
@@ -471,7 +474,7 @@ fn eat() {
     let wb = 2u * (((clock[0] + 1u) & 1u) * behave.actors);
     let order = behave.species * behave.species + 2u * behave.species;
     for (var e = 0u; e < behave.eaters; e++) {
-        let k = actor_table[order + e];
+        let k = actor_table(order + e);
         let now = actors[wb + 2u * k];
         let word = bitcast<u32>(actors[wb + 2u * k + 1u].w);
         if (word & DEAD) != 0u {

@@ -296,7 +296,7 @@ use murmuration::{Event, Relation, Spawn, SpeciesId, Steering};
 /// hang on crowd counts that rounding can flip (a neighbour at the edge of the
 /// perception radius), so the per-boid comparison in 3D runs without them and
 /// the long hunt holds them statistically.
-fn predators<V: GpuVector>(size: f32, boundary: Boundary, eat: f32, picky: bool) -> World<V> {
+pub fn predators<V: GpuVector>(size: f32, boundary: Boundary, eat: f32, picky: bool) -> World<V> {
     let fish = SpeciesParams {
         flee_radius: 3.0,
         flee_weight: 4.0,
