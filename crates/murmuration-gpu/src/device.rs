@@ -27,42 +27,44 @@ pub fn instance() -> wgpu::Instance {
 
 impl Gpu {
     /// Opens the default adapter (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and
-    /// `WGPU_POWER_PREF` are honoured) with the limits the flock needs.
+    /// `WGPU_POWER_PREF` are honoured) with its own limits. Blocks: a browser
+    /// uses [`Gpu::request`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new() -> Result<Self, GpuError> {
-        pollster::block_on(Self::open())
-    }
-
-    async fn open() -> Result<Self, GpuError> {
-        let instance = instance();
-        let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
-            .await
-            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
-        Self::open_adapter(&adapter).await
-    }
-
-    /// Opens a device on `adapter` with the limits the flock needs: a window picks
-    /// the adapter that can draw into its surface, and the flock, the renderer and
-    /// the window then share one device (the renderer reads the flock's buffers).
-    pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
-        pollster::block_on(Self::open_adapter(adapter))
-    }
-
-    async fn open_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
-        Self::open_with(adapter, adapter.limits()).await
+        pollster::block_on(Self::request(None))
     }
 
     /// Opens the default adapter with exactly `limits` (each flock then checks
     /// that its passes fit them): `wgpu::Limits::default()` are WebGPU's
     /// defaults, which a browser grants without asking, so a flock that runs
     /// under them runs in any browser with WebGPU.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_limits(limits: wgpu::Limits) -> Result<Self, GpuError> {
-        pollster::block_on(async {
-            let instance = instance();
-            let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
-                .await
-                .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
-            Self::open_with(&adapter, limits).await
-        })
+        pollster::block_on(Self::request(Some(limits)))
+    }
+
+    /// Opens a device on `adapter` with its limits: a window picks the adapter
+    /// that can draw into its surface, and the flock, the renderer and the window
+    /// then share one device (the renderer reads the flock's buffers).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
+        pollster::block_on(Self::from_adapter_async(adapter))
+    }
+
+    /// [`Gpu::new`] (`limits: None`) or [`Gpu::with_limits`] without blocking,
+    /// as a browser needs.
+    pub async fn request(limits: Option<wgpu::Limits>) -> Result<Self, GpuError> {
+        let instance = instance();
+        let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
+            .await
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let limits = limits.unwrap_or_else(|| adapter.limits());
+        Self::open_with(&adapter, limits).await
+    }
+
+    /// [`Gpu::from_adapter`] without blocking (a page's canvas picks the adapter).
+    pub async fn from_adapter_async(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
+        Self::open_with(adapter, adapter.limits()).await
     }
 
     async fn open_with(adapter: &wgpu::Adapter, limits: wgpu::Limits) -> Result<Self, GpuError> {
@@ -131,6 +133,7 @@ impl Gpu {
     }
 
     /// Waits until the queue is idle; an error when the device reported one.
+    /// (In a browser it returns at once: the queue drains between frames.)
     pub fn wait_idle(&self) -> Result<(), GpuError> {
         self.wait()
     }
@@ -149,7 +152,8 @@ impl Gpu {
         }
     }
 
-    /// Waits until the queue is idle.
+    /// Waits until the queue is idle (natively; a browser's device polls itself
+    /// and this returns at once), running the callbacks of finished mappings.
     pub(crate) fn wait(&self) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::Wait {
@@ -158,5 +162,22 @@ impl Gpu {
             })
             .map_err(|e| GpuError::Runtime(e.to_string()))?;
         self.check()
+    }
+}
+
+/// Maps `slice` for reading; resolves once the mapping is done. Natively the
+/// callback runs inside [`Gpu::wait`] (call it before awaiting); in a browser
+/// it runs when the page's event loop gets the GPU's answer.
+pub(crate) fn mapped(
+    slice: wgpu::BufferSlice<'_>,
+) -> impl std::future::Future<Output = Result<(), GpuError>> + use<> {
+    let (tx, rx) = futures_channel::oneshot::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    async move {
+        rx.await
+            .map_err(|_| GpuError::Runtime("a read-back was dropped unmapped".into()))?
+            .map_err(|e| GpuError::Runtime(format!("read-back: {e}")))
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::WORKGROUP_SIZE;
 use crate::behaviours::{BehaviourBuffers, Behaviours, EVENT_WORDS, EVENTS_CAP};
-use crate::device::Gpu;
+use crate::device::{Gpu, mapped};
 use crate::dims::GpuVector;
 use crate::error::GpuError;
 use crate::layouts::{self, GROUPS, PassBindings};
@@ -249,8 +249,15 @@ fn upload<V: GpuVector>(
 }
 
 impl<V: GpuVector> GpuFlock<V> {
-    /// Uploads `world` (state, parameters, relations) to `gpu`.
+    /// Uploads `world` (state, parameters, relations) to `gpu`. Blocks until the
+    /// device has checked it: a browser uses [`GpuFlock::new_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(gpu: &Gpu, world: &World<V>) -> Result<Self, GpuError> {
+        pollster::block_on(Self::new_async(gpu, world))
+    }
+
+    /// [`GpuFlock::new`] without blocking.
+    pub async fn new_async(gpu: &Gpu, world: &World<V>) -> Result<Self, GpuError> {
         check_supported(world)?;
         let device = &gpu.device;
         let sim = plan(world);
@@ -307,10 +314,10 @@ impl<V: GpuVector> GpuFlock<V> {
             })
             .collect();
         let step = world.step_index();
-        if let Some(e) = pollster::block_on(oom.pop()) {
+        if let Some(e) = oom.pop().await {
             return Err(GpuError::Runtime(format!("out of GPU memory: {e}")));
         }
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = scope.pop().await {
             return Err(GpuError::Runtime(e.to_string()));
         }
         Ok(Self {
@@ -485,6 +492,7 @@ impl<V: GpuVector> GpuFlock<V> {
     /// Profiles `steps` steps with every pass timed on its own (GPU timestamps
     /// required): returns each pass's name and median milliseconds. Separate passes
     /// add a little overhead, so the sum exceeds a normal step slightly.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn profile_passes(&mut self, steps: u32) -> Result<Vec<(&'static str, f64)>, GpuError> {
         if !self.gpu.timestamps {
             return Err(GpuError::Unsupported(
@@ -512,7 +520,8 @@ impl<V: GpuVector> GpuFlock<V> {
             self.encode_step(&mut encoder, None, Some((&set, s * per)));
         }
         encoder.resolve_query_set(&set, 0..count, &resolve, 0);
-        let ticks: Vec<u64> = self.read_buffers(encoder, &[(&resolve, bytes)])?.remove(0);
+        let ticks: Vec<u64> =
+            pollster::block_on(self.read_buffers(encoder, &[(&resolve, bytes)]))?.remove(0);
         self.step += steps as u64;
         let period = self.gpu.queue.get_timestamp_period() as f64;
         Ok(names
@@ -566,6 +575,7 @@ impl<V: GpuVector> GpuFlock<V> {
     /// Runs `steps` steps, one submission each, and returns each step's time in
     /// milliseconds: GPU timestamps around the step's pass where the device has
     /// them, else wall time from submit to an idle device.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn timed_steps(&mut self, steps: u32) -> Result<Vec<f64>, GpuError> {
         let mut out = Vec::with_capacity(steps as usize);
         if self.gpu.timestamps {
@@ -590,7 +600,8 @@ impl<V: GpuVector> GpuFlock<V> {
             }
             let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
             encoder.resolve_query_set(&set, 0..2 * steps, &resolve, 0);
-            let ticks: Vec<u64> = self.read_buffers(encoder, &[(&resolve, bytes)])?.remove(0);
+            let ticks: Vec<u64> =
+                pollster::block_on(self.read_buffers(encoder, &[(&resolve, bytes)]))?.remove(0);
             let period = self.gpu.queue.get_timestamp_period() as f64;
             for i in 0..steps as usize {
                 let dt = ticks[2 * i + 1].wrapping_sub(ticks[2 * i]);
@@ -614,7 +625,7 @@ impl<V: GpuVector> GpuFlock<V> {
 
     /// Copies `sources` into mappable buffers after `encoder`'s work and returns
     /// their contents as `T`s.
-    fn read_buffers<T: bytemuck::Pod>(
+    async fn read_buffers<T: bytemuck::Pod>(
         &self,
         mut encoder: wgpu::CommandEncoder,
         sources: &[(&wgpu::Buffer, u64)],
@@ -634,10 +645,11 @@ impl<V: GpuVector> GpuFlock<V> {
             })
             .collect();
         self.gpu.queue.submit([encoder.finish()]);
-        for s in &staging {
-            s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        }
+        let maps: Vec<_> = staging.iter().map(|s| mapped(s.slice(..))).collect();
         self.gpu.wait()?;
+        for m in maps {
+            m.await?;
+        }
         staging
             .iter()
             .map(|s| {
@@ -654,11 +666,18 @@ impl<V: GpuVector> GpuFlock<V> {
     }
 
     /// Counters of the last step (a small read-back).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn last_stats(&self) -> Result<GpuStats, GpuError> {
+        pollster::block_on(self.last_stats_async())
+    }
+
+    /// [`GpuFlock::last_stats`] without blocking, as a browser needs.
+    pub async fn last_stats_async(&self) -> Result<GpuStats, GpuError> {
         let words = 2 * self.steer_groups.0 as u64 * self.steer_groups.1 as u64;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
         let v: Vec<u32> = self
-            .read_buffers(encoder, &[(&self.buffers.clock, (STATS_WORD + words) * 4)])?
+            .read_buffers(encoder, &[(&self.buffers.clock, (STATS_WORD + words) * 4)])
+            .await?
             .remove(0);
         let mut s = GpuStats::default();
         for w in v[STATS_WORD as usize..].chunks_exact(2) {
@@ -674,7 +693,15 @@ impl<V: GpuVector> GpuFlock<V> {
         clippy::type_complexity,
         reason = "four parallel arrays, named in the doc comment"
     )]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_state(&self) -> Result<(Vec<BoidId>, Vec<V>, Vec<V>, Vec<V>), GpuError> {
+        pollster::block_on(self.read_state_async())
+    }
+
+    /// [`GpuFlock::read_state`] without blocking, as a browser needs.
+    pub async fn read_state_async(
+        &self,
+    ) -> Result<(Vec<BoidId>, Vec<V>, Vec<V>, Vec<V>), GpuError> {
         let n = self.sim.n as u64;
         if n == 0 {
             return Ok(Default::default());
@@ -682,10 +709,11 @@ impl<V: GpuVector> GpuFlock<V> {
         let vb = n * std::mem::size_of::<V::Packed>() as u64;
         let [p, v, a, m] = &self.buffers.state;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let mut vecs: Vec<Vec<V::Packed>> =
-            self.read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])?;
+        let mut vecs: Vec<Vec<V::Packed>> = self
+            .read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])
+            .await?;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let meta: Vec<[u32; 2]> = self.read_buffers(encoder, &[(m, n * 8)])?.remove(0);
+        let meta: Vec<[u32; 2]> = self.read_buffers(encoder, &[(m, n * 8)]).await?.remove(0);
         let alive = |k: &usize| meta[*k][1] & DEAD == 0;
         let unpack = |x: Vec<V::Packed>| {
             (0..x.len())
@@ -707,8 +735,14 @@ impl<V: GpuVector> GpuFlock<V> {
     /// since the last read-back ([`GpuFlock::take_events`]) and the zones'
     /// events from a recount at the new positions
     /// ([`World::finish_external_steps`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_into(&self, world: &mut World<V>) -> Result<(), GpuError> {
-        let behind = self.read_motion_into(world)?;
+        pollster::block_on(self.read_into_async(world))
+    }
+
+    /// [`GpuFlock::read_into`] without blocking, as a browser needs.
+    pub async fn read_into_async(&self, world: &mut World<V>) -> Result<(), GpuError> {
+        let behind = self.read_motion_into_async(world).await?;
         world.advance_entities(behind);
         Ok(())
     }
@@ -716,8 +750,14 @@ impl<V: GpuVector> GpuFlock<V> {
     /// [`GpuFlock::read_into`] without the moving entities, for a caller that
     /// advances them itself as it steps (so a window's overlays stay current
     /// between read-backs). Returns the steps the world was behind.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_motion_into(&self, world: &mut World<V>) -> Result<u64, GpuError> {
-        let (ids, pos, vel, acc) = self.read_state()?;
+        pollster::block_on(self.read_motion_into_async(world))
+    }
+
+    /// [`GpuFlock::read_motion_into`] without blocking, as a browser needs.
+    pub async fn read_motion_into_async(&self, world: &mut World<V>) -> Result<u64, GpuError> {
+        let (ids, pos, vel, acc) = self.read_state_async().await?;
         if ids.len() != world.len() {
             let alive: std::collections::HashSet<BoidId> = ids.iter().copied().collect();
             let gone: Vec<BoidId> = world
@@ -732,7 +772,7 @@ impl<V: GpuVector> GpuFlock<V> {
         let behind = self.step.saturating_sub(world.step_index());
         world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
         if behind > 0 {
-            let (eaten, _) = self.take_events()?;
+            let (eaten, _) = self.take_events_async().await?;
             world.finish_external_steps(&eaten);
         }
         Ok(behind)
@@ -741,14 +781,21 @@ impl<V: GpuVector> GpuFlock<V> {
     /// The boids eaten since the last call ([`Event::Eaten`], in the order they
     /// happened: by step, then chaser id), and how many more were eaten than the
     /// event buffer could describe. Empty when no chaser eats.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn take_events(&self) -> Result<(Vec<Event<V>>, u64), GpuError> {
+        pollster::block_on(self.take_events_async())
+    }
+
+    /// [`GpuFlock::take_events`] without blocking, as a browser needs.
+    pub async fn take_events_async(&self) -> Result<(Vec<Event<V>>, u64), GpuError> {
         if !self.behaviours.eats() {
             return Ok((Vec::new(), 0));
         }
         let words = 4 + EVENTS_CAP as u64 * EVENT_WORDS as u64;
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
         let raw: Vec<u32> = self
-            .read_buffers(encoder, &[(self.behaviour_buffers.events(), words * 4)])?
+            .read_buffers(encoder, &[(self.behaviour_buffers.events(), words * 4)])
+            .await?
             .remove(0);
         self.gpu
             .queue

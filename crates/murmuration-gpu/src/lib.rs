@@ -40,7 +40,9 @@ mod error;
 mod flock;
 mod layouts;
 mod relations;
+#[cfg(not(target_arch = "wasm32"))]
 mod simulation;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 mod uniforms;
 
@@ -48,6 +50,7 @@ pub use device::{Gpu, instance};
 pub use dims::GpuVector;
 pub use error::GpuError;
 pub use flock::{BoidBuffers, GpuFlock, GpuStats};
+#[cfg(not(target_arch = "wasm32"))]
 pub use simulation::{Backend, Simulation};
 
 /// Invocations per workgroup of every compute pass (the shaders' `WG`).
