@@ -43,7 +43,9 @@ pub struct Offscreen {
 
 impl Offscreen {
     /// Opens the default GPU (lavapipe on a machine without one) and makes a
-    /// `width` × `height` target.
+    /// `width` × `height` target. Native only: a page opens its GPU with
+    /// [`Gpu::request`] and calls [`Offscreen::with_gpu`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(width: u32, height: u32) -> Result<Self, RenderError> {
         Self::with_gpu(Gpu::new()?, width, height)
     }
