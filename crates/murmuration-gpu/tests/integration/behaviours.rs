@@ -592,7 +592,7 @@ fn a_simulation_keeps_its_entities_current_between_read_backs() {
 /// the H200 found none in 120 steps.)
 fn hunt_with_loners() -> (World<Vec2>, Vec<murmuration::BoidId>) {
     let base = predators::<Vec2>(40.0, Boundary::Wrap, 1.5, true);
-    let mut w = World::new(base.config().clone(), base.species().to_vec()).unwrap();
+    let mut w = World::new(*base.config(), base.species().to_vec()).unwrap();
     let (fish, shark) = (SpeciesId::FIRST, SpeciesId::new(1));
     w.set_relation(fish, shark, Relation::Flee).unwrap();
     w.set_relation(shark, fish, Relation::Chase).unwrap();
