@@ -4,11 +4,14 @@
 #   scripts/gpu-bench.sh [OUTDIR]        (default: $OUT, else target/gpu-bench)
 #
 # Where cargo exists the binaries are built into .gpubin/ first. A machine without
-# cargo (a lent GPU box) runs the binaries carried in .gpubin/: build them with
+# cargo (a lent GPU box) runs the binaries carried in .gpubin/ (git-ignored: name it
+# in the device run's carry list): build them with
 # `scripts/gpu-bench.sh --build-only` on a machine with the same architecture.
 # Writes parity.log, profile.log, bench.jsonl and table.md to OUTDIR and prints the
 # table last. GPU numbers count only from a real GPU; on lavapipe the script proves
 # correctness, not speed.
+# Issue 47's table alone, in about 5 minutes of a lease: scripts/gpu-figures.sh
+# (run it first when device time is short).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=.gpubin

@@ -32,7 +32,7 @@ figure() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" | tee -a "$out/figures.tsv"; }
 median() { # bench --json rows on stdin -> the first row's median_ms
   python3 -c 'import sys,json
 rows=[json.loads(l) for l in sys.stdin if l.startswith("{")]
-print(f"{rows[0][\"median_ms\"]:.4f}" if rows else "failed")'
+print("%.4f" % rows[0]["median_ms"] if rows else "failed")'
 }
 bench() { timeout 240 "$bin/murmuration" bench --backend gpu --phase uniform --json "$@" 2>>"$out/errors.log" | tee -a "$out/bench.jsonl" | median; }
 phases() { timeout 120 "$bin/gpu_phases" "$@" 2>&1 | tee -a "$out/phases.log"; }
@@ -52,7 +52,7 @@ figure "plain step, 2D $tm (gpu_phases whole step)" "bench within 10 %" \
 figure "plain step, 3D $m" "<= 0.5 ms" "$(bench --dim 3 --n "$m")"
 oap=$(bench --dim 2 --n "$m" --workload oap)
 figure "behaviours (oap), 2D $m" "<= 1.5x plain" \
-  "$oap ($(python3 -c "print(f'{float(\"$oap\") / float(\"$p1\"):.1f}x')" 2>/dev/null))"
+  "$oap ($(python3 -c "print('%.1fx of plain' % ($oap / $p1))" 2>/dev/null))"
 phases "$m" 2 uniform oap > "$out/oap-passes.log"
 for pass in pursue sort_cells steer; do
   figure "  oap pass $pass" "" "$(sed -n "s/^ *$pass  *\([0-9.]*\) ms.*/\1/p" "$out/oap-passes.log")"
