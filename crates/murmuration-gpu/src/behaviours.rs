@@ -51,7 +51,7 @@ pub(crate) struct BehaveUniform {
     pub _pad: [u32; 3],
 }
 
-/// The shader's `Shape` (storage; 80 bytes).
+/// The shader's `Shape` (80 bytes: five 16-byte words of the scene buffer).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct ShapeData {
@@ -422,9 +422,9 @@ impl BehaviourBuffers {
     }
 
     /// Uploads the entity frames of the next `steps` steps, the first of which
-    /// is step `step` (`clock[2]` in `clock`), growing the frame buffer when it
+    /// is step `step` (`clock[2]` in `clock`), growing the scene buffer when it
     /// holds fewer. Nothing to do for a world whose entities never change.
-    /// True when the frame buffer was replaced (the bind groups over it must be
+    /// True when the scene buffer was replaced (the bind groups over it must be
     /// made again).
     pub fn load_frames<V: GpuVector>(
         &mut self,

@@ -86,7 +86,8 @@ struct Pass {
 }
 
 /// The state of a [`GpuFlock`] as it lives on the GPU, in the flock's storage
-/// (cell) order, which changes every step.
+/// (cell) order, which changes every step. Each buffer holds `2 × len` entries:
+/// the state in the first `len`, the step's sorted copy after it.
 #[derive(Clone, Debug)]
 pub struct BoidBuffers {
     /// Positions: `vec2<f32>` (8 bytes) in 2D, `vec3<f32>` padded to 16 bytes in 3D.
@@ -272,7 +273,7 @@ impl<V: GpuVector> GpuFlock<V> {
             ("positions", 2 * n * vec_bytes),
             ("velocities", 2 * n * vec_bytes),
             ("steering", 2 * n * vec_bytes),
-            ("ids", 2 * n * 8),
+            ("tags", 2 * n * 8),
             ("keys", n * 8),
             ("counts", sim.scan_cells as u64 * 4),
             ("starts", (sim.scan_cells as u64 + 1) * 4),

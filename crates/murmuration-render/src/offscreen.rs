@@ -104,7 +104,8 @@ impl Offscreen {
     }
 
     /// Draws `scene` and returns the picture: `width × height` RGBA8 pixels, rows
-    /// top to bottom, sRGB-encoded.
+    /// top to bottom, sRGB-encoded. It waits for the read-back, which a browser
+    /// cannot: there it returns an error (a page draws into its canvas instead).
     pub fn render(
         &mut self,
         scene: &Scene,

@@ -18,7 +18,7 @@ struct Behave {
     pulses: u32,
     paths: u32,
     frame_stride: u32,      // vec4s per frame of entity state
-    frames: u32,            // frames in `frames`
+    frames: u32,            // frames in `scene` from frames_at
     clear_first: u32,       // the clearance grid's lower bounds in `data`
     skin: f32,              // contact gap kept from surfaces
     clear_origin: vec4<f32>,
