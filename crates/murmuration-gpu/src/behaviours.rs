@@ -1,9 +1,10 @@
 //! The behaviours' data on the GPU (bind group 1 of `shaders/behaviours.wgsl`):
 //! one scene buffer holding obstacles packed as shapes, one `f32` array (polygon
 //! vertices, baked field samples, the coarse clearance grid, path vertices), the
-//! actor table, and the moving entities' state per step. The entities evolve on the host by the core's own clock
-//! ([`murmuration::entities`]), a frame per step uploaded before each submission,
-//! so both engines see the same attractor positions and fades bit for bit.
+//! actor table, and the moving entities' state per step. The entities evolve on
+//! the host by the core's own clock ([`murmuration::entities`]), a frame per step
+//! uploaded before each submission, so both engines see the same attractor
+//! positions and fades bit for bit.
 
 use crate::dims::GpuVector;
 use crate::error::GpuError;
@@ -385,8 +386,8 @@ impl BehaviourBuffers {
         } else {
             vec![[0.0; 4]; (b.uniform.frame_stride as usize).max(1)]
         };
-        let plan = b.plan().clone();
-        let head = scene_head(b, &plan.table);
+        let head = scene_head(&mut b.uniform, &b.shapes, &b.data, &b.plan.table);
+        let plan = b.plan();
         let uniform = init(
             "behave uniform",
             bytemuck::bytes_of(&b.uniform),
@@ -460,28 +461,25 @@ impl BehaviourBuffers {
 }
 
 /// The scene buffer's words before the frames: the shapes, the data and the
-/// actor table, each from a whole word; sets their places in `b`'s uniform.
-fn scene_head<V: GpuVector>(b: &mut Behaviours<V>, table: &[u32]) -> Vec<[u32; 4]> {
-    let mut words: Vec<[u32; 4]> = bytemuck::cast_slice(&b.shapes).to_vec();
-    let mut push = |xs: &mut dyn Iterator<Item = u32>| {
+/// actor table, each from a whole word; sets their places in `uniform`.
+fn scene_head(
+    uniform: &mut BehaveUniform,
+    shapes: &[ShapeData],
+    data: &[f32],
+    table: &[u32],
+) -> Vec<[u32; 4]> {
+    let mut words: Vec<[u32; 4]> = bytemuck::cast_slice(shapes).to_vec();
+    let mut push = |xs: &[u32]| {
         let at = words.len() as u32;
-        let mut word = [0; 4];
-        let mut k = 0;
-        for x in xs {
-            word[k] = x;
-            k += 1;
-            if k == 4 {
-                words.push(word);
-                (word, k) = ([0; 4], 0);
-            }
-        }
-        if k > 0 {
-            words.push(word);
-        }
+        words.extend(xs.chunks(4).map(|c| {
+            let mut w = [0; 4];
+            w[..c.len()].copy_from_slice(c);
+            w
+        }));
         at
     };
-    b.uniform.data_at = push(&mut b.data.iter().map(|x| x.to_bits()));
-    b.uniform.table_at = push(&mut table.iter().copied());
-    b.uniform.frames_at = words.len() as u32;
+    uniform.data_at = push(bytemuck::cast_slice(data));
+    uniform.table_at = push(table);
+    uniform.frames_at = words.len() as u32;
     words
 }

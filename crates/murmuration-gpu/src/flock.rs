@@ -49,7 +49,8 @@ struct Buffers {
     clock: wgpu::Buffer,
 }
 
-/// Where the steer workgroups' counters start in the clock buffer (`STATS`).
+/// Where the steer workgroups' counters start in the clock buffer (the
+/// shader's `STATS`, prepended by [`shader_source`]).
 const STATS_WORD: u64 = 4;
 
 impl Buffers {
@@ -161,7 +162,7 @@ fn shader_source<V: GpuVector>(behaviours: bool) -> String {
         include_str!("shaders/no_behaviours.wgsl")
     };
     format!(
-        "const WG: u32 = {WORKGROUP_SIZE}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
+        "const WG: u32 = {WORKGROUP_SIZE}u;\nconst STATS: u32 = {STATS_WORD}u;\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
         V::WGSL,
         species_wgsl(),
         include_str!("shaders/rng.wgsl"),
@@ -290,10 +291,8 @@ impl<V: GpuVector> GpuFlock<V> {
         check_fits(&gpu.info.name, &sizes, limit.min(max_buffer))?;
 
         let mut behaviours = Behaviours::new(world)?;
-        let full = behaviours.has_obstacles()
-            || behaviours.has_entities()
-            || behaviours.has_relations()
-            || behaviours.chases();
+        let full =
+            behaviours.has_obstacles() || behaviours.has_entities() || behaviours.has_relations();
         let source = shader_source::<V>(full);
         let bindings = layouts::reflect(&source, &passes(behaviours.chases(), behaviours.eats()))?;
         check_storage_buffers(&gpu.info.name, &bindings, device.limits())?;
@@ -709,12 +708,16 @@ impl<V: GpuVector> GpuFlock<V> {
         }
         let vb = n * std::mem::size_of::<V::Packed>() as u64;
         let [p, v, a, m] = &self.buffers.state;
+        // One round trip (a browser's read-back costs a frame): bytes, then typed.
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let mut vecs: Vec<Vec<V::Packed>> = self
-            .read_buffers(encoder, &[(p, vb), (v, vb), (a, vb)])
+        let mut bytes: Vec<Vec<u8>> = self
+            .read_buffers(encoder, &[(p, vb), (v, vb), (a, vb), (m, n * 8)])
             .await?;
-        let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let meta: Vec<[u32; 2]> = self.read_buffers(encoder, &[(m, n * 8)]).await?.remove(0);
+        let meta: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&bytes.pop().unwrap_or_default());
+        let mut vecs: Vec<Vec<V::Packed>> = bytes
+            .iter()
+            .map(|b| bytemuck::pod_collect_to_vec(b))
+            .collect();
         let alive = |k: &usize| meta[*k][1] & DEAD == 0;
         let unpack = |x: Vec<V::Packed>| {
             (0..x.len())
@@ -955,21 +958,16 @@ fn build_pass(
     constants: &[(&str, f64)],
 ) -> Pass {
     let entry = bindings.entry;
-    let layouts = [0, 1]
-        .map(|g| layouts::group_layout(device, &format!("{entry} group {g}"), &bindings.groups[g]));
-    // A group the pass does not use stays empty, unless a later one is used.
-    let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("empty group"),
-        entries: &[],
+    let layouts: [_; GROUPS] = std::array::from_fn(|g| {
+        layouts::group_layout(device, &format!("{entry} group {g}"), &bindings.groups[g])
     });
+    // Up to the last group the pass uses; an unused one before it stays unset.
     let used = layouts
         .iter()
         .rposition(Option::is_some)
         .map_or(0, |g| g + 1);
-    let groups: Vec<Option<&wgpu::BindGroupLayout>> = layouts[..used]
-        .iter()
-        .map(|l| Some(l.as_ref().unwrap_or(&empty)))
-        .collect();
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> =
+        layouts[..used].iter().map(Option::as_ref).collect();
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(entry),
         bind_group_layouts: &groups,

@@ -1,14 +1,17 @@
 // The flock step on the GPU. Prepended by the host: `const WG: u32` (the workgroup
 // size, shared with Rust), dim2.wgsl or dim3.wgsl, and rng.wgsl.
 //
+// (and `const STATS`, flock.rs's STATS_WORD).
+//
 // One step, one compute pass, in this order:
 //   count → scan_local → scan_blocks → scan_add → scatter → sort_cells → reorder → steer
 // Each dispatch costs a few microseconds of launch and barrier, so small chores ride
 // along: scan_local zeroes the counts it has read (ready for the next step) and
 // scan_blocks advances the step clock.
-// State A (the first half of pos, vel, acc, tags) is the state in the previous step's cell order. The grid is
-// built from it, A is gathered into cell order in B, and `steer` reads B and writes
-// the new state back into A, still in this step's cell order.
+// State A (the first half of pos, vel, acc, tags) is the state in the previous
+// step's cell order. The grid is built from it, A is gathered into cell order in
+// B, and `steer` reads B and writes the new state back into A, still in this
+// step's cell order.
 
 const TAU: f32 = 6.28318530717958647692;
 const SCAN_ITEMS: u32 = 4u;           // elements per thread in the scans
@@ -68,10 +71,9 @@ struct Sim {
 @group(0) @binding(10) var<storage, read_write> order: array<u32>;      // sorted slot -> slot in A
 @group(0) @binding(11) var<storage, read_write> blocks: array<u32>;
 // Words 0-1: the step index (low, high) of the step in flight; word 2: the step
-// of the first entity frame; from word STATS, per steer workgroup: neighbours,
-// candidates.
+// of the first entity frame; from word STATS (prepended by the host), per steer
+// workgroup: neighbours, candidates.
 @group(0) @binding(12) var<storage, read_write> clock: array<u32>;
-const STATS: u32 = 4u;
 
 var<workgroup> scratch: array<u32, WG>;
 var<workgroup> scratch2: array<u32, WG>;
