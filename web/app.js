@@ -580,6 +580,7 @@ function frame() {
   drawOverlay();
   stats.drawMs = performance.now() - t0;
   stats.frames++;
+  if (stats.frames === 1) performance.mark('first-frame');
   const now = performance.now();
   if (now - lastFps >= 1000) {
     stats.fps = ((stats.frames - framesAtLastFps) * 1000) / (now - lastFps);
@@ -796,11 +797,14 @@ async function start() {
   }
   try {
     engine = await loadEngine('murmuration.wasm');
+    // Marks on the way to the first frame (the browser test reports them).
+    performance.mark('engine-loaded');
     renderer.cpu = (view, size, glow) => engine.splat(view, size, glow);
     renderer.cpuLooks = (palette, scales) => engine.splatLooks(palette, scales);
     setDrawing(ui.drawing);
     startMetricsWorker();
     if (!open(ui.preset)) open('default');
+    performance.mark('flock-open');
     setPaused(false);
     $('stats').textContent = '';
     document.body.dataset.ready = '1';

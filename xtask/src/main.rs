@@ -85,19 +85,34 @@ fn run(args: &[String]) -> Result<(), String> {
     TEST_ENV
         .set(env)
         .map_err(|_| "the test environment is set twice")?;
+    // Each part says how long it took (CI's budget is read from these lines).
+    let timed = |part: &str, run: &dyn Fn() -> Result<(), String>| {
+        let t0 = std::time::Instant::now();
+        let result = run();
+        eprintln!(
+            "xtask: {part} {} in {:.0} s",
+            if result.is_ok() { "passed" } else { "failed" },
+            t0.elapsed().as_secs_f64()
+        );
+        result
+    };
     if rust {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut c = Command::new(cargo);
-        c.current_dir(&root)
-            .args(["test", "--workspace"])
-            .args(rest);
-        status(&mut c)?;
+        timed("the Rust tests (build and run)", &|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let mut c = Command::new(cargo);
+            c.current_dir(&root)
+                .args(["test", "--workspace"])
+                .args(rest);
+            status(&mut c)
+        })?;
     }
     if web {
-        web::web_tests(&root, &target)?;
+        timed("the browser page's tests", &|| {
+            web::web_tests(&root, &target)
+        })?;
     }
     if python {
-        python_tests(&root, &target)?;
+        timed("the Python tests", &|| python_tests(&root, &target))?;
     }
     Ok(())
 }

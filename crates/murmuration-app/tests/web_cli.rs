@@ -46,6 +46,15 @@ fn export_writes_the_page_and_its_module() {
         .unwrap();
     assert_eq!(unzipped, EMPTY_MODULE);
     assert!(site.join("app.js.gz").is_file());
+    // And a Brotli copy (hosts that serve .br send the module at a tenth).
+    let mut unpacked = Vec::new();
+    brotli::BrotliDecompress(
+        &mut &std::fs::read(site.join("murmuration.wasm.br")).unwrap()[..],
+        &mut unpacked,
+    )
+    .unwrap();
+    assert_eq!(unpacked, EMPTY_MODULE);
+    assert!(site.join("app.js.br").is_file());
 }
 
 #[test]

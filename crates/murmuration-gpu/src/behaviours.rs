@@ -259,6 +259,17 @@ impl<V: GpuVector> Behaviours<V> {
             || self.paths.iter().any(|p| p.lifetime.is_finite())
     }
 
+    /// Bytes of the scene buffer when it holds `frames` frames: the head
+    /// (shapes, data and actor table, as [`scene_head`] packs them) and the
+    /// frames (at least one word each, as [`BehaviourBuffers::new`] makes it).
+    pub fn scene_bytes(&self, frames: u32) -> u64 {
+        let words = |n: usize| n.div_ceil(4) as u64;
+        let head = (std::mem::size_of_val(&self.shapes[..]) / 16) as u64
+            + words(self.data.len())
+            + words(self.plan.table.len());
+        16 * (head + u64::from(self.uniform.frame_stride.max(1)) * u64::from(frames))
+    }
+
     /// The entity state of the next `steps` steps, one frame each, advancing the
     /// host clock past them.
     pub fn frames(&mut self, steps: u32) -> Vec<[f32; 4]> {
@@ -482,4 +493,50 @@ fn scene_head(
     uniform.table_at = push(table);
     uniform.frames_at = words.len() as u32;
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scene_buffers_size_is_known_before_it_is_made() {
+        let config =
+            murmuration::WorldConfig::new(glam::Vec2::splat(40.0), murmuration::Boundary::Wrap);
+        let mut w =
+            murmuration::World2::new(config, vec![murmuration::SpeciesParams::default()]).unwrap();
+        for k in 0..7 {
+            let center = glam::Vec2::new(5.0 + 4.0 * k as f32, 20.0);
+            let circle = murmuration::Obstacle::Sphere {
+                center,
+                radius: 1.0,
+            };
+            w.add_obstacle(circle).unwrap();
+        }
+        // A baked field: the data the head carries beside the shapes.
+        let ball = murmuration::Obstacle::Sphere {
+            center: glam::Vec2::splat(30.0),
+            radius: 2.0,
+        };
+        let (lo, hi) = (glam::Vec2::splat(26.0), glam::Vec2::splat(34.0));
+        let baked = murmuration::SdfGrid::bake(&[ball], lo, hi, 0.25).unwrap();
+        w.add_obstacle(murmuration::Obstacle::Field(baked)).unwrap();
+        w.add_attractor(murmuration::Attractor::new(
+            glam::Vec2::splat(9.0),
+            1.0,
+            3.0,
+        ))
+        .unwrap();
+        let mut b = Behaviours::new(&w).unwrap();
+        let stride = u64::from(b.uniform.frame_stride);
+        assert!(
+            stride > 0 && b.data.len() > 1000,
+            "{stride} {}",
+            b.data.len()
+        );
+        let mut uniform = b.uniform;
+        let head = scene_head(&mut uniform, &b.shapes, &b.data, &b.plan.table);
+        assert_eq!(b.scene_bytes(3), 16 * (head.len() as u64 + 3 * stride));
+        assert_eq!(b.frames(3).len() as u64, 3 * stride);
+    }
 }

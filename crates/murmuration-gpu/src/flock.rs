@@ -293,6 +293,16 @@ impl<V: GpuVector> GpuFlock<V> {
         let mut behaviours = Behaviours::new(world)?;
         let full =
             behaviours.has_obstacles() || behaviours.has_entities() || behaviours.has_relations();
+        if full {
+            // The scene buffer grows to a submission's frames when entities move.
+            let frames = if behaviours.is_dynamic() {
+                STEPS_PER_SUBMIT as u32
+            } else {
+                1
+            };
+            let scene = [("behaviour scene", behaviours.scene_bytes(frames))];
+            check_fits(&gpu.info.name, &scene, limit.min(max_buffer))?;
+        }
         let source = shader_source::<V>(full);
         let bindings = layouts::reflect(&source, &passes(behaviours.chases(), behaviours.eats()))?;
         check_storage_buffers(&gpu.info.name, &bindings, device.limits())?;

@@ -165,6 +165,16 @@ impl<V: Vector> World<V> {
     /// Advances one fixed time step and reports its counters and events (meals,
     /// zone crossings) in a deterministic order.
     pub fn step(&mut self) -> StepReport<'_, V> {
+        V::step_world(self);
+        StepReport {
+            stats: self.last_stats,
+            events: &self.events,
+        }
+    }
+
+    /// [`World::step`]'s work, reached through [`Vector::step_world`] (so it is
+    /// compiled in this crate, once per dimension).
+    pub(crate) fn step_body(&mut self) {
         if !self.schedule.is_empty() {
             crate::params::schedule::apply(&self.schedule, &mut self.species, self.step);
         }
@@ -203,10 +213,6 @@ impl<V: Vector> World<V> {
         self.step += 1;
         self.advance_entities(1);
         self.update_zones();
-        StepReport {
-            stats: self.last_stats,
-            events: &self.events,
-        }
     }
 
     /// Recounts every zone from the current positions and appends the enter,
