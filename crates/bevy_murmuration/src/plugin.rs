@@ -7,6 +7,7 @@ use crate::sync::{step_flocks, sync_flocks};
 use bevy_app::prelude::{App, FixedUpdate, Plugin, PreUpdate};
 use bevy_ecs::prelude::{Added, IntoScheduleConfigs, Query, ResMut, SystemSet};
 use bevy_time::{Fixed, Time};
+use murmuration::Dimension;
 use murmuration::Vector;
 use murmuration::glam::{Vec2, Vec3};
 use std::time::Duration;
@@ -61,7 +62,7 @@ impl Plugin for MurmurationPlugin {
     }
 }
 
-fn add_systems<V: Vector>(app: &mut App) {
+fn add_systems<V: Dimension>(app: &mut App) {
     app.add_systems(
         FixedUpdate,
         (

@@ -7,6 +7,7 @@ use crate::messages::{BoidEaten, ZoneCrossed, ZoneRef, ZoneThreshold};
 use bevy_ecs::prelude::{ChildOf, Commands, Component, Entity, MessageWriter, Query};
 use bevy_math::{Quat, Vec2 as BVec2, Vec3 as BVec3};
 use bevy_transform::components::Transform;
+use murmuration::Dimension;
 use murmuration::{BoidId, Event, Vector};
 
 /// A boid's entity under [`BoidSync::Entities`]: a child of its flock whose
@@ -23,7 +24,7 @@ pub struct Boid {
 }
 
 /// Steps every unpaused flock once and writes its events (`FlockSet::Step`).
-pub(crate) fn step_flocks<V: Vector>(
+pub(crate) fn step_flocks<V: Dimension>(
     mut flocks: Query<(Entity, &mut Flock<V>)>,
     mut eaten: MessageWriter<BoidEaten>,
     mut crossed: MessageWriter<ZoneCrossed>,

@@ -11,9 +11,10 @@ use crate::presets;
 use crate::run::thread_pool;
 use anyhow::Result;
 use clap::Args;
+use murmuration::Dimension;
 use murmuration::field::{self, FieldAnalysis, FieldOptions};
 use murmuration::scenario::{AnyWorld, Override};
-use murmuration::{Boundary, Vector, World};
+use murmuration::{Boundary, World};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -168,7 +169,7 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
     Ok(())
 }
 
-fn snapshots<V: Vector>(
+fn snapshots<V: Dimension>(
     mut w: World<V>,
     steps: u64,
     args: &AnalyseArgs,

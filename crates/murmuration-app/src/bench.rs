@@ -10,8 +10,8 @@ use crate::out::outln;
 use crate::timing::{median, thread_counts};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use murmuration::Dimension;
 use murmuration::ModelKind;
-use murmuration::Vector;
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::memory;
 use serde::{Deserialize, Serialize};
@@ -111,7 +111,7 @@ impl Workload {
         *self == Workload::Standard
     }
 
-    fn world<V: Vector>(self, n: u64, model: ModelKind) -> Result<murmuration::World<V>> {
+    fn world<V: Dimension>(self, n: u64, model: ModelKind) -> Result<murmuration::World<V>> {
         Ok(match self {
             Workload::Standard => murmuration::World::<V>::benchmark_model(n, model)?,
             Workload::Oap => murmuration::World::<V>::benchmark_behaviours(n, "oap")?,
@@ -363,7 +363,7 @@ fn workload_name(w: Workload) -> &'static str {
     }
 }
 
-fn measure<V: Vector>(
+fn measure<V: Dimension>(
     n: u64,
     phase: Phase,
     threads: usize,

@@ -8,7 +8,7 @@ use crate::out::outln;
 use crate::presets;
 use crate::timing::{median, percentile, thread_counts};
 use anyhow::{Context, Result, bail};
-use murmuration::Vector;
+use murmuration::Dimension;
 use murmuration::scenario::{AnyWorld, Override};
 use serde::Serialize;
 use std::time::Instant;
@@ -108,7 +108,7 @@ pub fn run(
     Ok(())
 }
 
-fn measure<V: Vector>(mut w: murmuration::World<V>, warmup: u64, steps: u64) -> SceneRow {
+fn measure<V: Dimension>(mut w: murmuration::World<V>, warmup: u64, steps: u64) -> SceneRow {
     w.step_n(warmup);
     let n = w.len();
     let mut all = Vec::with_capacity(steps as usize);

@@ -2,11 +2,10 @@
 //! (`shaders/dim2.wgsl` beside `shaders/dim3.wgsl`).
 
 use glam::{Vec2, Vec3};
-use murmuration::Vector;
 
 /// A [`Vector`] the GPU backend can store: its packed layout in storage buffers
 /// (WGSL `vec2<f32>`: 8 bytes, `vec3<f32>`: 16 bytes) and its WGSL definitions.
-pub trait GpuVector: Vector {
+pub trait GpuVector: murmuration::Dimension {
     /// The WGSL definitions for this dimension.
     const WGSL: &'static str;
     /// Storage layout of one vector.

@@ -4,19 +4,20 @@
 //! `murmuration bench` remains the reference numbers.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use murmuration::Dimension;
+use murmuration::World;
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Extent, Grid};
-use murmuration::{Vector, World};
 use std::hint::black_box;
 use std::time::Duration;
 
-fn workload<V: Vector>(n: u64) -> World<V> {
+fn workload<V: Dimension>(n: u64) -> World<V> {
     let mut w = murmuration::World::<V>::benchmark(n).unwrap();
     w.step_n(5);
     w
 }
 
-fn grid_build<V: Vector>(c: &mut Criterion, name: &str) {
+fn grid_build<V: Dimension>(c: &mut Criterion, name: &str) {
     let mut g = c.benchmark_group(format!("grid_build_{name}"));
     g.sample_size(20);
     for n in [10_000u64, 100_000] {
@@ -39,7 +40,7 @@ fn grid_build<V: Vector>(c: &mut Criterion, name: &str) {
     g.finish();
 }
 
-fn step<V: Vector>(c: &mut Criterion, name: &str) {
+fn step<V: Dimension>(c: &mut Criterion, name: &str) {
     let mut g = c.benchmark_group(format!("step_{name}"));
     g.sample_size(10);
     for n in [10_000u64, 100_000] {
@@ -53,7 +54,7 @@ fn step<V: Vector>(c: &mut Criterion, name: &str) {
 
 /// The steering pass alone (neighbour kernel, forces, integration), timed from the
 /// step's own phase clock so the grid build and gather are excluded.
-fn steering_pass<V: Vector>(c: &mut Criterion, name: &str) {
+fn steering_pass<V: Dimension>(c: &mut Criterion, name: &str) {
     let mut g = c.benchmark_group(format!("steering_pass_{name}"));
     g.sample_size(10);
     for n in [10_000u64, 100_000] {

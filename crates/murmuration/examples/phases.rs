@@ -6,7 +6,7 @@
 //! `PHASES_COMBINE` and `PHASES_STEERING` another combination mode or steering
 //! method by its scenario key).
 use glam::{Vec2, Vec3};
-use murmuration::Vector;
+use murmuration::Dimension;
 
 /// The mode of `all` whose scenario key the environment variable `var` names.
 fn from_env<T: Copy, const N: usize>(
@@ -19,7 +19,7 @@ fn from_env<T: Copy, const N: usize>(
     Some(found.unwrap_or_else(|| panic!("{var}={name}: not a key of {N} modes")))
 }
 
-fn run<V: Vector>(n: u64, k: u32) {
+fn run<V: Dimension>(n: u64, k: u32) {
     let mut w = murmuration::World::<V>::benchmark(n).unwrap();
     let mut p = w.species()[0];
     p.topological_neighbours = k;

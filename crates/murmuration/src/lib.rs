@@ -90,7 +90,7 @@ pub use vector::Vector;
 pub use world::inspect::Inspection;
 pub use world::snapshot::SNAPSHOT_VERSION;
 pub use world::spawn::Spawn;
-pub use world::{MAX_BOIDS, MAX_SPECIES, StepReport, World};
+pub use world::{Dimension, MAX_BOIDS, MAX_SPECIES, StepReport, World};
 
 /// A 2D world.
 pub type World2 = World<glam::Vec2>;

@@ -92,47 +92,9 @@ pub trait Vector:
             Self::ZERO
         }
     }
-
-    /// Advances `world` one step: [`crate::World::step`]'s body, compiled once
-    /// in this crate for [`Vec2`] and [`Vec3`]. A crate that steps a world
-    /// calls it instead of compiling the whole engine again (build time only:
-    /// the code is the same).
-    #[doc(hidden)]
-    fn step_world(world: &mut crate::World<Self>) {
-        world.step_body();
-    }
-
-    /// [`crate::Pipeline::step`]'s body, compiled once in this crate for
-    /// each dimension, as [`Vector::step_world`].
-    #[doc(hidden)]
-    fn step_pipeline(
-        pipeline: &mut crate::Pipeline<Self>,
-        boids: &mut crate::Boids<Self>,
-        ctx: &crate::StepContext<'_, Self>,
-    ) -> crate::StepStats {
-        pipeline.step_body(boids, ctx)
-    }
-}
-
-/// The engine's entry points ([`Vector::step_world`], [`Vector::step_pipeline`])
-/// for one concrete dimension: not generic, so compiled here once.
-macro_rules! engine_entry_points {
-    () => {
-        fn step_world(world: &mut crate::World<Self>) {
-            world.step_body();
-        }
-        fn step_pipeline(
-            pipeline: &mut crate::Pipeline<Self>,
-            boids: &mut crate::Boids<Self>,
-            ctx: &crate::StepContext<'_, Self>,
-        ) -> crate::StepStats {
-            pipeline.step_body(boids, ctx)
-        }
-    };
 }
 
 impl Vector for Vec2 {
-    engine_entry_points!();
     const DIM: usize = 2;
     const ZERO: Self = Vec2::ZERO;
     #[inline]
@@ -187,7 +149,6 @@ impl Vector for Vec2 {
 }
 
 impl Vector for Vec3 {
-    engine_entry_points!();
     const DIM: usize = 3;
     const ZERO: Self = Vec3::ZERO;
     #[inline]

@@ -7,6 +7,7 @@ use crate::error::ScenarioError;
 use crate::experiments::sweep::RunStats;
 use crate::scenario::{AnyWorld, Override, Scenario};
 use crate::vector::Vector;
+use crate::world::Dimension;
 use crate::world::World;
 
 /// Which way a rung was reached.
@@ -143,7 +144,7 @@ pub fn run_ladder(
     let Some(first) = scenarios.first() else {
         return Ok(Some(Vec::new()));
     };
-    fn go<V: Vector>(
+    fn go<V: Dimension>(
         mut w: World<V>,
         scenarios: &[Scenario],
         ladder: &Ladder,

@@ -6,7 +6,7 @@
 use crate::analysis::metrics::SCALAR_NAMES;
 use crate::error::ScenarioError;
 use crate::scenario::{AnyWorld, Override, Scenario};
-use crate::vector::Vector;
+use crate::world::Dimension;
 use crate::world::World;
 
 /// One swept parameter: a scenario path and its values, as `--set` takes them.
@@ -237,7 +237,7 @@ pub fn run_stats(
     stop: &(dyn Fn() -> bool + Sync),
     tick: &(dyn Fn() + Sync),
 ) -> Result<Option<RunStats>, ScenarioError> {
-    fn go<V: Vector>(
+    fn go<V: Dimension>(
         mut w: World<V>,
         s: Schedule,
         stop: &(dyn Fn() -> bool + Sync),

@@ -75,16 +75,6 @@ impl<V: Vector> Pipeline<V> {
     /// cell order. Parameters must be valid ([`crate::World`] guarantees it) and
     /// every species index below `ctx.species.len()`.
     pub fn step(&mut self, boids: &mut Boids<V>, ctx: &StepContext<'_, V>) -> StepStats {
-        V::step_pipeline(self, boids, ctx)
-    }
-
-    /// [`Pipeline::step`]'s work, reached through [`Vector::step_pipeline`]
-    /// (so it is compiled in this crate, once per dimension).
-    pub(crate) fn step_body(
-        &mut self,
-        boids: &mut Boids<V>,
-        ctx: &StepContext<'_, V>,
-    ) -> StepStats {
         if boids.is_empty() {
             return StepStats::default();
         }

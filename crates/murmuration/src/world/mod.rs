@@ -20,6 +20,7 @@ use crate::step::context::StepContext;
 use crate::step::interactions::{self, Event};
 use crate::step::pipeline::Pipeline;
 use crate::vector::Vector;
+use glam::{Vec2, Vec3};
 use std::sync::OnceLock;
 
 /// Most boids one world holds (2^28 ≈ 268 million; the state alone would need
@@ -162,18 +163,8 @@ impl<V: Vector> World<V> {
         step_context!(self)
     }
 
-    /// Advances one fixed time step and reports its counters and events (meals,
-    /// zone crossings) in a deterministic order.
-    pub fn step(&mut self) -> StepReport<'_, V> {
-        V::step_world(self);
-        StepReport {
-            stats: self.last_stats,
-            events: &self.events,
-        }
-    }
-
-    /// [`World::step`]'s work, reached through [`Vector::step_world`] (so it is
-    /// compiled in this crate, once per dimension).
+    /// [`World::step`]'s work, reached through [`Dimension::step_world`] (so it
+    /// is compiled in this crate, once per dimension).
     pub(crate) fn step_body(&mut self) {
         if !self.schedule.is_empty() {
             crate::params::schedule::apply(&self.schedule, &mut self.species, self.step);
@@ -279,14 +270,6 @@ impl<V: Vector> World<V> {
     /// The contact gap kept between boids and obstacle surfaces, units.
     pub fn contact_skin(&self) -> f32 {
         crate::behaviours::obstacles::contact_skin(&self.species)
-    }
-
-    /// Advances `n` steps (events of all but the last are dropped: step one at a
-    /// time to see them all).
-    pub fn step_n(&mut self, n: u64) {
-        for _ in 0..n {
-            self.step();
-        }
     }
 
     /// What happened in the last step (boids eaten, ...), in a deterministic order.
@@ -922,4 +905,48 @@ fn validate_species<V: Vector>(
         });
     }
     Ok(())
+}
+
+/// A dimension whose engine is compiled once, in this crate: [`World::step`]
+/// goes through [`Dimension::step_world`], which is concrete for [`Vec2`] and
+/// [`Vec3`], so a crate that steps a world links to the engine here instead
+/// of compiling it again (build time only: the code is the same).
+pub trait Dimension: Vector {
+    /// Advances `world` one step ([`World::step`]'s work).
+    #[doc(hidden)]
+    fn step_world(world: &mut World<Self>) {
+        world.step_body();
+    }
+}
+
+impl Dimension for Vec2 {
+    fn step_world(world: &mut World<Self>) {
+        world.step_body();
+    }
+}
+
+impl Dimension for Vec3 {
+    fn step_world(world: &mut World<Self>) {
+        world.step_body();
+    }
+}
+
+impl<V: Dimension> World<V> {
+    /// Advances one fixed time step and reports its counters and events (meals,
+    /// zone crossings) in a deterministic order.
+    pub fn step(&mut self) -> StepReport<'_, V> {
+        V::step_world(self);
+        StepReport {
+            stats: self.last_stats,
+            events: &self.events,
+        }
+    }
+
+    /// Advances `n` steps (events of all but the last are dropped: step one at a
+    /// time to see them all).
+    pub fn step_n(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! and snapshots that resume exactly.
 
 use crate::common;
+use murmuration::Dimension;
 
 use murmuration::{Spawn, SpeciesId};
 
@@ -10,7 +11,7 @@ use murmuration::{
     Attractor, Boundary, CombineMode, SpeciesParams, Vector, World, World2, World3, WorldConfig,
 };
 
-fn run_on<V: Vector>(threads: usize, mut w: World<V>, steps: u64) -> (u64, World<V>) {
+fn run_on<V: Dimension>(threads: usize, mut w: World<V>, steps: u64) -> (u64, World<V>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -71,7 +72,7 @@ fn topological_flock_over_a_roost_is_thread_count_independent() {
 /// `plain` with its first species changed by `tune`: the same bits on 1, 2 and 8
 /// threads over 120 steps, other bits than `plain` (the change acts), and a
 /// snapshot taken at step 60 resumes to the whole run's bits.
-fn tuned_runs_repeat_and_resume<V: Vector>(
+fn tuned_runs_repeat_and_resume<V: Dimension>(
     plain: World<V>,
     tune: impl Fn(&mut SpeciesParams),
     what: &str,
@@ -144,7 +145,7 @@ fn golden() -> String {
 /// Three species whose relation rows take the kernel's per-lane lookup (the
 /// first flocks with the second too), with a vision cone and two coincident
 /// pairs (the keyed push), in a wrapped box.
-fn general_relations<V: Vector>() -> World<V> {
+fn general_relations<V: Dimension>() -> World<V> {
     let mut cfg = WorldConfig::new(V::splat(14.0), Boundary::Wrap);
     cfg.seed = 11;
     let a = SpeciesParams {
@@ -312,7 +313,7 @@ const MIXED_GOLDEN: &str = "54375f87216fa0fb";
 /// prioritized allocation (its budget often spent before alignment).
 #[test]
 fn batched_steering_matches_the_scalar_path_bit_for_bit() {
-    fn check<V: Vector>(steps: u64, boundary: Boundary) {
+    fn check<V: Dimension>(steps: u64, boundary: Boundary) {
         let make = || {
             let mut cfg = WorldConfig::new(V::splat(12.0), boundary);
             cfg.seed = 9;
@@ -377,7 +378,7 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
 #[test]
 fn batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_path() {
     use murmuration::{Path, Pulse, Relation, Steering};
-    fn check<V: Vector>(steps: u64, boundary: Boundary, topological: bool) {
+    fn check<V: Dimension>(steps: u64, boundary: Boundary, topological: bool) {
         let make = || {
             let mut cfg = WorldConfig::new(V::splat(14.0), boundary);
             cfg.seed = 4;

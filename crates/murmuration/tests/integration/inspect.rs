@@ -1,12 +1,13 @@
 //! `World::inspect`: the per-rule forces of one boid combine into the steering
 //! the next step applies.
 
+use murmuration::Dimension;
 use murmuration::{Spawn, SpeciesId};
 
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::{Boundary, SpeciesParams, Vector, World, WorldConfig};
 
-fn check<V: Vector>(size: V, boundary: Boundary, fov: f32) {
+fn check<V: Dimension>(size: V, boundary: Boundary, fov: f32) {
     let mut config = WorldConfig::new(size, boundary);
     config.seed = 4;
     let p = SpeciesParams {
@@ -89,7 +90,7 @@ fn coincident_neighbours_push_in_inspection_as_in_the_step() {
 /// `None` for ids no boid has; 2D and 3D, metric and topological neighbours.
 #[test]
 fn inspect_many_agrees_with_inspecting_each_boid_alone() {
-    fn check<V: Vector>(size: V, topological: u32) {
+    fn check<V: Dimension>(size: V, topological: u32) {
         let mut config = WorldConfig::new(size, Boundary::Wrap);
         config.seed = 9;
         let p = SpeciesParams {

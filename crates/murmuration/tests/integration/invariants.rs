@@ -2,6 +2,7 @@
 //! reflecting and periodic boxes.
 
 use crate::common;
+use murmuration::Dimension;
 
 use murmuration::{Spawn, SpeciesId};
 
@@ -40,7 +41,7 @@ fn check_invariants<V: Vector>(w: &World<V>, step: u64) {
     }
 }
 
-fn long_run<V: Vector>(boundary: Boundary, steps: u64) {
+fn long_run<V: Dimension>(boundary: Boundary, steps: u64) {
     let mut cfg = WorldConfig::new(V::splat(10.0), boundary);
     cfg.dt = 0.05;
     let fast = SpeciesParams {

@@ -2,6 +2,7 @@
 //! Flocking): exact checks that need no statistics, brute-force references,
 //! determinism across thread counts, and the errors bad input gets.
 
+use murmuration::Dimension;
 use murmuration::glam::{Vec2, Vec3};
 use murmuration::model::{Dorsogna, Model};
 use murmuration::scenario::Scenario;
@@ -14,7 +15,7 @@ fn world<V: Vector>(text: &str) -> World<V> {
         .unwrap()
 }
 
-fn run_on<V: Vector>(threads: usize, mut w: World<V>, steps: u64) -> u64 {
+fn run_on<V: Dimension>(threads: usize, mut w: World<V>, steps: u64) -> u64 {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

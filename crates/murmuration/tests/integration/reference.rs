@@ -3,6 +3,7 @@
 //! positions and velocities agree to a small tolerance rather than bit for bit.
 
 use crate::common;
+use murmuration::Dimension;
 
 use murmuration::{Spawn, SpeciesId};
 
@@ -20,7 +21,7 @@ const TOL_V: f32 = 2e-4;
 /// result hangs on rounding (a neighbour on a radius or the cone's edge, a sum
 /// that cancels: `reference_step_marked`) is left out of that step; such boids
 /// must stay rare, so the comparison still covers the flock.
-fn compare<V: Vector>(mut w: World<V>, steps: usize) {
+fn compare<V: Dimension>(mut w: World<V>, steps: usize) {
     for step in 0..steps {
         let (rp, rv, marked) = common::reference_step(&w);
         let skipped = marked.iter().filter(|&&m| m).count();
