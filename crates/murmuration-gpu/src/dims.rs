@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 
-/// A [`Vector`] the GPU backend can store: its packed layout in storage buffers
+/// A [`murmuration::Vector`] the GPU backend can store: its packed layout in storage buffers
 /// (WGSL `vec2<f32>`: 8 bytes, `vec3<f32>`: 16 bytes) and its WGSL definitions.
 pub trait GpuVector: murmuration::Dimension {
     /// The WGSL definitions for this dimension.
