@@ -1,13 +1,18 @@
-// The page: a flock stepped by the engine (WebAssembly), drawn by WebGL2, tuned
-// from a lil-gui panel bound to the core's parameter table. Click sets the
-// target, right click fires a pulse, shift+click selects a boid to take apart.
+// The page: a flock stepped by the engine (WebAssembly, drawn by WebGL2; or
+// WebGPU, stepped and drawn on the GPU), tuned from a lil-gui panel bound to
+// the core's parameter table. Click sets the target, right click fires a
+// pulse, shift+click selects a boid to take apart.
 
 import { loadEngine, EngineError } from './engine.js';
+import { loadGpuEngine, probeWebGpu } from './gpu-engine.js';
 import { FlockRenderer } from './render.js';
 import { buildPanel } from './panel.js';
 
 const $ = (id) => document.getElementById(id);
 const canvas = $('flock');
+// WebGPU's canvas (a canvas has one kind of context): shown instead of the
+// WebGL one while the GPU engine runs the flock.
+const gpuCanvas = $('flock-gpu');
 const overlay = $('overlay');
 // Drawn on the CPU (willReadFrequently keeps the canvas in memory): where the
 // 2D canvas is accelerated by a software GPU (SwiftShader), its dashed radius
@@ -21,6 +26,9 @@ const sceneryCtx = scenery.getContext('2d');
 
 const ui = {
   preset: new URLSearchParams(location.search).get('preset') || 'default',
+  // Who steps the flock: 'auto' (WebGPU on a hardware adapter, else
+  // WebAssembly), 'webgpu' or 'wasm'; ?engine= sets it.
+  engine: new URLSearchParams(location.search).get('engine') || 'auto',
   paused: false,
   stepsPerFrame: 1,
   glow: true,
@@ -41,10 +49,16 @@ const ui = {
   panelOpen: window.innerWidth > 600,
 };
 const stats = {
-  frames: 0, fps: 0, stepMs: 0, drawMs: 0, boids: 0, polarization: 0, groups: 0, step: 0,
+  frames: 0, fps: 0, stepMs: 0, stepsPerSecond: 0, drawMs: 0, boids: 0, polarization: 0, groups: 0, step: 0,
   metricsMainMs: 0, metricsMainMaxMs: 0, metricsWorkerMs: 0, metricsDone: 0,
 };
+// The engine running the flock: the WebAssembly one (`cpuEngine`) or the
+// WebGPU one (`gpuEngine`, once loaded and chosen).
 let engine = null;
+let cpuEngine = null;
+let gpuEngine = null;
+// Why the flock is not on WebGPU, when it is not (the panel shows it).
+let engineNote = '';
 let renderer = null;
 let state = null;
 let gui = null;
@@ -70,8 +84,13 @@ function tryCall(request) {
   }
 }
 
-// A trap in the module (a bug, not bad input): stop the loop, offer a reload.
+// A trap in the module (a bug, not bad input): stop the loop, offer a reload
+// (on WebGPU: go on with the WebAssembly engine).
 function crashed(e) {
+  if (engine && engine.gpu && cpuEngine) {
+    gpuFailed(e.message);
+    return;
+  }
   setPaused(true);
   engine = null;
   say(`The engine stopped (${e.message}). Reset reloads it.`);
@@ -139,6 +158,8 @@ const app = {
   stepOnce: (n) => stepOnce(n),
   setPaused,
   setDrawing: (d) => setDrawing(d),
+  setEngine: (e) => setEngine(e),
+  engineLabel: () => engineLabel(),
   ui,
   state: () => state,
   setState: (s) => {
@@ -147,6 +168,8 @@ const app = {
   },
   get renderer() { return renderer; },
   pauseButton: null,
+  // The panel's line saying which engine runs.
+  engineNote: null,
 };
 
 function reset() {
@@ -166,9 +189,91 @@ function stepOnce(n) {
     crashed(e);
     return;
   }
+  if (engine.gpu) {
+    // Queued, not run: the GPU's pace shows as steps per second.
+    stats.step = engine.stepIndex();
+    return;
+  }
   stepTimes.push((performance.now() - t0) / n);
   if (stepTimes.length > 60) stepTimes.shift();
   stats.step += n;
+}
+
+// WebGPU, when the browser has it and `ui.engine` allows: loaded after the
+// first frame (the WebAssembly engine runs the flock meanwhile), then the
+// flock moves over. `auto` keeps WebAssembly on a software adapter
+// (SwiftShader), where the CPU engine is faster (BENCHMARKS.md).
+async function startWebGpu() {
+  if (ui.engine === 'wasm') return;
+  if (!gpuEngine) {
+    const probe = await probeWebGpu();
+    if (probe.missing || (ui.engine === 'auto' && probe.software)) {
+      engineNote = probe.missing
+        ? `no WebGPU: ${probe.missing}`
+        : `WebGPU is software here (${probe.adapter}): WebAssembly is faster`;
+      if (probe.missing && ui.engine === 'webgpu') say(`WebGPU is not available here (${probe.missing}); the WebAssembly engine runs the flock.`, false);
+      return;
+    }
+    try {
+      gpuEngine = await loadGpuEngine(gpuCanvas, cpuEngine.module, probe);
+    } catch (e) {
+      engineNote = `no WebGPU: ${e.message}`;
+      if (ui.engine === 'webgpu') say(`WebGPU is not available here (${e.message}); the WebAssembly engine runs the flock.`, false);
+      return;
+    }
+  }
+  if (ui.engine === 'auto' && gpuEngine.software) {
+    engineNote = `WebGPU is software here (${gpuEngine.adapter}): WebAssembly is faster`;
+    return;
+  }
+  if (ui.engine !== 'wasm') useEngine(gpuEngine);
+}
+
+// Chooses the engine ('auto', 'webgpu', 'wasm'; the panel's control).
+function setEngine(choice) {
+  ui.engine = ['auto', 'webgpu', 'wasm'].includes(choice) ? choice : 'auto';
+  if (ui.engine === 'wasm' || (ui.engine === 'auto' && gpuEngine && gpuEngine.software)) {
+    useEngine(cpuEngine);
+  } else {
+    startWebGpu();
+  }
+}
+
+// Moves the flock to `next`: the same preset, overrides and tuning, opened
+// afresh on it.
+function useEngine(next) {
+  if (!engine || !next || next === engine) return;
+  const mirror = engine.call({ op: 'mirror' });
+  next.call({ op: 'adopt', ...mirror });
+  engine = next;
+  const gpu = Boolean(next.gpu);
+  gpuCanvas.style.visibility = gpu ? 'visible' : 'hidden';
+  canvas.style.visibility = gpu ? 'hidden' : 'visible';
+  if (gpu) engineNote = '';
+  reopened(engine.call({ op: 'state' }));
+}
+
+// The GPU engine failed (the device was lost, a shader trapped): the flock
+// goes on with the WebAssembly engine, its tuning kept.
+function gpuFailed(why) {
+  const failed = gpuEngine;
+  gpuEngine = null;
+  engineNote = `WebGPU failed: ${why}`;
+  if (engine === failed) {
+    try {
+      useEngine(cpuEngine);
+    } catch (e) {
+      engine = cpuEngine;
+      open(ui.preset);
+    }
+  }
+  say(`WebGPU stopped (${why}); the WebAssembly engine runs the flock now.`);
+}
+
+// Which engine runs the flock, for the stats line and the panel.
+function engineLabel() {
+  if (engine && engine.gpu) return `WebGPU (${engine.adapter}${engine.software ? ', software' : ''})`;
+  return engineNote ? `WebAssembly (${engineNote})` : 'WebAssembly';
 }
 
 // Metrics come from a worker (metrics-worker.js) holding a mirror of the
@@ -214,6 +319,7 @@ function refreshMetrics() {
   if (metricsWorker) {
     if (metricsBusy) return;
     const t0 = performance.now();
+    // On WebGPU: as of the last read-back (the frame loop asks for one).
     const kinematics = engine.kinematics(state.dimension);
     noteMetricsCost(performance.now() - t0);
     metricsBusy = true;
@@ -545,6 +651,7 @@ function chooseDrawing(n) {
 
 // Who draws the boids, for the stats line.
 function drawnBy() {
+  if (engine && engine.gpu) return 'drawn by WebGPU';
   return renderer.mode === 'cpu'
     ? `drawn on the CPU${renderer.software ? ' (WebGL is software here)' : ''}`
     : 'drawn by WebGL';
@@ -552,20 +659,36 @@ function drawnBy() {
 
 function showStats() {
   const seconds = state ? stats.step * state.dt : 0;
+  const simulation = engine && engine.gpu
+    ? `${engineLabel()} ${stats.stepsPerSecond.toFixed(0)} steps/s`
+    : `${engineLabel()} ${stats.stepMs.toFixed(2)} ms/step`;
+  if (app.engineNote) app.engineNote.textContent = `running: ${engineLabel()}`;
   $('stats').textContent =
-    `${stats.fps.toFixed(0)} fps · ${stats.boids} boids · simulation ${stats.stepMs.toFixed(2)} ms/step · ` +
+    `${stats.fps.toFixed(0)} fps · ${stats.boids} boids · ${simulation} · ` +
     `${drawnBy()} ${stats.drawMs.toFixed(2)} ms · polarization ${stats.polarization.toFixed(2)} · groups ${stats.groups} · ` +
     `${stats.step} steps (${seconds.toFixed(1)} s)${ui.paused ? ' · paused' : ''}`;
 }
 
+// On WebGPU the world is read back every this many frames (every other one
+// while boids are inspected or debug-drawn): positions for the follow camera,
+// the metrics and the overlays; the boids themselves are drawn from the GPU.
+const SYNC_FRAMES = 15;
+let lastStepIndex = 0;
+
 function frame() {
   requestAnimationFrame(frame);
   if (!engine || !renderer) return;
+  if (engine.gpu && engine.failure) gpuFailed(engine.failure);
   if (!ui.paused) stepOnce(ui.stepsPerFrame);
   if (!engine) return;
   const t0 = performance.now();
-  const instances = engine.instances();
-  if (state.open && ui.follow) follow(instances);
+  const gpu = Boolean(engine.gpu);
+  if (gpu && stats.frames % (ui.debug || ui.selected >= 0 ? 2 : SYNC_FRAMES) === 0) {
+    engine.sync().catch((e) => gpuFailed(e.message || String(e)));
+  }
+  const following = state.open && ui.follow;
+  const instances = !gpu || following ? engine.instances() : null;
+  if (following) follow(instances);
   const v = renderer.fit(state.min, state.max);
   // Sprites shrink as the flock grows (a 2,000-boid flock's arrows cover as
   // much of the view as 10,000 smaller ones), capped for small flocks, and
@@ -573,9 +696,23 @@ function frame() {
   const side = Math.min(state.max[0] - state.min[0], state.max[1] - state.min[1]);
   const size = Math.max(side * Math.min(0.012, 0.36 / Math.sqrt(Math.max(stats.boids, 1))), 2.5 / v.scale);
   spritePixels = size * v.scale * Math.max(1, ...renderer.scales.slice(0, state.species.length));
-  chooseDrawing(instances.length / 4);
-  renderer.draw(instances, size);
-  for (const [resolve, rect] of litRequests.splice(0)) resolve(renderer.litPixels(rect));
+  if (gpu) {
+    if (gpuCanvas.width !== v.w || gpuCanvas.height !== v.h) {
+      gpuCanvas.width = v.w;
+      gpuCanvas.height = v.h;
+    }
+    try {
+      engine.draw(v, size, ui.glow);
+    } catch (e) {
+      gpuFailed(e.message || String(e));
+      return;
+    }
+    for (const [resolve, rect] of litRequests.splice(0)) resolve(canvasLitPixels(gpuCanvas, rect));
+  } else {
+    chooseDrawing(instances.length / 4);
+    renderer.draw(instances, size);
+    for (const [resolve, rect] of litRequests.splice(0)) resolve(renderer.litPixels(rect));
+  }
   drawScenery();
   drawOverlay();
   stats.drawMs = performance.now() - t0;
@@ -584,6 +721,8 @@ function frame() {
   const now = performance.now();
   if (now - lastFps >= 1000) {
     stats.fps = ((stats.frames - framesAtLastFps) * 1000) / (now - lastFps);
+    stats.stepsPerSecond = (Math.max(0, stats.step - lastStepIndex) * 1000) / (now - lastFps);
+    lastStepIndex = stats.step;
     framesAtLastFps = stats.frames;
     lastFps = now;
     stats.stepMs = median(stepTimes);
@@ -618,6 +757,24 @@ function follow(instances) {
   const half = (Math.min(v.w - renderer.inset.right, v.h - renderer.inset.bottom) / 2) / (v.scale / renderer.zoom);
   const want = Math.min(1, half / Math.max(spread, 1e-6));
   renderer.zoom += (Math.max(0.05, want) - renderer.zoom) * FOLLOW_RATE;
+}
+
+// Pixels of `source` (a canvas just drawn, before it is presented) brighter
+// than a dim grey, in the whole canvas or in `rect` ([x, y, w, h], CSS pixels
+// from the top left): WebGPU's canvas is read through a 2D copy.
+let litCanvas = null;
+function canvasLitPixels(source, rect = null) {
+  const [x, y, w, h] = rect ? rect.map((r) => Math.max(0, r | 0)) : [0, 0, source.width, source.height];
+  if (!w || !h) return 0;
+  litCanvas = litCanvas || document.createElement('canvas');
+  litCanvas.width = w;
+  litCanvas.height = h;
+  const g = litCanvas.getContext('2d', { willReadFrequently: true });
+  g.drawImage(source, x, y, w, h, 0, 0, w, h);
+  const px = g.getImageData(0, 0, w, h).data;
+  let n = 0;
+  for (let i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] > 150) n++;
+  return n;
 }
 
 // Requests for the bright-pixel count of the next frame (tests: the canvas is
@@ -796,11 +953,12 @@ async function start() {
     }
   }
   try {
-    engine = await loadEngine('murmuration.wasm');
+    cpuEngine = await loadEngine('murmuration.wasm');
+    engine = cpuEngine;
     // Marks on the way to the first frame (the browser test reports them).
     performance.mark('engine-loaded');
-    renderer.cpu = (view, size, glow) => engine.splat(view, size, glow);
-    renderer.cpuLooks = (palette, scales) => engine.splatLooks(palette, scales);
+    renderer.cpu = (view, size, glow) => cpuEngine.splat(view, size, glow);
+    renderer.cpuLooks = (palette, scales) => cpuEngine.splatLooks(palette, scales);
     setDrawing(ui.drawing);
     startMetricsWorker();
     if (!open(ui.preset)) open('default');
@@ -808,6 +966,8 @@ async function start() {
     setPaused(false);
     $('stats').textContent = '';
     document.body.dataset.ready = '1';
+    // After the first frame: WebGPU's module is larger than the CPU's.
+    requestAnimationFrame(() => startWebGpu());
   } catch (e) {
     $('stats').textContent = '';
     say(`cannot start: ${e.message}`);
@@ -818,6 +978,12 @@ async function start() {
 window.murmuration = {
   call: (request) => engine.call(request),
   count: () => (engine ? engine.count() : 0),
+  // Which engine runs the flock ('webgpu' or 'wasm'), both engines (the GPU
+  // one once loaded), and the choice.
+  get engine() { return engine && engine.gpu ? 'webgpu' : 'wasm'; },
+  get engines() { return { cpu: cpuEngine, gpu: gpuEngine }; },
+  engineLabel: () => engineLabel(),
+  setEngine: (choice) => setEngine(choice),
   litPixels: (rect = null) => new Promise((resolve) => litRequests.push([resolve, rect])),
   instances: () => (engine ? engine.instances().slice() : []),
   toPixel: (x, y) => toPixel(x, y),

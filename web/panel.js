@@ -7,7 +7,8 @@
 
 import GUI from './vendor/lil-gui.esm.min.js';
 
-// `app`: { call, tryCall, open, say, reset, stepOnce, setPaused, ui, state(),
+// `app`: { call, tryCall, open, say, reset, stepOnce, setPaused, setEngine,
+// engineLabel, ui, state(),
 // setState(s), renderer }. The page re-lays itself out when the panel's size
 // changes (a ResizeObserver), folding included.
 export function buildPanel(app, gui) {
@@ -37,6 +38,11 @@ export function buildPanel(app, gui) {
   gui.add(run, 'reset').name('restart');
   gui.add(app.ui, 'stepsPerFrame', 1, 8, 1).name('steps per frame');
   gui.add(app.ui, 'glow').onChange((g) => { app.renderer.glow = g ? 1 : 0; });
+  const engine = gui.add(app.ui, 'engine', { 'auto': 'auto', 'WebGPU': 'webgpu', 'WebAssembly': 'wasm' })
+    .name('engine').onChange((e) => app.setEngine(e));
+  engine.domElement.title = 'auto steps and draws on the GPU through WebGPU where the browser has a hardware adapter, else with the WebAssembly engine on the CPU.';
+  // The page keeps it current (showStats).
+  app.engineNote = note(engine, `running: ${app.engineLabel()}`);
   const drawing = gui.add(app.ui, 'drawing', { 'auto': 'auto', 'WebGL points': 'points', 'CPU picture': 'cpu' })
     .name('drawn by').onChange((d) => app.setDrawing(d));
   drawing.domElement.title = 'auto draws on the CPU where WebGL is software (SwiftShader, llvmpipe), where each point costs about 1 µs.';

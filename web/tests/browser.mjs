@@ -25,6 +25,10 @@ for (let i = 1; i < args.length; i++) {
 if (!url) throw new Error('usage: browser.mjs URL [--expect PRESET:STEPS:DIGEST]... [--screenshot F] [--bench]');
 
 const executablePath = process.env.MURMURATION_CHROMIUM || '/usr/bin/chromium';
+// Chromium's WebGPU: SwiftShader here (a software adapter), with these flags.
+const WEBGPU_FLAGS = ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan',
+  '--use-vulkan=swiftshader', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+
 const browser = await puppeteer.launch({
   executablePath,
   headless: true,
@@ -171,6 +175,7 @@ try {
     await checkPhone(browser, url);
     await checkFirstFrame(browser, url);
     await checkNoWebgl2(browser, url);
+    await checkWebGpu(url);
   }
 } finally {
   await browser.close();
@@ -463,6 +468,101 @@ async function checkNoWebgl2(browser, url) {
   check(text.includes('WebGL2') && !stats.includes('loading') && errors.length === 0,
     `no WebGL2: "${text.slice(0, 60)}…", ${errors.length} page errors`);
   await page.close();
+}
+
+// The flock on WebGPU (crates/murmuration-webgpu) in a browser that has it:
+// `auto` keeps WebAssembly on a software adapter and says why; ?engine=webgpu
+// steps and draws on it; its flock agrees with the CPU engine's within the
+// GPU parity tolerance (crates/murmuration-gpu/tests/integration/parity.rs:
+// median 1e-5, p99 1e-4, max 0.05 units after 20 steps); a parameter is
+// uploaded, a target rebuilds the GPU flock, and the flock moves back to
+// WebAssembly on request.
+async function checkWebGpu(url) {
+  const gpuBrowser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: WEBGPU_FLAGS,
+    // Small: SwiftShader pays for every pixel of WebGPU's passes.
+    defaultViewport: { width: 800, height: 500 },
+  });
+  try {
+    const page = await gpuBrowser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    const base = url.replace(/\/?$/, '/');
+    await page.goto(base, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => document.body.dataset.ready === '1' && /software/.test(window.murmuration.engineLabel()), { timeout: 60000 });
+    const auto = await page.evaluate(() => ({ engine: window.murmuration.engine, label: window.murmuration.engineLabel() }));
+    check(auto.engine === 'wasm', `auto keeps WebAssembly on a software WebGPU adapter: "${auto.label}"`);
+
+    await page.goto(`${base}?engine=webgpu`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => window.murmuration && window.murmuration.engine === 'webgpu' && window.murmuration.stats.frames > 5, { timeout: 120000 });
+    const label = await page.evaluate(() => window.murmuration.engineLabel());
+    const lit = await page.evaluate(() => window.murmuration.litPixels());
+    check(/^WebGPU/.test(label) && lit > 500, `?engine=webgpu steps and draws on WebGPU (${lit} bright pixels; "${label}")`);
+
+    const parity = await page.evaluate(async () => {
+      const m = window.murmuration;
+      m.setPaused(true);
+      const { cpu, gpu } = m.engines;
+      for (const e of [cpu, gpu]) e.call({ op: 'open', preset: 'default' });
+      await gpu.ready();
+      for (const e of [cpu, gpu]) e.call({ op: 'step', n: 20 });
+      await gpu.sync();
+      const st = cpu.call({ op: 'state' });
+      const side = [st.max[0] - st.min[0], st.max[1] - st.min[1]];
+      const err = [];
+      // Boid by boid (the engines store them in different orders).
+      for (let id = 0; id < cpu.count(); id++) {
+        const a = cpu.call({ op: 'inspect', id }).position, b = gpu.call({ op: 'inspect', id }).position;
+        // The default box wraps: compare through the nearest image.
+        let dx = a[0] - b[0], dy = a[1] - b[1];
+        dx -= side[0] * Math.round(dx / side[0]);
+        dy -= side[1] * Math.round(dy / side[1]);
+        err.push(Math.hypot(dx, dy));
+      }
+      err.sort((x, y) => x - y);
+      const n = err.length;
+      return { n, same: cpu.count() === gpu.count(), steps: gpu.stepIndex(), median: err[n >> 1], p99: err[Math.floor(n * 0.99)], max: err[n - 1] };
+    });
+    check(parity.same && parity.n === 2000 && parity.steps === 20 && parity.median <= 1e-5 && parity.p99 <= 1e-4 && parity.max <= 0.05,
+      `WebGPU's flock agrees with WebAssembly's after ${parity.steps} steps: ${parity.n} boids, position error median ${parity.median.toExponential(1)}, p99 ${parity.p99.toExponential(1)}, max ${parity.max.toExponential(1)}`);
+
+    const tuned = await page.evaluate(async () => {
+      const { gpu } = window.murmuration.engines;
+      gpu.call({ op: 'set', species: 0, key: 'max_speed', value: '1' });
+      gpu.call({ op: 'step', n: 30 });
+      await gpu.sync();
+      return gpu.call({ op: 'metrics' }).mean_speed;
+    });
+    check(tuned <= 1 + 1e-3, `a parameter reaches the GPU flock (max speed 1: mean speed ${tuned.toFixed(3)})`);
+
+    const target = await page.evaluate(async () => {
+      const m = window.murmuration;
+      const { gpu } = m.engines;
+      const c = m.call({ op: 'state' });
+      const at = [(c.min[0] + c.max[0]) / 2, (c.min[1] + c.max[1]) / 2];
+      gpu.call({ op: 'target', x: at[0], y: at[1] });
+      const before = gpu.stepIndex();
+      await gpu.ready();
+      gpu.call({ op: 'step', n: 10 });
+      await gpu.sync();
+      return { attractors: gpu.call({ op: 'entities' }).attractors.length, stepped: gpu.stepIndex() - before, failure: gpu.failure ?? null };
+    });
+    check(target.attractors === 1 && target.stepped === 10 && target.failure === null,
+      `a target rebuilds the GPU flock, which steps on (${JSON.stringify(target)})`);
+
+    await page.evaluate(() => { window.murmuration.setPaused(false); window.murmuration.setEngine('wasm'); });
+    await page.waitForFunction(() => window.murmuration.engine === 'wasm' && window.murmuration.stats.frames > 0, { timeout: 30000 });
+    const f0 = await page.evaluate(() => window.murmuration.stats.frames);
+    await page.waitForFunction((f) => window.murmuration.stats.frames > f + 10, { timeout: 30000 }, f0);
+    const back = await page.evaluate(async () => ({ lit: await window.murmuration.litPixels(), label: window.murmuration.engineLabel() }));
+    check(back.lit > 500 && back.label.startsWith('WebAssembly'), `the flock moves back to WebAssembly on request (${back.lit} bright pixels, "${back.label}")`);
+    check(errors.length === 0, `no page errors on WebGPU${errors.length ? ': ' + errors.join('; ') : ''}`);
+  } finally {
+    await gpuBrowser.close();
+  }
 }
 
 // Frames per second, step time and the longest frame at 1,000, 10,000 and

@@ -1,7 +1,9 @@
 //! `murmuration web`: the browser page (`web/`) served on a local port, or
 //! written out as static files to publish. The page's files are embedded in the
-//! binary; its WebAssembly is the core built for `wasm32-unknown-unknown`
-//! (`crates/murmuration-web`), built from this source tree on first use.
+//! binary; its two WebAssembly modules are built from this source tree on
+//! first use: the core for the CPU (`crates/murmuration-web`) and, for
+//! browsers with WebGPU, the GPU and render crates (`crates/murmuration-webgpu`,
+//! whose JavaScript glue `crates/murmuration-bindgen` writes).
 
 use anyhow::{Context, Result, bail};
 use std::net::IpAddr;
@@ -21,6 +23,12 @@ pub struct WebArgs {
     /// (`cargo build -p murmuration-web --profile web --target wasm32-unknown-unknown`).
     #[arg(long, value_name = "FILE.wasm")]
     pub wasm: Option<PathBuf>,
+    /// The page's WebGPU module: a folder holding `murmuration_webgpu.js` and
+    /// `murmuration_webgpu_bg.wasm` (`murmuration-bindgen`'s output). Default:
+    /// built from this source tree, unless `--wasm` names the CPU module (the
+    /// page then runs on WebAssembly only).
+    #[arg(long, value_name = "DIR")]
+    pub webgpu: Option<PathBuf>,
     /// Write the page as static files into DIR (to publish on any web host)
     /// instead of serving it.
     #[arg(long, value_name = "DIR")]
@@ -28,7 +36,7 @@ pub struct WebArgs {
 }
 
 /// The page's files: URL path, content type and bytes (the module is added at run time).
-const PAGE: [(&str, &str, &[u8]); 9] = [
+const PAGE: [(&str, &str, &[u8]); 10] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -43,6 +51,11 @@ const PAGE: [(&str, &str, &[u8]); 9] = [
         "engine.js",
         "text/javascript; charset=utf-8",
         include_bytes!("../../../web/engine.js"),
+    ),
+    (
+        "gpu-engine.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../../web/gpu-engine.js"),
     ),
     (
         "metrics-worker.js",
@@ -79,29 +92,80 @@ const PAGE: [(&str, &str, &[u8]); 9] = [
 /// The module's name in the page (`engine.js` fetches it).
 const WASM_NAME: &str = "murmuration.wasm";
 
+/// The WebGPU module's files: wasm-bindgen's names, and where the page finds
+/// them (`gpu-engine.js` imports the first, which fetches the second).
+const WEBGPU_FILES: [(&str, &str, &str); 2] = [
+    (
+        "murmuration_webgpu.js",
+        "gpu/murmuration_webgpu.js",
+        "text/javascript; charset=utf-8",
+    ),
+    (
+        "murmuration_webgpu_bg.wasm",
+        "gpu/murmuration_webgpu_bg.wasm",
+        "application/wasm",
+    ),
+];
+
+/// The modules the page is served with: the CPU one, and the WebGPU one's
+/// files (page path, type, bytes) when there is one.
+struct Modules {
+    wasm: Vec<u8>,
+    webgpu: Vec<(&'static str, &'static str, Vec<u8>)>,
+}
+
 /// Runs `murmuration web`.
 pub fn run(args: &WebArgs) -> Result<()> {
-    let wasm_path = match &args.wasm {
-        Some(p) => p.clone(),
-        None => build_wasm()?,
+    let (wasm_path, built_webgpu) = match &args.wasm {
+        Some(p) => (p.clone(), None),
+        None => {
+            let (cpu, gpu) = build_wasm(args.webgpu.is_none())?;
+            (cpu, gpu)
+        }
     };
     let wasm = std::fs::read(&wasm_path)
         .with_context(|| format!("cannot read the page's WebAssembly {}", wasm_path.display()))?;
     if !wasm.starts_with(b"\0asm") {
         bail!("{} is not a WebAssembly module", wasm_path.display());
     }
+    let webgpu = match args.webgpu.clone().or(built_webgpu) {
+        Some(dir) => read_webgpu(&dir)?,
+        None => Vec::new(),
+    };
+    let modules = Modules { wasm, webgpu };
     match &args.export {
-        Some(dir) => export(dir, &wasm),
-        None => serve(args, &wasm),
+        Some(dir) => export(dir, &modules),
+        None => serve(args, &modules),
     }
+}
+
+/// The WebGPU module's files in `dir`, refused by name when one is missing or
+/// is not what it should be.
+fn read_webgpu(dir: &Path) -> Result<Vec<(&'static str, &'static str, Vec<u8>)>> {
+    WEBGPU_FILES
+        .iter()
+        .map(|&(file, page, mime)| {
+            let path = dir.join(file);
+            let bytes = std::fs::read(&path).with_context(|| {
+                format!(
+                    "cannot read the page's WebGPU module file {} (--webgpu names the folder murmuration-bindgen wrote)",
+                    path.display()
+                )
+            })?;
+            if file.ends_with(".wasm") && !bytes.starts_with(b"\0asm") {
+                bail!("{} is not a WebAssembly module", path.display());
+            }
+            Ok((page, mime, bytes))
+        })
+        .collect()
 }
 
 /// Writes every file of the page into `dir`, each atomically, with a Brotli
 /// and a gzip copy of each (`NAME.br`, `NAME.gz`) for hosts that serve
 /// precompressed files.
-fn export(dir: &Path, wasm: &[u8]) -> Result<()> {
+fn export(dir: &Path, modules: &Modules) -> Result<()> {
     let mut count = 0;
-    for (name, _, bytes) in files(wasm) {
+    for (name, _, bytes) in files(modules) {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -123,10 +187,16 @@ fn export(dir: &Path, wasm: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Every file of the page with the module: name, content type, bytes.
-fn files(wasm: &[u8]) -> impl Iterator<Item = (&'static str, &'static str, &[u8])> {
+/// Every file of the page with its modules: name, content type, bytes.
+fn files(modules: &Modules) -> impl Iterator<Item = (&'static str, &'static str, &[u8])> {
     PAGE.into_iter()
-        .chain([(WASM_NAME, "application/wasm", wasm)])
+        .chain([(WASM_NAME, "application/wasm", &modules.wasm[..])])
+        .chain(
+            modules
+                .webgpu
+                .iter()
+                .map(|(name, mime, bytes)| (*name, *mime, &bytes[..])),
+        )
 }
 
 /// `bytes` gzip-compressed at the best level (the module: 7.4 MB → 1.81 MB,
@@ -199,14 +269,14 @@ struct Served<'a> {
     brotli: Vec<u8>,
 }
 
-fn serve(args: &WebArgs, wasm: &[u8]) -> Result<()> {
+fn serve(args: &WebArgs, modules: &Modules) -> Result<()> {
     let server = tiny_http::Server::http((args.bind, args.port))
         .map_err(|e| anyhow::anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
     let addr = server
         .server_addr()
         .to_ip()
         .context("the server has no IP address")?;
-    let files: Vec<(&str, Served)> = files(wasm)
+    let files: Vec<(&str, Served)> = files(modules)
         .map(|(name, mime, bytes)| {
             (
                 name,
@@ -275,9 +345,10 @@ fn workspace() -> Option<PathBuf> {
         .then_some(root)
 }
 
-/// Builds the page's module from the source tree (cargo decides whether it is
-/// up to date) and returns its path.
-fn build_wasm() -> Result<PathBuf> {
+/// Builds the page's modules from the source tree (cargo decides whether they
+/// are up to date): the CPU module's path and, with `webgpu`, the folder
+/// holding the WebGPU module and its glue.
+fn build_wasm(webgpu: bool) -> Result<(PathBuf, Option<PathBuf>)> {
     let Some(root) = workspace() else {
         bail!(
             "this binary was built from a source tree that is gone; pass the page's module with --wasm FILE (cargo build -p murmuration-web --profile web --target wasm32-unknown-unknown)"
@@ -287,41 +358,67 @@ fn build_wasm() -> Result<PathBuf> {
         .map(PathBuf::from)
         .map(|t| if t.is_absolute() { t } else { root.join(t) })
         .unwrap_or_else(|| root.join("target"));
+    let mut build = vec!["build", "--quiet", "-p", "murmuration-web"];
+    if webgpu {
+        build.extend(["-p", "murmuration-webgpu"]);
+    }
+    build.extend(["--profile", "web", "--target", "wasm32-unknown-unknown"]);
+    cargo(&root, &build).with_context(|| {
+        "building the page's WebAssembly failed; the target may be missing: rustup target add wasm32-unknown-unknown"
+    })?;
+    let out = target.join("wasm32-unknown-unknown/web");
+    let cpu = out.join("murmuration_web.wasm");
+    if !webgpu {
+        return Ok((cpu, None));
+    }
+    // wasm-bindgen's glue for the WebGPU module, by the generator pinned to
+    // the module's version (a native binary of this workspace).
+    cargo(&root, &["build", "--quiet", "-p", "murmuration-bindgen"])
+        .context("building the WebGPU module's generator (crates/murmuration-bindgen) failed")?;
+    let glue = out.join("webgpu");
+    let output = Command::new(target.join("debug/murmuration-bindgen"))
+        .arg(out.join("murmuration_webgpu.wasm"))
+        .arg(&glue)
+        .output()
+        .context("cannot run murmuration-bindgen")?;
+    if !output.status.success() {
+        bail!(
+            "generating the WebGPU module's glue failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok((cpu, Some(glue)))
+}
+
+/// Runs cargo with `args` in `root`; says what it does only when it takes a
+/// while (cargo answers at once when everything is up to date).
+fn cargo(root: &Path, args: &[&str]) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(&cargo)
-        .current_dir(&root)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "murmuration-web",
-            "--profile",
-            "web",
-            "--target",
-            "wasm32-unknown-unknown",
-        ])
+        .current_dir(root)
+        .args(args)
         .spawn()
         .with_context(|| format!("cannot run {}", Path::new(&cargo).display()))?;
-    // Cargo answers at once when the module is up to date: say nothing then.
     let quiet = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().context("waiting for cargo")? {
             break status;
         }
         if quiet.elapsed() > std::time::Duration::from_millis(1500) {
-            eprintln!(
-                "building the page's WebAssembly (after a change to the engine; the first time takes a few minutes)…"
-            );
+            static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!(
+                    "building the page's WebAssembly (after a change to the engine; the first time takes a few minutes)…"
+                );
+            }
             break child.wait().context("waiting for cargo")?;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     if !status.success() {
-        bail!(
-            "building the page's WebAssembly failed ({status}); the target may be missing: rustup target add wasm32-unknown-unknown"
-        );
+        bail!("cargo {} exited with {status}", args.join(" "));
     }
-    Ok(target.join("wasm32-unknown-unknown/web/murmuration_web.wasm"))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Every crate of the workspace (the test fails if one is added unlisted).
-const CRATES: [&str; 8] = [
+const CRATES: [&str; 10] = [
     "murmuration",
     "murmuration-gpu",
     "murmuration-render",
@@ -23,6 +23,8 @@ const CRATES: [&str; 8] = [
     "bevy_murmuration",
     "murmuration-py",
     "murmuration-web",
+    "murmuration-webgpu",
+    "murmuration-bindgen",
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
@@ -280,8 +282,11 @@ fn no_crate_has_an_import_circle() {
     let mut circles = Vec::new();
     let mut checked = 0;
     for krate in CRATES {
-        let g = graph(&crates.join(krate).join("src"));
-        assert!(!g.is_empty(), "{krate}: no modules found");
+        let src = crates.join(krate).join("src");
+        let g = graph(&src);
+        // A crate of one file (a small tool's main.rs) has no modules to order.
+        let one_file = rust_files(&src).len() == 1;
+        assert!(!g.is_empty() || one_file, "{krate}: no modules found");
         for m in g.keys() {
             if let Some(c) = circle(&g, m) {
                 circles.push(format!("{krate}: {} -> {m}", c.join(" -> ")));

@@ -143,8 +143,9 @@ impl Gpu {
         self.device.limits().max_storage_buffer_binding_size
     }
 
-    /// Returns the first error the device reported, if any.
-    pub(crate) fn check(&self) -> Result<(), GpuError> {
+    /// Returns the first error the device reported outside an error scope
+    /// (validation, out of memory, device lost), if any.
+    pub fn check(&self) -> Result<(), GpuError> {
         let slot = self.failure.lock().unwrap_or_else(|p| p.into_inner());
         match &*slot {
             Some(e) => Err(GpuError::Runtime(e.clone())),

@@ -112,6 +112,56 @@ impl BoidBuffers {
     }
 }
 
+/// A flock's state as read back ([`GpuFlock::read_back_async`]), to write into
+/// the world it was built from with [`ReadBack::apply`].
+#[derive(Clone, Debug)]
+pub struct ReadBack<V: GpuVector> {
+    ids: Vec<BoidId>,
+    positions: Vec<V>,
+    velocities: Vec<V>,
+    steering: Vec<V>,
+    eaten: Vec<Event<V>>,
+    step: u64,
+}
+
+impl<V: GpuVector> ReadBack<V> {
+    /// The step the state is of.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// Writes the state into `world` (the flock's own world, edited since or
+    /// not): boids eaten on the GPU are removed, positions, velocities,
+    /// steering and the step counter replaced, and the meals become its events.
+    /// Returns the steps the world was behind; its moving entities are not
+    /// advanced ([`GpuFlock::read_motion_into`]).
+    pub fn apply(self, world: &mut World<V>) -> Result<u64, GpuError> {
+        if self.ids.len() != world.len() {
+            let alive: std::collections::HashSet<BoidId> = self.ids.iter().copied().collect();
+            let gone: Vec<BoidId> = world
+                .boids()
+                .ids()
+                .iter()
+                .copied()
+                .filter(|id| !alive.contains(id))
+                .collect();
+            world.remove_boids(&gone)?;
+        }
+        let behind = self.step.saturating_sub(world.step_index());
+        world.replace_motion(
+            &self.ids,
+            &self.positions,
+            &self.velocities,
+            &self.steering,
+            self.step,
+        )?;
+        if behind > 0 {
+            world.finish_external_steps(&self.eaten);
+        }
+        Ok(behind)
+    }
+}
+
 /// Counters of the last step, read back from the GPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GpuStats {
@@ -771,25 +821,23 @@ impl<V: GpuVector> GpuFlock<V> {
 
     /// [`GpuFlock::read_motion_into`] without blocking, as a browser needs.
     pub async fn read_motion_into_async(&self, world: &mut World<V>) -> Result<u64, GpuError> {
-        let (ids, pos, vel, acc) = self.read_state_async().await?;
-        if ids.len() != world.len() {
-            let alive: std::collections::HashSet<BoidId> = ids.iter().copied().collect();
-            let gone: Vec<BoidId> = world
-                .boids()
-                .ids()
-                .iter()
-                .copied()
-                .filter(|id| !alive.contains(id))
-                .collect();
-            world.remove_boids(&gone)?;
-        }
-        let behind = self.step.saturating_sub(world.step_index());
-        world.replace_motion(&ids, &pos, &vel, &acc, self.step)?;
-        if behind > 0 {
-            let (eaten, _) = self.take_events_async().await?;
-            world.finish_external_steps(&eaten);
-        }
-        Ok(behind)
+        self.read_back_async().await?.apply(world)
+    }
+
+    /// The flock's state and the boids eaten since the last read-back, read
+    /// without borrowing a world across the wait (a page's world is shared with
+    /// its event handlers): [`ReadBack::apply`] writes them into it afterwards.
+    pub async fn read_back_async(&self) -> Result<ReadBack<V>, GpuError> {
+        let (ids, positions, velocities, steering) = self.read_state_async().await?;
+        let (eaten, _) = self.take_events_async().await?;
+        Ok(ReadBack {
+            ids,
+            positions,
+            velocities,
+            steering,
+            eaten,
+            step: self.step,
+        })
     }
 
     /// The boids eaten since the last call ([`Event::Eaten`], in the order they

@@ -49,7 +49,7 @@ mod uniforms;
 pub use device::{Gpu, instance};
 pub use dims::GpuVector;
 pub use error::GpuError;
-pub use flock::{BoidBuffers, GpuFlock, GpuStats};
+pub use flock::{BoidBuffers, GpuFlock, GpuStats, ReadBack};
 #[cfg(not(target_arch = "wasm32"))]
 pub use simulation::{Backend, Simulation};
 

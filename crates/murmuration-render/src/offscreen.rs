@@ -52,12 +52,23 @@ impl Offscreen {
 
     /// Uses an open GPU (shared with a GPU flock, say).
     pub fn with_gpu(gpu: Gpu, width: u32, height: u32) -> Result<Self, RenderError> {
+        Self::with_samples(gpu, width, height, 4)
+    }
+
+    /// [`Offscreen::with_gpu`] with `samples` per pixel in the scene pass (4,
+    /// or 1: [`Renderer::with_samples`]).
+    pub fn with_samples(
+        gpu: Gpu,
+        width: u32,
+        height: u32,
+        samples: u32,
+    ) -> Result<Self, RenderError> {
         let device = gpu.device().clone();
         let max = device.limits().max_texture_dimension_2d;
         if width == 0 || height == 0 || width > max || height > max {
             return Err(RenderError::Size { width, height, max });
         }
-        let renderer = Renderer::new(&device, gpu.queue(), OFFSCREEN_FORMAT);
+        let renderer = Renderer::with_samples(&device, gpu.queue(), OFFSCREEN_FORMAT, samples);
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("offscreen picture"),
             size: wgpu::Extent3d {

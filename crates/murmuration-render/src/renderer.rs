@@ -16,7 +16,7 @@ use wgpu::util::DeviceExt;
 const HDR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 /// Depth format (3D boids occlude each other).
 const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-/// Samples per pixel of the scene pass.
+/// Samples per pixel of the scene pass ([`Renderer::new`]).
 const MSAA: u32 = 4;
 
 #[repr(C)]
@@ -97,7 +97,9 @@ fn bird() -> Vec<MeshVertex> {
 struct Targets {
     width: u32,
     height: u32,
-    msaa: wgpu::TextureView,
+    /// The multisampled scene target, resolved into `hdr` (none at one sample:
+    /// the scene is drawn into `hdr` itself).
+    msaa: Option<wgpu::TextureView>,
     hdr: wgpu::TextureView,
     depth: wgpu::TextureView,
     half_a: wgpu::TextureView,
@@ -128,6 +130,8 @@ pub struct Renderer {
     device: wgpu::Device,
     queue: wgpu::Queue,
     format: wgpu::TextureFormat,
+    /// Samples per pixel of the scene pass: 4, or 1.
+    samples: u32,
     globals: wgpu::Buffer,
     globals_group: wgpu::BindGroup,
     pipelines: ScenePipelines,
@@ -193,8 +197,21 @@ fn upload<T: Pod>(
 
 impl Renderer {
     /// A renderer drawing into views of `format` (an `…Srgb` format gets correct
-    /// gamma from the hardware).
+    /// gamma from the hardware), with 4× multisampled edges.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat) -> Self {
+        Self::with_samples(device, queue, format, MSAA)
+    }
+
+    /// [`Renderer::new`] with `samples` per pixel in the scene pass: 4
+    /// (smooth edges), or 1 (anything but 4), for a software rasteriser, which
+    /// pays for every sample.
+    pub fn with_samples(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        samples: u32,
+    ) -> Self {
+        let samples = if samples == MSAA { MSAA } else { 1 };
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render globals"),
             size: std::mem::size_of::<Globals>() as u64,
@@ -233,9 +250,10 @@ impl Renderer {
             device: device.clone(),
             queue: queue.clone(),
             format,
+            samples,
             globals,
             globals_group,
-            pipelines: ScenePipelines::new(device, &globals_layout),
+            pipelines: ScenePipelines::new(device, &globals_layout, samples),
             glow: Glow::new(device, HDR, format),
             dart: mesh("render dart mesh", &dart()),
             bird: mesh("render bird mesh", &bird()),
@@ -260,9 +278,10 @@ impl Renderer {
             let d = &self.device;
             let full = (width, height);
             let half = (width.div_ceil(2), height.div_ceil(2));
-            let msaa = texture(d, "render msaa target", full, HDR, MSAA);
+            let samples = self.samples;
+            let msaa = (samples > 1).then(|| texture(d, "render msaa target", full, HDR, samples));
             let hdr = texture(d, "render hdr target", full, HDR, 1);
-            let depth = texture(d, "render depth", full, DEPTH, MSAA);
+            let depth = texture(d, "render depth", full, DEPTH, samples);
             let half_a = texture(d, "render glow a", half, HDR, 1);
             let half_b = texture(d, "render glow b", half, HDR, 1);
             let glow = self.glow.groups(
@@ -388,9 +407,9 @@ impl Renderer {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("render scene pass"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &t.msaa,
+                view: t.msaa.as_ref().unwrap_or(&t.hdr),
                 depth_slice: None,
-                resolve_target: Some(&t.hdr),
+                resolve_target: t.msaa.as_ref().map(|_| &t.hdr),
                 ops: wgpu::Operations {
                     load: wgpu::LoadOp::Clear(wgpu::Color {
                         r: bg[0] as f64,
@@ -398,7 +417,13 @@ impl Renderer {
                         b: bg[2] as f64,
                         a: 1.0,
                     }),
-                    store: wgpu::StoreOp::Discard,
+                    // The samples are resolved into `hdr`; at one sample
+                    // `hdr` is the target itself.
+                    store: if t.msaa.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
                 },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
@@ -473,7 +498,7 @@ fn depth_state(write: bool) -> wgpu::DepthStencilState {
 impl ScenePipelines {
     /// The pipelines of `shaders/scene.wgsl`, drawing into the multisampled
     /// HDR target with depth.
-    fn new(device: &wgpu::Device, globals_layout: &wgpu::BindGroupLayout) -> Self {
+    fn new(device: &wgpu::Device, globals_layout: &wgpu::BindGroupLayout, samples: u32) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("murmuration scene shader"),
             source: wgpu::ShaderSource::Wgsl(include_str!("shaders/scene.wgsl").into()),
@@ -484,7 +509,7 @@ impl ScenePipelines {
             immediate_size: 0,
         });
         let multisample = wgpu::MultisampleState {
-            count: MSAA,
+            count: samples,
             ..Default::default()
         };
         let pipeline = |label,

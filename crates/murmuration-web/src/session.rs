@@ -171,6 +171,28 @@ impl Session {
         Ok(s)
     }
 
+    /// The flock's world (the WebGPU module steps a copy of it on the GPU and
+    /// writes the state back).
+    pub fn world(&self) -> &AnyWorld {
+        &self.world
+    }
+
+    /// The flock's world, to write the GPU's state into; call
+    /// [`Session::refresh`] after changing its boids.
+    pub fn world_mut(&mut self) -> &mut AnyWorld {
+        &mut self.world
+    }
+
+    /// Each species' drawing hints from its preset.
+    pub fn looks(&self) -> &[Look] {
+        &self.looks
+    }
+
+    /// Rebuilds the instance array from the world (after [`Session::world_mut`]).
+    pub fn refresh(&mut self) {
+        self.fill_instances();
+    }
+
     /// Steps `n` times and refreshes the instance array.
     pub fn step(&mut self, n: u32) {
         with_world!(&mut self.world, w => w.step_n(n as u64));
