@@ -1,7 +1,8 @@
 // The page in headless Chromium (puppeteer-core drives /usr/bin/chromium).
 //
 //   node web/tests/browser.mjs URL [--expect PRESET:STEPS:DIGEST]... [--screenshot FILE.png]
-//   node web/tests/browser.mjs URL --bench      (frame rates for BENCHMARKS.md)
+//   node web/tests/browser.mjs URL --bench      (frame rates for BENCHMARKS.md;
+//     MURMURATION_WEB_BENCH_ENGINE=webgpu: the WebGPU engine, Chromium's WebGPU on)
 //
 // The test opens the served page, waits for frames, checks the canvas is not
 // blank and the boids moved, changes a parameter through the panel and sees it
@@ -25,6 +26,7 @@ for (let i = 1; i < args.length; i++) {
 if (!url) throw new Error('usage: browser.mjs URL [--expect PRESET:STEPS:DIGEST]... [--screenshot F] [--bench]');
 
 const executablePath = process.env.MURMURATION_CHROMIUM || '/usr/bin/chromium';
+const benchGpu = bench && process.env.MURMURATION_WEB_BENCH_ENGINE === 'webgpu';
 // Chromium's WebGPU: SwiftShader here (a software adapter), with these flags.
 const WEBGPU_FLAGS = ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan',
   '--use-vulkan=swiftshader', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
@@ -32,7 +34,7 @@ const WEBGPU_FLAGS = ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-featur
 const browser = await puppeteer.launch({
   executablePath,
   headless: true,
-  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  args: benchGpu ? WEBGPU_FLAGS : ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   defaultViewport: { width: 1280, height: 800 },
 });
 
@@ -49,8 +51,9 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-  await page.goto(url, { waitUntil: 'load' });
+  await page.goto(benchGpu ? `${url.replace(/\/?$/, '/')}?engine=webgpu` : url, { waitUntil: benchGpu ? 'domcontentloaded' : 'load' });
   await page.waitForFunction(() => document.body.dataset.ready === '1' && window.murmuration.stats.frames > 30, { timeout: 60000 });
+  if (benchGpu) await page.waitForFunction(() => window.murmuration.engine === 'webgpu', { timeout: 120000 });
 
   const frames = () => page.evaluate(() => window.murmuration.stats.frames);
   const message = () => page.$eval('#message', (e) => ({ text: e.textContent, cls: e.className }));
@@ -585,7 +588,9 @@ async function runBench(page, waitFrames) {
       m.ui.debug = debugEnv === '1';
       m.setDrawing(drawing);
     }, n, debugEnv, drawing);
-    await waitFrames(120); // warm-up: the module's first frames, the old flock's memory
+    // Warm-up: the module's first frames, the old flock's memory (WebGPU: its
+    // flock built; software WebGPU draws few frames a second).
+    await waitFrames(benchGpu ? 10 : 120);
     const r = await page.evaluate((ms) => new Promise((resolve) => {
       const m = window.murmuration;
       const f0 = m.stats.frames;
@@ -596,7 +601,7 @@ async function runBench(page, waitFrames) {
         longest = Math.max(longest, t - last);
         last = t;
         if (t - t0 < ms) requestAnimationFrame(tick);
-        else resolve({ frames: m.stats.frames - f0, t: t - t0, longest, step: m.stats.stepMs, draw: m.stats.drawMs, side: m.state.max[0] - m.state.min[0], mode: m.renderer.mode });
+        else resolve({ frames: m.stats.frames - f0, t: t - t0, longest, step: m.stats.stepMs, draw: m.stats.drawMs, side: m.state.max[0] - m.state.min[0], mode: m.engine === 'webgpu' ? 'webgpu' : m.renderer.mode, steps: m.stats.stepsPerSecond });
       };
       requestAnimationFrame(tick);
     }), seconds * 1000);
@@ -605,7 +610,7 @@ async function runBench(page, waitFrames) {
       drawn_by: r.mode,
       world_side: Number(r.side.toFixed(1)),
       fps: Number(((r.frames * 1000) / r.t).toFixed(1)),
-      step_ms_median: Number(r.step.toFixed(3)),
+      ...(benchGpu ? { steps_per_s: Number(r.steps.toFixed(1)) } : { step_ms_median: Number(r.step.toFixed(3)) }),
       draw_ms: Number(r.draw.toFixed(3)),
       longest_frame_ms: Number(r.longest.toFixed(1)),
     }));
