@@ -111,7 +111,12 @@ export class GpuEngine {
     return this.inner.failure;
   }
 
-  // True while steps wait for a flock to be built or read back.
+  // GPU flocks built so far (a moved target needs none).
+  get builds() {
+    return this.inner.builds;
+  }
+
+  // True while steps wait for a flock to be built.
   get busy() {
     return this.inner.busy;
   }

@@ -550,11 +550,16 @@ async function checkWebGpu(url) {
       const before = gpu.stepIndex();
       await gpu.ready();
       gpu.call({ op: 'step', n: 10 });
+      const built = gpu.builds;
+      // Dragged: moved, not rebuilt (a touch drag moves it every frame).
+      gpu.call({ op: 'target', x: at[0] + 3, y: at[1] - 2 });
+      gpu.call({ op: 'step', n: 10 });
       await gpu.sync();
-      return { attractors: gpu.call({ op: 'entities' }).attractors.length, stepped: gpu.stepIndex() - before, failure: gpu.failure ?? null };
+      const ents = gpu.call({ op: 'entities' });
+      return { attractors: ents.attractors.length, at: ents.attractors[0]?.position, stepped: gpu.stepIndex() - before, rebuilt: gpu.builds - built, failure: gpu.failure ?? null };
     });
-    check(target.attractors === 1 && target.stepped === 10 && target.failure === null,
-      `a target rebuilds the GPU flock, which steps on (${JSON.stringify(target)})`);
+    check(target.attractors === 1 && target.stepped === 20 && target.rebuilt === 0 && target.failure === null,
+      `a target set rebuilds the GPU flock; moved, it is uploaded in place (${JSON.stringify(target)})`);
 
     await page.evaluate(() => { window.murmuration.setPaused(false); window.murmuration.setEngine('wasm'); });
     await page.waitForFunction(() => window.murmuration.engine === 'wasm' && window.murmuration.stats.frames > 0, { timeout: 30000 });

@@ -259,6 +259,45 @@ impl<V: GpuVector> Behaviours<V> {
             || self.paths.iter().any(|p| p.lifetime.is_finite())
     }
 
+    /// True when `other` (the same world's behaviours after an entity moved or
+    /// changed) packs into the same buffers: the same uniform but for the
+    /// buffers' own fields, the same shapes, data and interaction plan. Its
+    /// entities can then replace these in place ([`GpuFlock::update_entities`]).
+    ///
+    /// [`GpuFlock::update_entities`]: crate::GpuFlock::update_entities
+    pub fn same_layout(&self, other: &Self) -> bool {
+        let mut a = self.uniform;
+        let mut b = other.uniform;
+        // The capacity and the places in the scene buffer are the buffers'
+        // (`scene_head`), which the shapes, data and table compared below fix.
+        for u in [&mut a, &mut b] {
+            u.frames = 0;
+            u.data_at = 0;
+            u.table_at = 0;
+            u.frames_at = 0;
+        }
+        bytemuck::bytes_of(&a) == bytemuck::bytes_of(&b)
+            && bytemuck::cast_slice::<ShapeData, u8>(&self.shapes)
+                == bytemuck::cast_slice::<ShapeData, u8>(&other.shapes)
+            && self.data.len() == other.data.len()
+            && self
+                .data
+                .iter()
+                .zip(&other.data)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+            && self.plan == other.plan
+            && self.path_first == other.path_first
+    }
+
+    /// Takes `other`'s entities (attractors, pulses, paths and their host
+    /// clock) for the steps from `step` on; the layout is this one's.
+    pub fn take_entities(&mut self, other: Self, step: u64) {
+        self.attractors = other.attractors;
+        self.pulses = other.pulses;
+        self.paths = other.paths;
+        self.step = step;
+    }
+
     /// Bytes of the scene buffer when it holds `frames` frames: the head
     /// (shapes, data and actor table, as [`scene_head`] packs them) and the
     /// frames (at least one word each, as [`BehaviourBuffers::new`] makes it).
@@ -430,6 +469,17 @@ impl BehaviourBuffers {
             buffers,
             head,
             capacity,
+        }
+    }
+
+    /// Uploads the one frame of a world whose entities never change (after an
+    /// in-place edit of them): the next submission would not.
+    pub fn reload_static_frame<V: GpuVector>(&self, queue: &wgpu::Queue, b: &mut Behaviours<V>) {
+        if b.has_entities() && !b.is_dynamic() {
+            // As `new` does: the one frame, the host clock past it.
+            let frame = b.frames(1);
+            let at = 16 * self.head.len() as u64;
+            queue.write_buffer(&self.buffers.scene, at, bytemuck::cast_slice(&frame));
         }
     }
 

@@ -477,6 +477,24 @@ impl<V: GpuVector> GpuFlock<V> {
         Ok(())
     }
 
+    /// Re-uploads `world`'s entities (attractors, pulses, paths: a target
+    /// moved, say) in place, when they keep the slots the flock was built
+    /// with and need no other shader variant: `Ok(true)`. `Ok(false)` when
+    /// only a new flock can carry them (an entity added or removed). The
+    /// world's entity clock must be current (`World::advance_entities` after
+    /// each GPU step); its boids need not be.
+    pub fn update_entities(&mut self, world: &World<V>) -> Result<bool, GpuError> {
+        let mut next = Behaviours::new(world)?;
+        next.uniform.frames = self.behaviours.uniform.frames;
+        if !self.behaviours.same_layout(&next) || variant(world, &self.sim, &next) != self.variant {
+            return Ok(false);
+        }
+        self.behaviours.take_entities(next, self.step);
+        self.behaviour_buffers
+            .reload_static_frame(&self.gpu.queue, &mut self.behaviours);
+        Ok(true)
+    }
+
     /// The passes of this flock's step.
     fn passes(&self) -> Vec<&'static str> {
         passes(self.behaviours.chases(), self.behaviours.eats())

@@ -40,7 +40,9 @@ enum Change {
     Nothing,
     /// Species parameters: uploaded in place when the grid keeps its size.
     Params,
-    /// Entities (target, pulse): the motion is read back, then a flock built.
+    /// Entities (target, pulse): uploaded in place when they keep the
+    /// flock's slots (a target moved), else the motion is read back and a
+    /// flock built.
     Entities,
     /// A new world (a preset, a count): a flock built from it.
     World,
@@ -75,9 +77,14 @@ struct Inner {
     ahead: bool,
     /// The world changed in a way only a new flock carries.
     stale: bool,
+    /// The world's entities changed since the flock last took them: uploaded
+    /// at the next step (a read-back in flight shares the flock until then).
+    entities_dirty: bool,
     /// Counts the changes only a new flock carries: a build that started
     /// before the last one leaves the flock stale.
     edits: u64,
+    /// Flocks built so far (the page's test sees a moved target cost none).
+    builds: u32,
     /// A build is in flight (for this world or an older one): one at a time,
     /// as a device's error scopes form one stack that a build's waits would
     /// otherwise interleave.
@@ -169,6 +176,8 @@ impl GpuEngine {
                 ahead: false,
                 stale: true,
                 edits: 0,
+                entities_dirty: false,
+                builds: 0,
                 busy: false,
                 failure: None,
             })),
@@ -218,7 +227,7 @@ impl GpuEngine {
             match change_of(&op) {
                 Change::Nothing => {}
                 Change::World => i.new_world(),
-                Change::Entities => i.mark_stale(),
+                Change::Entities => i.entities_dirty = true,
                 Change::Params => i.params_changed(),
             }
         }
@@ -233,6 +242,9 @@ impl GpuEngine {
         let count = i.session.as_ref().map_or(0, Session::len) as u32;
         if i.failure.is_some() || i.busy || i.session.is_none() {
             return count;
+        }
+        if i.entities_dirty && !i.stale {
+            i.upload_entities();
         }
         if i.stale || i.flock.is_none() {
             i.busy = true;
@@ -306,7 +318,14 @@ impl GpuEngine {
             .unwrap_or_default()
     }
 
-    /// True while a flock is being built or read back (steps wait).
+    /// GPU flocks built so far: one per preset, count or change of slots
+    /// (a target set or taken away), none for a target moved.
+    #[wasm_bindgen(getter)]
+    pub fn builds(&self) -> u32 {
+        self.inner.borrow().builds
+    }
+
+    /// True while a flock is being built (steps wait).
     #[wasm_bindgen(getter)]
     pub fn busy(&self) -> bool {
         self.inner.borrow().busy
@@ -437,6 +456,27 @@ impl Inner {
         }
     }
 
+    /// Uploads the world's entities into the flock in place, or marks it for
+    /// a rebuild when they no longer fit its slots. Waits (stays dirty) while
+    /// a read-back shares the flock.
+    fn upload_entities(&mut self) {
+        let (Some(s), Some(flock)) = (&self.session, self.flock.as_mut().and_then(Rc::get_mut))
+        else {
+            return;
+        };
+        let uploaded = match (s.world(), flock) {
+            (AnyWorld::D2(w), AnyFlock::D2(f)) => f.update_entities(w),
+            (AnyWorld::D3(w), AnyFlock::D3(f)) => f.update_entities(w),
+            _ => Ok(false),
+        };
+        self.entities_dirty = false;
+        match uploaded {
+            Ok(true) => {}
+            Ok(false) => self.mark_stale(),
+            Err(e) => self.fail(e.to_string()),
+        }
+    }
+
     /// The world changed in a way only a new flock carries.
     fn mark_stale(&mut self) {
         self.stale = true;
@@ -512,6 +552,7 @@ async fn rebuild(inner: Rc<RefCell<Inner>>, generation: u64) {
     match result {
         Ok(Some((flock, edits))) => {
             i.flock = Some(Rc::new(flock));
+            i.builds += 1;
             // Edits made while it was built wait for the next one.
             i.stale = i.edits != edits;
             i.ahead = false;

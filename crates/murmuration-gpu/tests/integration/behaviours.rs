@@ -653,3 +653,60 @@ fn lone_fish_beside_a_shark_are_eaten_on_the_cpu_too() {
         "lone fish {left:?} survived beside a shark"
     );
 }
+
+/// The page's target dragged about (a touch drag moves it every frame): each
+/// move is uploaded into the live flock, which then agrees with the CPU world
+/// that moved it at the same step (a flock left with the first target does
+/// not); a target taken away changes the slots and needs a new flock.
+#[test]
+fn a_moved_target_is_uploaded_in_place_and_agrees() {
+    let Some(gpu) = gpu() else { return };
+    let mut cpu = world::<Vec2>(1200, 20.0, Boundary::Wrap, vec![SpeciesParams::default()]);
+    cpu.set_pointer_target(Vec2::new(5.0, 5.0)).unwrap();
+    let mut flock = GpuFlock::new(&gpu, &cpu).unwrap();
+    let mut unmoved = GpuFlock::new(&gpu, &cpu).unwrap();
+    // The host's copy: entities kept current, boids as they were.
+    let mut host = cpu.clone();
+    for (k, at) in [Vec2::new(14.0, 6.0), Vec2::new(10.0, 15.0)]
+        .into_iter()
+        .enumerate()
+    {
+        cpu.step_n(12);
+        flock.step_n(12).unwrap();
+        unmoved.step_n(12).unwrap();
+        host.advance_entities(12);
+        cpu.set_pointer_target(at).unwrap();
+        host.set_pointer_target(at).unwrap();
+        assert!(
+            flock.update_entities(&host).unwrap(),
+            "move {k}: a moved target keeps the flock's layout"
+        );
+    }
+    cpu.step_n(12);
+    flock.step_n(12).unwrap();
+    unmoved.step_n(12).unwrap();
+    let errors = |f: &GpuFlock<Vec2>| {
+        let mut on_gpu = host.clone();
+        f.read_motion_into(&mut on_gpu).unwrap();
+        let mut err = crate::common::position_errors(&cpu, &on_gpu);
+        err.sort_by(f32::total_cmp);
+        let n = err.len();
+        (err[n / 2], err[n * 99 / 100], err[n - 1])
+    };
+    let (median, p99, max) = errors(&flock);
+    eprintln!("moved target, 36 steps: median {median:.2e}, p99 {p99:.2e}, max {max:.2e}");
+    assert!(
+        median <= 1e-5 && p99 <= 1e-4 && max <= 0.05,
+        "{median} {p99} {max}"
+    );
+    let (stale, ..) = errors(&unmoved);
+    assert!(
+        stale > 1e-3,
+        "the unmoved target's flock differs too little: median {stale}"
+    );
+    host.clear_pointer_target();
+    assert!(
+        !flock.update_entities(&host).unwrap(),
+        "a target taken away changes the slots: a new flock carries it"
+    );
+}
