@@ -59,6 +59,10 @@ let cpuEngine = null;
 let gpuEngine = null;
 // Why the flock is not on WebGPU, when it is not (the panel shows it).
 let engineNote = '';
+// The WebGPU engine's load in flight, and whether WebGPU refused the open
+// flock (WebAssembly runs it until another preset).
+let gpuLoading = null;
+let gpuDeclined = false;
 let renderer = null;
 let state = null;
 let gui = null;
@@ -88,7 +92,7 @@ function tryCall(request) {
 // (on WebGPU: go on with the WebAssembly engine).
 function crashed(e) {
   if (engine && engine.gpu && cpuEngine) {
-    gpuFailed(e.message);
+    gpuFailed(engine, e.message);
     return;
   }
   setPaused(true);
@@ -101,6 +105,11 @@ function open(preset, set = []) {
   if (ok === undefined) return false;
   ui.preset = preset;
   reopened(engine.call({ op: 'state' }));
+  // A flock WebGPU refused went to WebAssembly: another may go back.
+  if (gpuDeclined && gpuEngine && engine === cpuEngine && wantsGpu(gpuEngine)) {
+    gpuDeclined = false;
+    useEngine(gpuEngine);
+  }
   return true;
 }
 
@@ -205,34 +214,48 @@ function stepOnce(n) {
 // (SwiftShader), where the CPU engine is faster (BENCHMARKS.md).
 async function startWebGpu() {
   if (ui.engine === 'wasm') return;
-  if (!gpuEngine) {
-    const probe = await probeWebGpu();
-    if (probe.missing || (ui.engine === 'auto' && probe.software)) {
-      engineNote = probe.missing
-        ? `no WebGPU: ${probe.missing}`
-        : `WebGPU is software here (${probe.adapter}): WebAssembly is faster`;
-      if (probe.missing && ui.engine === 'webgpu') say(`WebGPU is not available here (${probe.missing}); the WebAssembly engine runs the flock.`, false);
-      return;
-    }
-    try {
-      gpuEngine = await loadGpuEngine(gpuCanvas, cpuEngine.module, probe);
-    } catch (e) {
-      engineNote = `no WebGPU: ${e.message}`;
-      if (ui.engine === 'webgpu') say(`WebGPU is not available here (${e.message}); the WebAssembly engine runs the flock.`, false);
-      return;
-    }
+  // One load at a time (the panel may ask while the first is on its way).
+  gpuLoading = gpuLoading || loadWebGpu();
+  const loaded = await gpuLoading;
+  gpuLoading = null;
+  if (loaded && !gpuEngine) gpuEngine = loaded;
+  if (gpuEngine && engine === cpuEngine && wantsGpu(gpuEngine)) useEngine(gpuEngine);
+}
+
+// The WebGPU engine, or null with `engineNote` saying why not.
+async function loadWebGpu() {
+  if (gpuEngine) return gpuEngine;
+  const probe = await probeWebGpu();
+  if (probe.missing || (ui.engine === 'auto' && probe.software)) {
+    engineNote = probe.missing
+      ? `no WebGPU: ${probe.missing}`
+      : `WebGPU is software here (${probe.adapter}): WebAssembly is faster`;
+    if (probe.missing && ui.engine === 'webgpu') say(`WebGPU is not available here (${probe.missing}); the WebAssembly engine runs the flock.`, false);
+    return null;
   }
-  if (ui.engine === 'auto' && gpuEngine.software) {
-    engineNote = `WebGPU is software here (${gpuEngine.adapter}): WebAssembly is faster`;
-    return;
+  try {
+    return await loadGpuEngine(gpuCanvas, cpuEngine.module, probe);
+  } catch (e) {
+    engineNote = `no WebGPU: ${e.message}`;
+    if (ui.engine === 'webgpu') say(`WebGPU is not available here (${e.message}); the WebAssembly engine runs the flock.`, false);
+    return null;
   }
-  if (ui.engine !== 'wasm') useEngine(gpuEngine);
+}
+
+// Whether `ui.engine` wants the flock on `gpu` (auto: not on a software adapter).
+function wantsGpu(gpu) {
+  if (ui.engine === 'wasm') return false;
+  if (ui.engine === 'auto' && gpu.software) {
+    engineNote = `WebGPU is software here (${gpu.adapter}): WebAssembly is faster`;
+    return false;
+  }
+  return true;
 }
 
 // Chooses the engine ('auto', 'webgpu', 'wasm'; the panel's control).
 function setEngine(choice) {
   ui.engine = ['auto', 'webgpu', 'wasm'].includes(choice) ? choice : 'auto';
-  if (ui.engine === 'wasm' || (ui.engine === 'auto' && gpuEngine && gpuEngine.software)) {
+  if (ui.engine === 'wasm' || (gpuEngine && !wantsGpu(gpuEngine))) {
     useEngine(cpuEngine);
   } else {
     startWebGpu();
@@ -240,11 +263,17 @@ function setEngine(choice) {
 }
 
 // Moves the flock to `next`: the same preset, overrides and tuning, opened
-// afresh on it.
+// afresh on it (the flock restarts from the preset's first step).
 function useEngine(next) {
   if (!engine || !next || next === engine) return;
-  const mirror = engine.call({ op: 'mirror' });
-  next.call({ op: 'adopt', ...mirror });
+  let mirror = null;
+  try {
+    mirror = engine.call({ op: 'mirror' });
+  } catch (e) {
+    // An engine that trapped cannot say: the preset as the page knows it.
+  }
+  if (mirror) next.call({ op: 'adopt', ...mirror });
+  else next.call({ op: 'open', preset: ui.preset });
   engine = next;
   const gpu = Boolean(next.gpu);
   gpuCanvas.style.visibility = gpu ? 'visible' : 'hidden';
@@ -253,21 +282,54 @@ function useEngine(next) {
   reopened(engine.call({ op: 'state' }));
 }
 
-// The GPU engine failed (the device was lost, a shader trapped): the flock
-// goes on with the WebAssembly engine, its tuning kept.
-function gpuFailed(why) {
-  const failed = gpuEngine;
-  gpuEngine = null;
+// The GPU engine `failed` failed (the device was lost, a shader trapped):
+// the flock goes on with the WebAssembly engine, its tuning kept.
+function gpuFailed(failed, why) {
+  if (gpuEngine === failed) gpuEngine = null;
   engineNote = `WebGPU failed: ${why}`;
   if (engine === failed) {
     try {
       useEngine(cpuEngine);
     } catch (e) {
       engine = cpuEngine;
+      gpuCanvas.style.visibility = 'hidden';
+      canvas.style.visibility = 'visible';
       open(ui.preset);
     }
+    say(`WebGPU stopped (${why}); the WebAssembly engine runs the flock now.`);
   }
-  say(`WebGPU stopped (${why}); the WebAssembly engine runs the flock now.`);
+}
+
+// The GPU backend refuses this flock (a feature it lacks, a size past the
+// device's limits): WebAssembly runs it; the next preset may go back.
+function gpuUnsupported(why) {
+  gpuDeclined = true;
+  useEngine(cpuEngine);
+  engineNote = `WebGPU cannot run this flock: ${why}`;
+  say(`${engineNote}; the WebAssembly engine runs it.`, false);
+}
+
+// Checks the GPU engine once a frame: a failure, a refused flock, or a build
+// that never ends (a task that trapped) moves the flock to WebAssembly.
+let busySince = null;
+function watchGpu(now) {
+  const gpu = engine;
+  let why = null;
+  try {
+    why = gpu.failure;
+    if (!why && gpu.unsupported) {
+      gpuUnsupported(gpu.unsupported);
+      return;
+    }
+    busySince = gpu.busy ? (busySince ?? now) : null;
+    if (!why && busySince !== null && now - busySince > 30000) why = 'building the GPU flock took over 30 s';
+  } catch (e) {
+    why = e.message || String(e);
+  }
+  if (why) {
+    busySince = null;
+    gpuFailed(gpu, why);
+  }
 }
 
 // Which engine runs the flock, for the stats line and the panel.
@@ -678,13 +740,14 @@ let lastStepIndex = 0;
 function frame() {
   requestAnimationFrame(frame);
   if (!engine || !renderer) return;
-  if (engine.gpu && engine.failure) gpuFailed(engine.failure);
+  if (engine.gpu) watchGpu(performance.now());
   if (!ui.paused) stepOnce(ui.stepsPerFrame);
   if (!engine) return;
   const t0 = performance.now();
   const gpu = Boolean(engine.gpu);
   if (gpu && stats.frames % (ui.debug || ui.selected >= 0 ? 2 : SYNC_FRAMES) === 0) {
-    engine.sync().catch((e) => gpuFailed(e.message || String(e)));
+    const synced = engine;
+    synced.sync().catch((e) => gpuFailed(synced, e.message || String(e)));
   }
   const following = state.open && ui.follow;
   const instances = !gpu || following ? engine.instances() : null;
@@ -704,7 +767,7 @@ function frame() {
     try {
       engine.draw(v, size, ui.glow);
     } catch (e) {
-      gpuFailed(e.message || String(e));
+      gpuFailed(engine, e.message || String(e));
       return;
     }
     for (const [resolve, rect] of litRequests.splice(0)) resolve(canvasLitPixels(gpuCanvas, rect));

@@ -292,44 +292,55 @@ fn serve(args: &WebArgs, modules: &Modules) -> Result<()> {
     println!("serving the page at http://{addr}/ (Ctrl+C stops)");
     use std::io::Write as _;
     std::io::stdout().flush().ok();
-    for request in server.incoming_requests() {
-        let path = request.url().split(['?', '#']).next().unwrap_or("/");
-        let name = path.trim_start_matches('/');
-        let name = if name.is_empty() { "index.html" } else { name };
-        let found = files.iter().find(|(n, _)| *n == name).map(|(_, f)| f);
-        // Compressed for every client that takes it (every browser does).
-        let coding = request
-            .headers()
-            .iter()
-            .find(|h| h.field.equiv("Accept-Encoding"))
-            .map_or(Coding::Identity, |h| coding(h.value.as_str()));
-        let method = request.method().clone();
-        let response = match (method, found) {
-            (tiny_http::Method::Get | tiny_http::Method::Head, Some(f)) => {
-                let (body, encoding) = match coding {
-                    Coding::Brotli => (&f.brotli[..], Some("br")),
-                    Coding::Gzip => (&f.gzipped[..], Some("gzip")),
-                    Coding::Identity => (f.bytes, None),
-                };
-                let mut r = tiny_http::Response::from_data(body.to_vec())
-                    .with_header(header("Content-Type", f.mime))
-                    .with_header(header("Cache-Control", "no-cache"))
-                    .with_header(header("Vary", "Accept-Encoding"));
-                if let Some(encoding) = encoding {
-                    r = r.with_header(header("Content-Encoding", encoding));
-                }
-                r
-            }
-            (tiny_http::Method::Get | tiny_http::Method::Head, None) => {
-                tiny_http::Response::from_data(format!("no such file: {path}\n").into_bytes())
-                    .with_status_code(404)
-            }
-            _ => tiny_http::Response::from_data(b"only GET\n".to_vec()).with_status_code(405),
-        };
-        // A client that went away is its own business; keep serving.
-        let _ = request.respond(response);
-    }
+    // Each request answered on a thread of its own: a browser opens six
+    // connections and pipelines on them, and one slow reader must not hold
+    // up the others (the page's load stalled behind it).
+    std::thread::scope(|scope| {
+        for request in server.incoming_requests() {
+            let files = &files;
+            scope.spawn(move || respond(request, files));
+        }
+    });
     Ok(())
+}
+
+/// Answers one request from the page's files.
+fn respond(request: tiny_http::Request, files: &[(&str, Served)]) {
+    let path = request.url().split(['?', '#']).next().unwrap_or("/");
+    let name = path.trim_start_matches('/');
+    let name = if name.is_empty() { "index.html" } else { name };
+    let found = files.iter().find(|(n, _)| *n == name).map(|(_, f)| f);
+    // Compressed for every client that takes it (every browser does).
+    let coding = request
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Accept-Encoding"))
+        .map_or(Coding::Identity, |h| coding(h.value.as_str()));
+    let method = request.method().clone();
+    let response = match (method, found) {
+        (tiny_http::Method::Get | tiny_http::Method::Head, Some(f)) => {
+            let (body, encoding) = match coding {
+                Coding::Brotli => (&f.brotli[..], Some("br")),
+                Coding::Gzip => (&f.gzipped[..], Some("gzip")),
+                Coding::Identity => (f.bytes, None),
+            };
+            let mut r = tiny_http::Response::from_data(body.to_vec())
+                .with_header(header("Content-Type", f.mime))
+                .with_header(header("Cache-Control", "no-cache"))
+                .with_header(header("Vary", "Accept-Encoding"));
+            if let Some(encoding) = encoding {
+                r = r.with_header(header("Content-Encoding", encoding));
+            }
+            r
+        }
+        (tiny_http::Method::Get | tiny_http::Method::Head, None) => {
+            tiny_http::Response::from_data(format!("no such file: {path}\n").into_bytes())
+                .with_status_code(404)
+        }
+        _ => tiny_http::Response::from_data(b"only GET\n".to_vec()).with_status_code(405),
+    };
+    // A client that went away is its own business; keep serving.
+    let _ = request.respond(response);
 }
 
 fn header(name: &str, value: &str) -> tiny_http::Header {
@@ -347,7 +358,9 @@ fn workspace() -> Option<PathBuf> {
 
 /// Builds the page's modules from the source tree (cargo decides whether they
 /// are up to date): the CPU module's path and, with `webgpu`, the folder
-/// holding the WebGPU module and its glue.
+/// holding the WebGPU module and its glue. Both modules build in one cargo
+/// run (they share the core); when the WebGPU one cannot be built, the CPU
+/// module alone is, and the page is served without WebGPU, saying so.
 fn build_wasm(webgpu: bool) -> Result<(PathBuf, Option<PathBuf>)> {
     let Some(root) = workspace() else {
         bail!(
@@ -358,23 +371,50 @@ fn build_wasm(webgpu: bool) -> Result<(PathBuf, Option<PathBuf>)> {
         .map(PathBuf::from)
         .map(|t| if t.is_absolute() { t } else { root.join(t) })
         .unwrap_or_else(|| root.join("target"));
-    let mut build = vec!["build", "--quiet", "-p", "murmuration-web"];
-    if webgpu {
-        build.extend(["-p", "murmuration-webgpu"]);
-    }
-    build.extend(["--profile", "web", "--target", "wasm32-unknown-unknown"]);
-    cargo(&root, &build).with_context(|| {
-        "building the page's WebAssembly failed; the target may be missing: rustup target add wasm32-unknown-unknown"
-    })?;
+    let wasm_build = |packages: &[&'static str]| {
+        let mut args = vec!["build", "--quiet"];
+        for p in packages {
+            args.extend(["-p", p]);
+        }
+        args.extend(["--profile", "web", "--target", "wasm32-unknown-unknown"]);
+        args
+    };
     let out = target.join("wasm32-unknown-unknown/web");
     let cpu = out.join("murmuration_web.wasm");
+    let cpu_only = || {
+        cargo(&root, &wasm_build(&["murmuration-web"])).context(
+            "building the page's WebAssembly failed; the target may be missing: rustup target add wasm32-unknown-unknown",
+        )
+    };
     if !webgpu {
+        cpu_only()?;
         return Ok((cpu, None));
     }
-    // wasm-bindgen's glue for the WebGPU module, by the generator pinned to
-    // the module's version (a native binary of this workspace).
-    cargo(&root, &["build", "--quiet", "-p", "murmuration-bindgen"])
-        .context("building the WebGPU module's generator (crates/murmuration-bindgen) failed")?;
+    let both = cargo(
+        &root,
+        &wasm_build(&["murmuration-web", "murmuration-webgpu"]),
+    )
+    .context("building the WebGPU module (crates/murmuration-webgpu) failed")
+    .and_then(|()| bindgen(&root, &target));
+    match both {
+        Ok(glue) => Ok((cpu, Some(glue))),
+        Err(e) => {
+            cpu_only()?;
+            eprintln!(
+                "warning: the page is served without its WebGPU engine (WebAssembly only): {e:#}"
+            );
+            Ok((cpu, None))
+        }
+    }
+}
+
+/// Writes wasm-bindgen's glue beside the WebGPU module with the generator
+/// pinned to the module's version (a native binary of this workspace);
+/// returns the folder.
+fn bindgen(root: &Path, target: &Path) -> Result<PathBuf> {
+    cargo(root, &["build", "--quiet", "-p", "murmuration-bindgen"])
+        .context("building its generator (crates/murmuration-bindgen) failed")?;
+    let out = target.join("wasm32-unknown-unknown/web");
     let glue = out.join("webgpu");
     let output = Command::new(target.join("debug/murmuration-bindgen"))
         .arg(out.join("murmuration_webgpu.wasm"))
@@ -387,7 +427,7 @@ fn build_wasm(webgpu: bool) -> Result<(PathBuf, Option<PathBuf>)> {
             String::from_utf8_lossy(&output.stderr).trim()
         );
     }
-    Ok((cpu, Some(glue)))
+    Ok(glue)
 }
 
 /// Runs cargo with `args` in `root`; says what it does only when it takes a

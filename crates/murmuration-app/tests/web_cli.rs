@@ -24,6 +24,7 @@ fn export_writes_the_page_and_its_module() {
         "index.html",
         "app.js",
         "engine.js",
+        "gpu-engine.js",
         "render.js",
         "panel.js",
         "metrics-worker.js",
@@ -106,4 +107,74 @@ fn a_missing_or_wrong_module_and_an_unwritable_folder_are_refused_by_name() {
         e.contains("cannot create") || e.contains("cannot write"),
         "{e}"
     );
+}
+
+/// Kills the server when the test ends, however it ends.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A client that asks for a large file and does not read it must not hold up
+/// the others: the server answered on one thread, blocked writing to that
+/// client, and the page's other requests (its scripts) waited forever, so
+/// the page never loaded.
+#[test]
+fn a_slow_reader_does_not_stall_the_server() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    // 32 MB, sent uncompressed to a client that asks for no coding: far more
+    // than the sockets' buffers hold.
+    let mut module = EMPTY_MODULE.to_vec();
+    module.resize(32 << 20, 0);
+    let wasm = dir.path().join("big.wasm");
+    std::fs::write(&wasm, &module).unwrap();
+    #[allow(
+        deprecated,
+        reason = "the binary's path, for a server the test reads from"
+    )]
+    let path = assert_cmd::cargo::cargo_bin("murmuration");
+    let mut child = std::process::Command::new(path)
+        .args(["web", "--port", "0", "--wasm"])
+        .arg(&wasm)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let _server = Server(child);
+    let mut line = String::new();
+    BufReader::new(out).read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let ask = |path: &str| {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept-Encoding: identity\r\n\r\n"
+        )
+        .unwrap();
+        s
+    };
+    // Asked for, never read.
+    let _slow = ask("/murmuration.wasm");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut quick = ask("/index.html");
+    quick
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut head = [0u8; 12];
+    quick
+        .read_exact(&mut head)
+        .expect("the page was not answered while another client was slow to read");
+    assert_eq!(&head, b"HTTP/1.1 200");
 }

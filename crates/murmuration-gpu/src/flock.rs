@@ -705,9 +705,21 @@ impl<V: GpuVector> GpuFlock<V> {
     /// their contents as `T`s.
     async fn read_buffers<T: bytemuck::Pod>(
         &self,
-        mut encoder: wgpu::CommandEncoder,
+        encoder: wgpu::CommandEncoder,
         sources: &[(&wgpu::Buffer, u64)],
     ) -> Result<Vec<Vec<T>>, GpuError> {
+        self.stage(encoder, sources).await
+    }
+
+    /// Submits copies of `sources` now (after `encoder`'s work) and returns a
+    /// future of their bytes that owns its staging buffers and borrows
+    /// nothing: the flock may step on while it waits (the copies are ahead of
+    /// those steps in the queue).
+    fn stage<T: bytemuck::Pod>(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        sources: &[(&wgpu::Buffer, u64)],
+    ) -> impl std::future::Future<Output = Result<Vec<Vec<T>>, GpuError>> + use<T, V> {
         let device = &self.gpu.device;
         let staging: Vec<wgpu::Buffer> = sources
             .iter()
@@ -724,23 +736,28 @@ impl<V: GpuVector> GpuFlock<V> {
             .collect();
         self.gpu.queue.submit([encoder.finish()]);
         let maps: Vec<_> = staging.iter().map(|s| mapped(s.slice(..))).collect();
-        self.gpu.wait()?;
-        for m in maps {
-            m.await?;
+        // Natively the maps complete inside this wait; a browser's device
+        // answers on its own.
+        let waited = self.gpu.wait();
+        async move {
+            waited?;
+            for m in maps {
+                m.await?;
+            }
+            staging
+                .iter()
+                .map(|s| {
+                    let view = s
+                        .slice(..)
+                        .get_mapped_range()
+                        .map_err(|e| GpuError::Runtime(e.to_string()))?;
+                    let v = bytemuck::cast_slice::<u8, T>(&view).to_vec();
+                    drop(view);
+                    s.unmap();
+                    Ok(v)
+                })
+                .collect()
         }
-        staging
-            .iter()
-            .map(|s| {
-                let view = s
-                    .slice(..)
-                    .get_mapped_range()
-                    .map_err(|e| GpuError::Runtime(e.to_string()))?;
-                let v = bytemuck::cast_slice::<u8, T>(&view).to_vec();
-                drop(view);
-                s.unmap();
-                Ok(v)
-            })
-            .collect()
     }
 
     /// Counters of the last step (a small read-back).
@@ -788,26 +805,10 @@ impl<V: GpuVector> GpuFlock<V> {
         let [p, v, a, m] = &self.buffers.state;
         // One round trip (a browser's read-back costs a frame): bytes, then typed.
         let encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let mut bytes: Vec<Vec<u8>> = self
+        let bytes: Vec<Vec<u8>> = self
             .read_buffers(encoder, &[(p, vb), (v, vb), (a, vb), (m, n * 8)])
             .await?;
-        let meta: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&bytes.pop().unwrap_or_default());
-        let mut vecs: Vec<Vec<V::Packed>> = bytes
-            .iter()
-            .map(|b| bytemuck::pod_collect_to_vec(b))
-            .collect();
-        let alive = |k: &usize| meta[*k][1] & DEAD == 0;
-        let unpack = |x: Vec<V::Packed>| {
-            (0..x.len())
-                .filter(alive)
-                .map(|k| V::unpack(x[k]))
-                .collect::<Vec<V>>()
-        };
-        let acc = unpack(vecs.pop().unwrap_or_default());
-        let vel = unpack(vecs.pop().unwrap_or_default());
-        let pos = unpack(vecs.pop().unwrap_or_default());
-        let ids = (0..meta.len()).filter(alive).map(|k| meta[k][0]).collect();
-        Ok((ids, pos, vel, acc))
+        Ok(unpack_state::<V>(bytes))
     }
 
     /// Writes the GPU state into `world` (the world this flock was built from):
@@ -846,16 +847,62 @@ impl<V: GpuVector> GpuFlock<V> {
     /// without borrowing a world across the wait (a page's world is shared with
     /// its event handlers): [`ReadBack::apply`] writes them into it afterwards.
     pub async fn read_back_async(&self) -> Result<ReadBack<V>, GpuError> {
-        let (ids, positions, velocities, steering) = self.read_state_async().await?;
-        let (eaten, _) = self.take_events_async().await?;
-        Ok(ReadBack {
-            ids,
-            positions,
-            velocities,
-            steering,
-            eaten,
-            step: self.step,
-        })
+        self.read_back_staged().await
+    }
+
+    /// [`GpuFlock::read_back_async`] as a future that borrows nothing: the
+    /// copies (state and meals, one submission) are queued now, so the flock
+    /// may step on while the page waits for them; the state is of
+    /// [`ReadBack::step`].
+    pub fn read_back_staged(
+        &self,
+    ) -> impl std::future::Future<Output = Result<ReadBack<V>, GpuError>> + use<V> {
+        let n = self.sim.n as u64;
+        let step = self.step;
+        let vb = n * std::mem::size_of::<V::Packed>() as u64;
+        let [p, v, a, m] = &self.buffers.state;
+        let eats = self.behaviours.eats();
+        let event_words = 4 + EVENTS_CAP as u64 * EVENT_WORDS as u64;
+        let mut sources = Vec::new();
+        if n > 0 {
+            sources.extend([(p, vb), (v, vb), (a, vb), (m, n * 8)]);
+        }
+        if eats {
+            sources.push((self.behaviour_buffers.events(), event_words * 4));
+        }
+        let encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let staged = (!sources.is_empty()).then(|| self.stage::<u8>(encoder, &sources));
+        if eats {
+            // Consumed: the next read-back gets the meals after this one.
+            self.gpu
+                .queue
+                .write_buffer(self.behaviour_buffers.events(), 0, &[0; 16]);
+        }
+        async move {
+            let mut bytes = match staged {
+                Some(f) => f.await?,
+                None => Vec::new(),
+            };
+            let eaten = if eats {
+                let raw: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes.pop().unwrap_or_default());
+                events_of::<V>(&raw).0
+            } else {
+                Vec::new()
+            };
+            let (ids, positions, velocities, steering) = if n > 0 {
+                unpack_state::<V>(bytes)
+            } else {
+                Default::default()
+            };
+            Ok(ReadBack {
+                ids,
+                positions,
+                velocities,
+                steering,
+                eaten,
+                step,
+            })
+        }
     }
 
     /// The boids eaten since the last call ([`Event::Eaten`], in the order they
@@ -880,24 +927,7 @@ impl<V: GpuVector> GpuFlock<V> {
         self.gpu
             .queue
             .write_buffer(self.behaviour_buffers.events(), 0, &[0; 16]);
-        let count = raw[0] as u64;
-        let described = count.min(EVENTS_CAP as u64) as usize;
-        let events = (0..described)
-            .map(|e| {
-                let r = &raw[4 + e * EVENT_WORDS as usize..][..EVENT_WORDS as usize];
-                let mut position = V::ZERO;
-                for i in 0..V::DIM {
-                    position.set(i, f32::from_bits(r[4 + i]));
-                }
-                Event::Eaten {
-                    step: r[0] as u64 | (r[1] as u64) << 32,
-                    predator: r[2],
-                    prey: r[3],
-                    position,
-                }
-            })
-            .collect();
-        Ok((events, count - described as u64))
+        Ok(events_of::<V>(&raw))
     }
 
     /// Uploads the entity frames of the next `steps` steps (from `self.step`).
@@ -932,6 +962,56 @@ fn param_data<V: GpuVector>(world: &World<V>) -> (Vec<SpeciesUniform>, Vec<u32>)
 }
 
 /// The kernel variant (the shader's override constants) for `world`.
+/// The state arrays as read back (positions, velocities, steering, then
+/// id and flags per slot; bytes) as ids, positions, velocities and steering
+/// in the GPU's storage order, eaten boids left out.
+#[allow(
+    clippy::type_complexity,
+    reason = "four parallel arrays, named in the doc comment"
+)]
+fn unpack_state<V: GpuVector>(mut bytes: Vec<Vec<u8>>) -> (Vec<BoidId>, Vec<V>, Vec<V>, Vec<V>) {
+    let meta: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&bytes.pop().unwrap_or_default());
+    let mut vecs: Vec<Vec<V::Packed>> = bytes
+        .iter()
+        .map(|b| bytemuck::pod_collect_to_vec(b))
+        .collect();
+    let alive = |k: &usize| meta[*k][1] & DEAD == 0;
+    let unpack = |x: Vec<V::Packed>| {
+        (0..x.len())
+            .filter(alive)
+            .map(|k| V::unpack(x[k]))
+            .collect::<Vec<V>>()
+    };
+    let acc = unpack(vecs.pop().unwrap_or_default());
+    let vel = unpack(vecs.pop().unwrap_or_default());
+    let pos = unpack(vecs.pop().unwrap_or_default());
+    let ids = (0..meta.len()).filter(alive).map(|k| meta[k][0]).collect();
+    (ids, pos, vel, acc)
+}
+
+/// The event buffer as read back: the meals it describes (in order), and how
+/// many more happened than it could hold.
+fn events_of<V: GpuVector>(raw: &[u32]) -> (Vec<Event<V>>, u64) {
+    let count = raw.first().copied().unwrap_or(0) as u64;
+    let described = count.min(EVENTS_CAP as u64) as usize;
+    let events = (0..described)
+        .map(|e| {
+            let r = &raw[4 + e * EVENT_WORDS as usize..][..EVENT_WORDS as usize];
+            let mut position = V::ZERO;
+            for i in 0..V::DIM {
+                position.set(i, f32::from_bits(r[4 + i]));
+            }
+            Event::Eaten {
+                step: r[0] as u64 | (r[1] as u64) << 32,
+                predator: r[2],
+                prey: r[3],
+                position,
+            }
+        })
+        .collect();
+    (events, count - described as u64)
+}
+
 fn variant<V: GpuVector>(
     world: &World<V>,
     sim: &SimUniform,

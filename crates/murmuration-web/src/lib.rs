@@ -64,7 +64,7 @@ pub fn wrap(result: Result<serde_json::Value, String>) -> String {
 }
 
 /// A buffer of `len` bytes for the page to write a request into.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_alloc(len: usize) -> *mut u8 {
     let mut v = Vec::<u8>::with_capacity(len.max(1));
     let p = v.as_mut_ptr();
@@ -76,7 +76,7 @@ pub extern "C" fn mm_alloc(len: usize) -> *mut u8 {
 ///
 /// # Safety
 /// `ptr` and `len` must be exactly what one `mm_alloc` call returned and was given.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn mm_free(ptr: *mut u8, len: usize) {
     // SAFETY: the caller passes back a pointer and capacity from mm_alloc.
     drop(unsafe { Vec::from_raw_parts(ptr, 0, len.max(1)) });
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn mm_free(ptr: *mut u8, len: usize) {
 ///
 /// # Safety
 /// `ptr[..len]` must be a buffer from [`mm_alloc`] holding `len` written bytes.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn mm_call(ptr: *const u8, len: usize) -> usize {
     // SAFETY: the page wrote `len` bytes into a buffer mm_alloc gave it.
     let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
@@ -99,13 +99,13 @@ pub unsafe extern "C" fn mm_call(ptr: *const u8, len: usize) -> usize {
 }
 
 /// The last answer of [`mm_call`].
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_out() -> *const u8 {
     STATE.with_borrow(|(_, out)| out.as_ptr())
 }
 
 /// Steps the open flock `n` times; returns its boid count (0 with none open).
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_step(n: u32) -> u32 {
     STATE.with_borrow_mut(|(session, _)| match session {
         Some(s) => {
@@ -118,7 +118,7 @@ pub extern "C" fn mm_step(n: u32) -> u32 {
 
 /// The instance array of the open flock ([`INSTANCE_FLOATS`] f32 per boid),
 /// valid until the next call into the module.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_instances() -> *const f32 {
     STATE.with_borrow(|(session, _)| {
         session
@@ -128,14 +128,14 @@ pub extern "C" fn mm_instances() -> *const f32 {
 }
 
 /// Boids in the open flock.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_count() -> u32 {
     STATE.with_borrow(|(session, _)| session.as_ref().map_or(0, |s| s.len() as u32))
 }
 
 /// The open flock's kinematics ([`kinematics_floats`] f32 per boid: position,
 /// velocity, species) for the metrics worker; valid until the next call.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_kinematics() -> *const f32 {
     STATE.with_borrow_mut(|(session, _)| {
         session
@@ -151,7 +151,7 @@ pub extern "C" fn mm_kinematics() -> *const f32 {
 ///
 /// # Safety
 /// `ptr[..len]` must be a buffer from [`mm_alloc`] holding `len` written bytes.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn mm_metrics_of(ptr: *const u8, len: usize) -> usize {
     // SAFETY: the worker wrote `len` bytes into a buffer mm_alloc gave it.
     let floats = le_floats(unsafe { std::slice::from_raw_parts(ptr, len) });
@@ -178,7 +178,7 @@ fn le_floats(bytes: &[u8]) -> Vec<f32> {
 ///
 /// # Safety
 /// `ptr` must point at 32 f32 the page wrote into a buffer from [`mm_alloc`].
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn mm_splat_looks(ptr: *const f32) {
     // SAFETY: the page wrote 32 floats (128 bytes) into a buffer mm_alloc
     // gave it; read as bytes, as mm_alloc promises no f32 alignment.
@@ -200,7 +200,7 @@ pub unsafe extern "C" fn mm_splat_looks(ptr: *const f32) {
 /// per unit, sprites of half-size `size` units, `glow` nonzero for the halo);
 /// valid until the next call into the module. Null with no flock open or a
 /// picture of no pixels or more than an 8K screen's.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 #[allow(
     clippy::too_many_arguments,
     reason = "a C ABI export: plain numbers, no struct"
@@ -245,7 +245,7 @@ pub extern "C" fn mm_splat(
 
 /// Where the last [`mm_splat`] picture changed from the one before it: x, y,
 /// width, height (4 u32, pixels from the bottom-left); the page uploads only it.
-#[cfg_attr(feature = "exports", unsafe(no_mangle))]
+#[unsafe(no_mangle)]
 pub extern "C" fn mm_splat_changed() -> *const u32 {
     SPLAT.with_borrow(|(splat, _)| splat.changed().as_ptr())
 }

@@ -11,11 +11,13 @@
 //! new count builds one from the fresh world.
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use glam::{Vec2, Vec3};
 use murmuration::scenario::AnyWorld;
-use murmuration_gpu::{Gpu, GpuFlock, ReadBack};
+use murmuration_gpu::{Gpu, GpuError, GpuFlock, ReadBack};
 use murmuration_render::{Camera, RenderSettings, Renderer, Scene, Trails};
 use murmuration_web::Session;
 use serde_json::Value;
@@ -68,9 +70,9 @@ struct Inner {
     renderer: Renderer,
     scene: Scene,
     session: Option<Session>,
-    /// The GPU flock of the session's world; shared with a read-back while one
-    /// is in flight (so it cannot step meanwhile).
-    flock: Option<Rc<AnyFlock>>,
+    /// The GPU flock of the session's world (a read-back borrows nothing from
+    /// it: it steps on while one is in flight).
+    flock: Option<AnyFlock>,
     /// Counts the worlds: a task for an older one drops its result.
     generation: u64,
     /// The flock holds newer motion than the world.
@@ -92,6 +94,12 @@ struct Inner {
     /// The first failure (the device's or a task's); the page falls back to
     /// the CPU module when it sees one.
     failure: Option<String>,
+    /// Why the GPU backend refuses this world (a feature it lacks, a size
+    /// past the device's limits), until another world is opened: the page
+    /// runs that flock on the CPU module and keeps this engine.
+    unsupported: Option<String>,
+    /// Frames in a row the canvas gave no texture.
+    lost_frames: u32,
 }
 
 /// The page's flock stepped and drawn on the GPU through WebGPU.
@@ -180,6 +188,8 @@ impl GpuEngine {
                 builds: 0,
                 busy: false,
                 failure: None,
+                unsupported: None,
+                lost_frames: 0,
             })),
         })
     }
@@ -223,7 +233,8 @@ impl GpuEngine {
             return murmuration_web::wrap(Ok(serde_json::json!(i.step_index())));
         }
         let answer = murmuration_web::answer(&mut i.session, request);
-        if answer.starts_with("{\"ok\"") {
+        // `clear_target` with no target answers false: nothing changed.
+        if answer.starts_with("{\"ok\"") && answer != "{\"ok\":false}" {
             match change_of(&op) {
                 Change::Nothing => {}
                 Change::World => i.new_world(),
@@ -240,7 +251,7 @@ impl GpuEngine {
     pub fn step(&self, n: u32) -> u32 {
         let mut i = self.inner.borrow_mut();
         let count = i.session.as_ref().map_or(0, Session::len) as u32;
-        if i.failure.is_some() || i.busy || i.session.is_none() {
+        if i.failure.is_some() || i.unsupported.is_some() || i.busy || i.session.is_none() {
             return count;
         }
         if i.entities_dirty && !i.stale {
@@ -253,7 +264,10 @@ impl GpuEngine {
             wasm_bindgen_futures::spawn_local(rebuild(self.inner.clone(), generation));
             return count;
         }
-        let Some(flock) = i.flock.as_mut().and_then(Rc::get_mut) else {
+        if n == 0 {
+            return count;
+        }
+        let Some(flock) = i.flock.as_mut() else {
             return count;
         };
         let stepped = match flock {
@@ -332,13 +346,22 @@ impl GpuEngine {
     }
 
     /// The first failure of the device or of a task, if any (the page then
-    /// goes back to the CPU module).
+    /// goes back to the CPU module). A state left borrowed by a trap counts.
     #[wasm_bindgen(getter)]
     pub fn failure(&self) -> Option<String> {
-        let i = self.inner.borrow();
+        let Ok(i) = self.inner.try_borrow() else {
+            return Some("the WebGPU engine stopped inside a call (a trap)".into());
+        };
         i.failure
             .clone()
             .or_else(|| i.gpu.check().err().map(|e| e.to_string()))
+    }
+
+    /// Why the GPU backend refuses the open world, if it does (the page runs
+    /// it on the CPU module; another preset may run here again).
+    #[wasm_bindgen(getter)]
+    pub fn unsupported(&self) -> Option<String> {
+        self.inner.try_borrow().ok()?.unsupported.clone()
     }
 
     /// Draws the flock into the canvas (`width` × `height` pixels): a top-down
@@ -372,12 +395,22 @@ impl GpuEngine {
         }
         let frame = match i.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
+                i.lost_frames = 0;
+                t
+            }
+            other => {
+                // A canvas that keeps refusing (a configuration it rejected)
+                // is a failure, not a blank page.
+                i.lost_frames += 1;
+                if i.lost_frames > 60 {
+                    i.fail(format!(
+                        "the canvas gave no texture for 60 frames ({other:?})"
+                    ));
+                }
                 i.surface.configure(i.gpu.device(), &i.config);
                 return Ok(());
             }
-            _ => return Ok(()),
         };
         let settings = RenderSettings {
             bloom: glow,
@@ -389,11 +422,13 @@ impl GpuEngine {
             ..RenderSettings::default()
         };
         i.scene.looks = session.looks().to_vec();
-        match (session.world(), i.flock.as_deref()) {
-            (AnyWorld::D2(w), Some(AnyFlock::D2(f))) if !i.stale => {
+        // The flock's buffers hold the newest motion, even while a new flock
+        // is being built for an edit.
+        match (session.world(), i.flock.as_ref()) {
+            (AnyWorld::D2(w), Some(AnyFlock::D2(f))) => {
                 i.scene.update_from_gpu(w, f.boid_buffers(), &settings)
             }
-            (AnyWorld::D3(w), Some(AnyFlock::D3(f))) if !i.stale => {
+            (AnyWorld::D3(w), Some(AnyFlock::D3(f))) => {
                 i.scene.update_from_gpu(w, f.boid_buffers(), &settings)
             }
             (AnyWorld::D2(w), _) => i.scene.update(w, &settings, &mut Trails::default()),
@@ -422,7 +457,7 @@ impl Inner {
             AnyWorld::D2(w) => w.step_index(),
             AnyWorld::D3(w) => w.step_index(),
         });
-        match self.flock.as_deref() {
+        match self.flock.as_ref() {
             Some(AnyFlock::D2(f)) if self.ahead => f.step_index(),
             Some(AnyFlock::D3(f)) if self.ahead => f.step_index(),
             _ => world,
@@ -433,6 +468,7 @@ impl Inner {
     /// (after a build for the old one still in flight ends).
     fn new_world(&mut self) {
         self.generation += 1;
+        self.unsupported = None;
         self.flock = None;
         self.ahead = false;
         self.stale = true;
@@ -441,8 +477,12 @@ impl Inner {
     /// Uploads new species parameters in place, or marks the flock for a
     /// rebuild when they change its grid.
     fn params_changed(&mut self) {
-        let (Some(s), Some(flock)) = (&self.session, self.flock.as_mut().and_then(Rc::get_mut))
-        else {
+        // A build in flight copied the world before this change.
+        if self.busy {
+            self.mark_stale();
+            return;
+        }
+        let (Some(s), Some(flock)) = (&self.session, self.flock.as_mut()) else {
             self.mark_stale();
             return;
         };
@@ -457,11 +497,10 @@ impl Inner {
     }
 
     /// Uploads the world's entities into the flock in place, or marks it for
-    /// a rebuild when they no longer fit its slots. Waits (stays dirty) while
-    /// a read-back shares the flock.
+    /// a rebuild when they no longer fit its slots. Waits (stays dirty) until
+    /// there is a flock.
     fn upload_entities(&mut self) {
-        let (Some(s), Some(flock)) = (&self.session, self.flock.as_mut().and_then(Rc::get_mut))
-        else {
+        let (Some(s), Some(flock)) = (&self.session, self.flock.as_mut()) else {
             return;
         };
         let uploaded = match (s.world(), flock) {
@@ -488,28 +527,50 @@ impl Inner {
     }
 }
 
+/// A read-back of either dimension, in flight.
+type Pending = Pin<Box<dyn Future<Output = Result<AnyReadBack, GpuError>>>>;
+
 /// Reads the flock's motion back into the session's world when it is ahead.
+/// The copies are queued at once and the wait borrows nothing: the flock steps
+/// on meanwhile, and the world takes the state of the step it was read at
+/// (still behind the flock, if it stepped).
 async fn read_back(inner: &Rc<RefCell<Inner>>) -> Result<(), String> {
-    let (flock, generation) = {
+    let (pending, generation): (Pending, u64) = {
         let i = inner.borrow();
-        match &i.flock {
-            Some(f) if i.ahead => (f.clone(), i.generation),
+        let future: Pending = match &i.flock {
+            Some(AnyFlock::D2(f)) if i.ahead => {
+                let staged = f.read_back_staged();
+                Box::pin(async move { staged.await.map(AnyReadBack::D2) })
+            }
+            Some(AnyFlock::D3(f)) if i.ahead => {
+                let staged = f.read_back_staged();
+                Box::pin(async move { staged.await.map(AnyReadBack::D3) })
+            }
             _ => return Ok(()),
-        }
+        };
+        (future, i.generation)
     };
-    let back = match &*flock {
-        AnyFlock::D2(f) => f.read_back_async().await.map(AnyReadBack::D2),
-        AnyFlock::D3(f) => f.read_back_async().await.map(AnyReadBack::D3),
-    }
-    .map_err(|e| e.to_string())?;
-    drop(flock);
-    let mut i = inner.borrow_mut();
+    let back = pending.await.map_err(|e| e.to_string())?;
+    let mut guard = inner.borrow_mut();
+    let i = &mut *guard;
     if i.generation != generation {
         return Ok(());
     }
     let Some(s) = &mut i.session else {
         return Ok(());
     };
+    let read_at = match &back {
+        AnyReadBack::D2(b) => b.step(),
+        AnyReadBack::D3(b) => b.step(),
+    };
+    let now = match s.world() {
+        AnyWorld::D2(w) => w.step_index(),
+        AnyWorld::D3(w) => w.step_index(),
+    };
+    if read_at < now {
+        // A newer read-back was written first: keep it.
+        return Ok(());
+    }
     let written = match (s.world_mut(), back) {
         (AnyWorld::D2(w), AnyReadBack::D2(b)) => b.apply(w).map(|_| ()),
         (AnyWorld::D3(w), AnyReadBack::D3(b)) => b.apply(w).map(|_| ()),
@@ -517,7 +578,12 @@ async fn read_back(inner: &Rc<RefCell<Inner>>) -> Result<(), String> {
     };
     written.map_err(|e| e.to_string())?;
     s.refresh();
-    i.ahead = false;
+    let flock_step = match &i.flock {
+        Some(AnyFlock::D2(f)) => f.step_index(),
+        Some(AnyFlock::D3(f)) => f.step_index(),
+        None => read_at,
+    };
+    i.ahead = flock_step != read_at;
     Ok(())
 }
 
@@ -525,7 +591,7 @@ async fn read_back(inner: &Rc<RefCell<Inner>>) -> Result<(), String> {
 /// the world; steps wait meanwhile. A failure is kept for the page.
 async fn rebuild(inner: Rc<RefCell<Inner>>, generation: u64) {
     let result = async {
-        read_back(&inner).await?;
+        read_back(&inner).await.map_err(GpuError::Runtime)?;
         let (gpu, world, edits) = {
             let i = inner.borrow();
             if i.generation != generation {
@@ -539,9 +605,8 @@ async fn rebuild(inner: Rc<RefCell<Inner>>, generation: u64) {
         let flock = match &world {
             AnyWorld::D2(w) => GpuFlock::new_async(&gpu, w).await.map(AnyFlock::D2),
             AnyWorld::D3(w) => GpuFlock::new_async(&gpu, w).await.map(AnyFlock::D3),
-        }
-        .map_err(|e| e.to_string())?;
-        Ok::<_, String>(Some((flock, edits)))
+        }?;
+        Ok::<_, GpuError>(Some((flock, edits)))
     }
     .await;
     let mut i = inner.borrow_mut();
@@ -551,13 +616,18 @@ async fn rebuild(inner: Rc<RefCell<Inner>>, generation: u64) {
     }
     match result {
         Ok(Some((flock, edits))) => {
-            i.flock = Some(Rc::new(flock));
+            i.flock = Some(flock);
             i.builds += 1;
             // Edits made while it was built wait for the next one.
             i.stale = i.edits != edits;
             i.ahead = false;
         }
         Ok(None) => {}
-        Err(e) => i.fail(e),
+        // A world beyond the GPU backend is this world's refusal, not the
+        // device's failure.
+        Err(e @ (GpuError::Unsupported(_) | GpuError::TooLarge { .. })) => {
+            i.unsupported = Some(e.to_string())
+        }
+        Err(e) => i.fail(e.to_string()),
     }
 }
