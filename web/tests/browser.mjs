@@ -51,7 +51,7 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-  await page.goto(benchGpu ? `${url.replace(/\/?$/, '/')}?engine=webgpu` : url, { waitUntil: benchGpu ? 'domcontentloaded' : 'load' });
+  await page.goto(benchGpu ? `${url.replace(/\/?$/, '/')}?engine=webgpu` : url, { waitUntil: benchGpu ? 'domcontentloaded' : 'load', timeout: benchGpu ? 90000 : 30000 });
   await page.waitForFunction(() => document.body.dataset.ready === '1' && window.murmuration.stats.frames > 30, { timeout: 60000 });
   if (benchGpu) await page.waitForFunction(() => window.murmuration.engine === 'webgpu', { timeout: 120000 });
 
@@ -494,12 +494,13 @@ async function checkWebGpu(url) {
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     const base = url.replace(/\/?$/, '/');
-    await page.goto(base, { waitUntil: 'domcontentloaded' });
+    // Chromium's first WebGPU start (SwiftShader's Vulkan) can take a while.
+    await page.goto(base, { waitUntil: 'domcontentloaded', timeout: 90000 });
     await page.waitForFunction(() => document.body.dataset.ready === '1' && /software/.test(window.murmuration.engineLabel()), { timeout: 60000 });
     const auto = await page.evaluate(() => ({ engine: window.murmuration.engine, label: window.murmuration.engineLabel() }));
     check(auto.engine === 'wasm', `auto keeps WebAssembly on a software WebGPU adapter: "${auto.label}"`);
 
-    await page.goto(`${base}?engine=webgpu`, { waitUntil: 'domcontentloaded' });
+    await page.goto(`${base}?engine=webgpu`, { waitUntil: 'domcontentloaded', timeout: 90000 });
     await page.waitForFunction(() => window.murmuration && window.murmuration.engine === 'webgpu' && window.murmuration.stats.frames > 5, { timeout: 120000 });
     const label = await page.evaluate(() => window.murmuration.engineLabel());
     const lit = await page.evaluate(() => window.murmuration.litPixels());
