@@ -1029,8 +1029,11 @@ async function start() {
     setPaused(false);
     $('stats').textContent = '';
     document.body.dataset.ready = '1';
-    // After the first frame: WebGPU's module is larger than the CPU's.
-    requestAnimationFrame(() => startWebGpu());
+    // After the first frame and the page's load: WebGPU's module is larger
+    // than the CPU's, and the probe waits on the browser's GPU process.
+    const later = () => requestAnimationFrame(() => startWebGpu());
+    if (document.readyState === 'complete') later();
+    else window.addEventListener('load', later, { once: true });
   } catch (e) {
     $('stats').textContent = '';
     say(`cannot start: ${e.message}`);

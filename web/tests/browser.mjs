@@ -51,7 +51,17 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-  await page.goto(benchGpu ? `${url.replace(/\/?$/, '/')}?engine=webgpu` : url, { waitUntil: benchGpu ? 'domcontentloaded' : 'load', timeout: benchGpu ? 90000 : 30000 });
+  // Requests still open, named if the page does not come up.
+  const open = new Map();
+  page.on('request', (r) => open.set(r, Date.now()));
+  for (const done of ['requestfinished', 'requestfailed']) page.on(done, (r) => open.delete(r));
+  try {
+    await page.goto(benchGpu ? `${url.replace(/\/?$/, '/')}?engine=webgpu` : url, { waitUntil: 'domcontentloaded', timeout: 90000 });
+    await page.waitForFunction(() => document.body.dataset.ready === '1', { timeout: 60000 });
+  } catch (e) {
+    const waiting = [...open].map(([r, t]) => `${r.url()} (${Date.now() - t} ms)`).join(', ');
+    throw new Error(`the page did not come up (${e.message}); requests still open: ${waiting || 'none'}`);
+  }
   await page.waitForFunction(() => document.body.dataset.ready === '1' && window.murmuration.stats.frames > 30, { timeout: 60000 });
   if (benchGpu) await page.waitForFunction(() => window.murmuration.engine === 'webgpu', { timeout: 120000 });
 
@@ -420,7 +430,7 @@ async function checkTargetSpacing(page) {
 async function checkPhone(browser, url) {
   const page = await browser.newPage();
   await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
-  await page.goto(url, { waitUntil: 'load' });
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 90000 });
   await page.waitForFunction(() => document.body.dataset.ready === '1' && window.murmuration.stats.frames > 10, { timeout: 60000 });
   const canvas = await page.$eval('#flock', (c) => c.getBoundingClientRect().width);
   const panel = await page.$eval('#panel', (p) => ({ bottom: p.getBoundingClientRect().bottom }));
@@ -463,7 +473,7 @@ async function checkNoWebgl2(browser, url) {
       return kind === 'webgl2' ? null : real.call(this, kind, ...rest);
     };
   });
-  await page.goto(url, { waitUntil: 'load' });
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 90000 });
   await page.waitForFunction(() => document.body.dataset.ready === 'no-webgl2', { timeout: 30000 }).catch(() => {});
   await sleep(1000);
   const text = await page.$eval('#message', (e) => e.textContent);

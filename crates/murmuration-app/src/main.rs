@@ -8,6 +8,7 @@ mod failure;
 mod frames;
 mod game;
 mod gfx;
+mod http;
 mod ladder;
 mod out;
 mod outputs;

@@ -270,12 +270,9 @@ struct Served<'a> {
 }
 
 fn serve(args: &WebArgs, modules: &Modules) -> Result<()> {
-    let server = tiny_http::Server::http((args.bind, args.port))
-        .map_err(|e| anyhow::anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .context("the server has no IP address")?;
+    let listener = std::net::TcpListener::bind((args.bind, args.port))
+        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    let addr = listener.local_addr().context("the server has no address")?;
     let files: Vec<(&str, Served)> = files(modules)
         .map(|(name, mime, bytes)| {
             (
@@ -292,60 +289,47 @@ fn serve(args: &WebArgs, modules: &Modules) -> Result<()> {
     println!("serving the page at http://{addr}/ (Ctrl+C stops)");
     use std::io::Write as _;
     std::io::stdout().flush().ok();
-    // Each request answered on a thread of its own: a browser opens six
-    // connections and pipelines on them, and one slow reader must not hold
-    // up the others (the page's load stalled behind it).
-    std::thread::scope(|scope| {
-        for request in server.incoming_requests() {
-            let files = &files;
-            scope.spawn(move || respond(request, files));
-        }
-    });
+    crate::http::serve(listener, |request| answer(request, &files));
     Ok(())
 }
 
-/// Answers one request from the page's files.
-fn respond(request: tiny_http::Request, files: &[(&str, Served)]) {
-    let path = request.url().split(['?', '#']).next().unwrap_or("/");
-    let name = path.trim_start_matches('/');
+/// The answer to one request from the page's files: compressed for every
+/// client that takes it (every browser does).
+fn answer<'f>(
+    request: &crate::http::Request,
+    files: &'f [(&str, Served)],
+) -> crate::http::Answer<'f> {
+    use crate::http::Answer;
+    let name = request.path.trim_start_matches('/');
     let name = if name.is_empty() { "index.html" } else { name };
     let found = files.iter().find(|(n, _)| *n == name).map(|(_, f)| f);
-    // Compressed for every client that takes it (every browser does).
-    let coding = request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Accept-Encoding"))
-        .map_or(Coding::Identity, |h| coding(h.value.as_str()));
-    let method = request.method().clone();
-    let response = match (method, found) {
-        (tiny_http::Method::Get | tiny_http::Method::Head, Some(f)) => {
-            let (body, encoding) = match coding {
+    match (request.method.as_str(), found) {
+        ("GET" | "HEAD", Some(f)) => {
+            let (body, encoding) = match coding(&request.accept_encoding) {
                 Coding::Brotli => (&f.brotli[..], Some("br")),
                 Coding::Gzip => (&f.gzipped[..], Some("gzip")),
                 Coding::Identity => (f.bytes, None),
             };
-            let mut r = tiny_http::Response::from_data(body.to_vec())
-                .with_header(header("Content-Type", f.mime))
-                .with_header(header("Cache-Control", "no-cache"))
-                .with_header(header("Vary", "Accept-Encoding"));
-            if let Some(encoding) = encoding {
-                r = r.with_header(header("Content-Encoding", encoding));
+            Answer {
+                status: "200 OK",
+                mime: f.mime,
+                body,
+                encoding,
             }
-            r
         }
-        (tiny_http::Method::Get | tiny_http::Method::Head, None) => {
-            tiny_http::Response::from_data(format!("no such file: {path}\n").into_bytes())
-                .with_status_code(404)
-        }
-        _ => tiny_http::Response::from_data(b"only GET\n".to_vec()).with_status_code(405),
-    };
-    // A client that went away is its own business; keep serving.
-    let _ = request.respond(response);
-}
-
-fn header(name: &str, value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())
-        .expect("header names and values here are ASCII")
+        ("GET" | "HEAD", None) => Answer {
+            status: "404 Not Found",
+            mime: "text/plain; charset=utf-8",
+            body: b"no such file\n",
+            encoding: None,
+        },
+        _ => Answer {
+            status: "405 Method Not Allowed",
+            mime: "text/plain; charset=utf-8",
+            body: b"only GET\n",
+            encoding: None,
+        },
+    }
 }
 
 /// The workspace this binary was built from, when it is still there.
