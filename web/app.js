@@ -721,9 +721,10 @@ function drawnBy() {
 
 function showStats() {
   const seconds = state ? stats.step * state.dt : 0;
+  // The engine's name only: the panel says why WebGPU is not used.
   const simulation = engine && engine.gpu
-    ? `${engineLabel()} ${stats.stepsPerSecond.toFixed(0)} steps/s`
-    : `${engineLabel()} ${stats.stepMs.toFixed(2)} ms/step`;
+    ? `WebGPU ${stats.stepsPerSecond.toFixed(0)} steps/s`
+    : `WebAssembly ${stats.stepMs.toFixed(2)} ms/step`;
   if (app.engineNote) app.engineNote.textContent = `running: ${engineLabel()}`;
   $('stats').textContent =
     `${stats.fps.toFixed(0)} fps · ${stats.boids} boids · ${simulation} · ` +
