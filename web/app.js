@@ -5,7 +5,7 @@
 
 import { loadEngine, EngineError } from './engine.js';
 import { loadGpuEngine, probeWebGpu } from './gpu-engine.js';
-import { FlockRenderer } from './render.js';
+import { FlockRenderer, countLit } from './render.js';
 import { buildPanel } from './panel.js';
 
 const $ = (id) => document.getElementById(id);
@@ -226,23 +226,27 @@ async function startWebGpu() {
 async function loadWebGpu() {
   if (gpuEngine) return gpuEngine;
   const probe = await probeWebGpu();
-  if (probe.missing || (ui.engine === 'auto' && probe.software)) {
-    engineNote = probe.missing
-      ? `no WebGPU: ${probe.missing}`
-      : `WebGPU is software here (${probe.adapter}): WebAssembly is faster`;
-    if (probe.missing && ui.engine === 'webgpu') say(`WebGPU is not available here (${probe.missing}); the WebAssembly engine runs the flock.`, false);
-    return null;
-  }
+  if (probe.missing) return noWebGpu(probe.missing);
+  // Not fetched at all where `auto` would not use it.
+  if (!wantsGpu(probe)) return null;
   try {
     return await loadGpuEngine(gpuCanvas, cpuEngine.module, probe);
   } catch (e) {
-    engineNote = `no WebGPU: ${e.message}`;
-    if (ui.engine === 'webgpu') say(`WebGPU is not available here (${e.message}); the WebAssembly engine runs the flock.`, false);
-    return null;
+    return noWebGpu(e.message);
   }
 }
 
-// Whether `ui.engine` wants the flock on `gpu` (auto: not on a software adapter).
+// WebGPU is missing here: the note says why (and so does the message bar,
+// when WebGPU was asked for); no engine.
+function noWebGpu(why) {
+  engineNote = `no WebGPU: ${why}`;
+  if (ui.engine === 'webgpu') say(`WebGPU is not available here (${why}); the WebAssembly engine runs the flock.`, false);
+  return null;
+}
+
+// Whether `ui.engine` wants the flock on `gpu` (an engine or a probe's
+// answer: { adapter, software }); auto: not on a software adapter, and the
+// note says so.
 function wantsGpu(gpu) {
   if (ui.engine === 'wasm') return false;
   if (ui.engine === 'auto' && gpu.software) {
@@ -835,10 +839,7 @@ function canvasLitPixels(source, rect = null) {
   litCanvas.height = h;
   const g = litCanvas.getContext('2d', { willReadFrequently: true });
   g.drawImage(source, x, y, w, h, 0, 0, w, h);
-  const px = g.getImageData(0, 0, w, h).data;
-  let n = 0;
-  for (let i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] > 150) n++;
-  return n;
+  return countLit(g.getImageData(0, 0, w, h).data);
 }
 
 // Requests for the bright-pixel count of the next frame (tests: the canvas is

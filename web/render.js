@@ -104,6 +104,13 @@ function compile(gl, type, source) {
   return s;
 }
 
+// RGBA pixels brighter than a dim grey (the tests' "is the flock drawn").
+export function countLit(px) {
+  let n = 0;
+  for (let i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] > 150) n++;
+  return n;
+}
+
 export class FlockRenderer {
   constructor(canvas) {
     const gl = canvas.getContext('webgl2', { antialias: false, alpha: false, preserveDrawingBuffer: false });
@@ -261,9 +268,7 @@ export class FlockRenderer {
       : [0, 0, view.w, view.h];
     const px = new Uint8Array(w * h * 4);
     gl.readPixels(x, y, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] > 150) n++;
-    return n;
+    return countLit(px);
   }
 
   // The boids into the texture: whole rows, then the last partial row.

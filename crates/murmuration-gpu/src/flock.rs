@@ -112,7 +112,7 @@ impl BoidBuffers {
     }
 }
 
-/// A flock's state as read back ([`GpuFlock::read_back_async`]), to write into
+/// A flock's state as read back ([`GpuFlock::read_back_staged`]), to write into
 /// the world it was built from with [`ReadBack::apply`].
 #[derive(Clone, Debug)]
 pub struct ReadBack<V: GpuVector> {
@@ -840,20 +840,15 @@ impl<V: GpuVector> GpuFlock<V> {
 
     /// [`GpuFlock::read_motion_into`] without blocking, as a browser needs.
     pub async fn read_motion_into_async(&self, world: &mut World<V>) -> Result<u64, GpuError> {
-        self.read_back_async().await?.apply(world)
+        self.read_back_staged().await?.apply(world)
     }
 
-    /// The flock's state and the boids eaten since the last read-back, read
-    /// without borrowing a world across the wait (a page's world is shared with
-    /// its event handlers): [`ReadBack::apply`] writes them into it afterwards.
-    pub async fn read_back_async(&self) -> Result<ReadBack<V>, GpuError> {
-        self.read_back_staged().await
-    }
-
-    /// [`GpuFlock::read_back_async`] as a future that borrows nothing: the
-    /// copies (state and meals, one submission) are queued now, so the flock
-    /// may step on while the page waits for them; the state is of
-    /// [`ReadBack::step`].
+    /// The flock's state and the boids eaten since the last read-back, as a
+    /// future that borrows nothing: the copies (state and meals, one
+    /// submission) are queued now, so the flock may step on while the page
+    /// waits for them, and no world is borrowed across the wait (a page's
+    /// world is shared with its event handlers). The state is of
+    /// [`ReadBack::step`]; [`ReadBack::apply`] writes it into the world.
     pub fn read_back_staged(
         &self,
     ) -> impl std::future::Future<Output = Result<ReadBack<V>, GpuError>> + use<V> {

@@ -5,10 +5,11 @@
 //! one is in flight.
 //!
 //! The session's world holds parameters, entities and the boid list; the GPU
-//! flock holds the newer motion. A change of parameters is uploaded in place;
-//! a change of entities (the target, a pulse) or of the grid reads the motion
-//! back into the world, then builds a new flock from it; opening a preset or a
-//! new count builds one from the fresh world.
+//! flock holds the newer motion. A change of parameters, or a target moved, is
+//! uploaded in place; an entity added or removed (a target set or cleared, a
+//! pulse) or a new grid reads the motion back into the world, then builds a
+//! new flock from it; opening a preset or a new count builds one from the
+//! fresh world.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -80,7 +81,7 @@ struct Inner {
     /// The world changed in a way only a new flock carries.
     stale: bool,
     /// The world's entities changed since the flock last took them: uploaded
-    /// at the next step (a read-back in flight shares the flock until then).
+    /// at the next step.
     entities_dirty: bool,
     /// Counts the changes only a new flock carries: a build that started
     /// before the last one leaves the flock stale.
@@ -211,17 +212,13 @@ impl GpuEngine {
     /// changed. Reads (state, inspect, metrics, digest) see the world as of
     /// the last [`GpuEngine::sync`].
     pub fn call(&self, request: &str) -> String {
-        let op = serde_json::from_str::<Value>(request)
-            .ok()
-            .and_then(|v| v.get("op").and_then(Value::as_str).map(str::to_string))
-            .unwrap_or_default();
+        let parsed = serde_json::from_str::<Value>(request).ok();
+        let field = |key: &str| parsed.as_ref().and_then(|v| v.get(key));
+        let op = field("op").and_then(Value::as_str).unwrap_or_default();
         let mut i = self.inner.borrow_mut();
         if op == "step" {
             // Steps go to the GPU; the answer is the step counter.
-            let n = serde_json::from_str::<Value>(request)
-                .ok()
-                .and_then(|v| v.get("n").and_then(Value::as_u64))
-                .unwrap_or(1);
+            let n = field("n").and_then(Value::as_u64).unwrap_or(1);
             if n > 100_000 {
                 return murmuration_web::wrap(Err(format!(
                     "{n} steps at once would freeze the page; at most 100000"
@@ -235,7 +232,7 @@ impl GpuEngine {
         let answer = murmuration_web::answer(&mut i.session, request);
         // `clear_target` with no target answers false: nothing changed.
         if answer.starts_with("{\"ok\"") && answer != "{\"ok\":false}" {
-            match change_of(&op) {
+            match change_of(op) {
                 Change::Nothing => {}
                 Change::World => i.new_world(),
                 Change::Entities => i.entities_dirty = true,
@@ -246,8 +243,8 @@ impl GpuEngine {
     }
 
     /// Steps the flock `n` times on the GPU (queued, not waited for); returns
-    /// the boid count. While the flock is being built or read back, nothing
-    /// steps; a flock that needs building starts that here.
+    /// the boid count. While a flock is being built nothing steps; a flock
+    /// that needs building starts that here.
     pub fn step(&self, n: u32) -> u32 {
         let mut i = self.inner.borrow_mut();
         let count = i.session.as_ref().map_or(0, Session::len) as u32;
@@ -421,7 +418,6 @@ impl GpuEngine {
             background: [0.0010, 0.0015, 0.0037],
             ..RenderSettings::default()
         };
-        i.scene.looks = session.looks().to_vec();
         // The flock's buffers hold the newest motion, even while a new flock
         // is being built for an edit.
         match (session.world(), i.flock.as_ref()) {
@@ -468,6 +464,9 @@ impl Inner {
     /// (after a build for the old one still in flight ends).
     fn new_world(&mut self) {
         self.generation += 1;
+        if let Some(s) = &self.session {
+            self.scene.looks = s.looks().to_vec();
+        }
         self.unsupported = None;
         self.flock = None;
         self.ahead = false;
