@@ -54,7 +54,7 @@ oap=$(bench --dim 2 --n "$m" --workload oap)
 figure "behaviours (oap), 2D $m" "<= 1.5x plain" \
   "$oap ($(python3 -c "print('%.1fx of plain' % ($oap / $p1))" 2>/dev/null))"
 phases "$m" 2 uniform oap > "$out/oap-passes.log"
-for pass in pursue sort_cells steer; do
+for pass in pursue rank_cells steer; do
   figure "  oap pass $pass" "" "$(sed -n "s/^ *$pass  *\([0-9.]*\) ms.*/\1/p" "$out/oap-passes.log")"
 done
 figure "frame, 2D $m, 1920x1080, glow" "<= 8 ms" \

@@ -543,6 +543,36 @@ async function checkWebGpu(url) {
     check(parity.same && parity.n === 2000 && parity.steps === 20 && parity.median <= 1e-5 && parity.p99 <= 1e-4 && parity.max <= 0.05,
       `WebGPU's flock agrees with WebAssembly's after ${parity.steps} steps: ${parity.n} boids, position error median ${parity.median.toExponential(1)}, p99 ${parity.p99.toExponential(1)}, max ${parity.max.toExponential(1)}`);
 
+    // Seed 002's hunt: the pursuit pass's workgroups (barriers, a reduction)
+    // compile under the browser's WGSL rules and pick WebAssembly's targets.
+    const hunt = await page.evaluate(async () => {
+      const { cpu, gpu } = window.murmuration.engines;
+      for (const e of [cpu, gpu]) e.call({ op: 'open', preset: 'sharks-and-schools' });
+      await gpu.ready();
+      for (const e of [cpu, gpu]) e.call({ op: 'step', n: 20 });
+      await gpu.sync();
+      const st = cpu.call({ op: 'state' });
+      const side = [st.max[0] - st.min[0], st.max[1] - st.min[1]];
+      const err = [];
+      for (let id = 0; id < cpu.count(); id++) {
+        const a = cpu.call({ op: 'inspect', id }).position, b = gpu.call({ op: 'inspect', id }).position;
+        let dx = a[0] - b[0], dy = a[1] - b[1];
+        dx -= side[0] * Math.round(dx / side[0]);
+        dy -= side[1] * Math.round(dy / side[1]);
+        err.push(Math.hypot(dx, dy));
+      }
+      const shark = err[err.length - 1];
+      err.sort((x, y) => x - y);
+      return { n: err.length, steps: gpu.stepIndex(), median: err[err.length >> 1], max: err[err.length - 1], shark, failure: gpu.failure ?? null };
+    });
+    check(hunt.failure === null && hunt.n === 8002 && hunt.steps === 20 && hunt.median <= 1e-5 && hunt.max <= 0.05,
+      `seed 002's hunt steps on WebGPU with WebAssembly's targets: ${hunt.n} fish and shark after ${hunt.steps} steps, error median ${hunt.median.toExponential(1)}, max ${hunt.max.toExponential(1)} (the shark ${hunt.shark.toExponential(1)})${hunt.failure ? ': ' + hunt.failure : ''}`);
+    await page.evaluate(async () => {
+      const { cpu, gpu } = window.murmuration.engines;
+      for (const e of [cpu, gpu]) e.call({ op: 'open', preset: 'default' });
+      await gpu.ready();
+    });
+
     const tuned = await page.evaluate(async () => {
       const { gpu } = window.murmuration.engines;
       gpu.call({ op: 'set', species: 0, key: 'max_speed', value: '1' });

@@ -28,7 +28,7 @@ const PASSES: [&str; 8] = [
     "scan_blocks",
     "scan_add",
     "scatter",
-    "sort_cells",
+    "rank_cells",
     "reorder",
     "steer",
 ];
@@ -511,12 +511,15 @@ impl<V: GpuVector> GpuFlock<V> {
             (1, 1),
             groups_for(cells),
             groups_for(n),
-            groups_for(cells),
+            groups_for(n),
             groups_for(n),
             self.steer_groups,
         ];
         if self.behaviours.chases() {
-            sizes.insert(STEER, groups_for(self.behaviours.plan().actors));
+            // One workgroup per actor: see `pursue`.
+            let actors = self.behaviours.plan().actors.max(1);
+            let x = actors.min(MAX_GROUPS_X);
+            sizes.insert(STEER, (x, actors.div_ceil(x)));
         }
         if self.behaviours.eats() {
             // One invocation per workgroup: see `eat_search`.
@@ -1238,9 +1241,10 @@ mod tests {
         ] {
             let widest = counts.iter().map(|c| c.1).max().unwrap();
             assert_eq!(widest, 8, "{counts:?}");
-            // The grid passes bind only what they touch.
+            // The grid passes bind only what they touch (reorder: the four
+            // state buffers, keys and starts).
             assert!(
-                counts.iter().all(|c| c.0 == "steer" || c.1 <= 5),
+                counts.iter().all(|c| c.0 == "steer" || c.1 <= 6),
                 "{counts:?}"
             );
         }

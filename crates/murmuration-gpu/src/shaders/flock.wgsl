@@ -4,12 +4,12 @@
 // (and `const STATS`, flock.rs's STATS_WORD).
 //
 // One step, one compute pass, in this order:
-//   count → scan_local → scan_blocks → scan_add → scatter → sort_cells → reorder → steer
+//   count → scan_local → scan_blocks → scan_add → scatter → rank_cells → reorder → steer
 // Each dispatch costs a few microseconds of launch and barrier, so small chores ride
 // along: scan_local zeroes the counts it has read (ready for the next step) and
 // scan_blocks advances the step clock.
 // State A (the first half of pos, vel, acc, tags) is the state in the previous
-// step's cell order. The grid is built from it, A is gathered into cell order in
+// step's cell order. The grid is built from it, A is scattered into cell order in
 // B, and `steer` reads B and writes the new state back into A, still in this
 // step's cell order.
 
@@ -68,7 +68,7 @@ struct Sim {
 @group(0) @binding(7) var<storage, read_write> keys: array<vec2<u32>>;  // (cell, rank in cell)
 @group(0) @binding(8) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(9) var<storage, read_write> starts: array<u32>;      // cells + 1 entries
-@group(0) @binding(10) var<storage, read_write> order: array<u32>;      // sorted slot -> slot in A
+@group(0) @binding(10) var<storage, read_write> order: array<u32>;      // each cell's slots of A, in arrival order
 @group(0) @binding(11) var<storage, read_write> blocks: array<u32>;
 // Words 0-1: the step index (low, high) of the step in flight; word 2: the step
 // of the first entity frame; from word STATS (prepended by the host), per steer
@@ -240,36 +240,43 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
 }
 
-// Atomic ranks arrive in any order: sorting each cell by previous slot makes the
-// order (and so every sum) a pure function of the state, run after run.
+// Atomic ranks arrive in any order: each boid's rank in its cell becomes the
+// number of the cell's boids at lower slots of A, so the order (and every sum)
+// is a pure function of the state, run after run. One thread per boid reads
+// its cell's run once: O(k) per thread, not a serial O(k²) sort per cell.
+// The graveyard keeps its atomic ranks: no pass scans it, no draw shows it and
+// every read-back goes by id, so the eaten's slots change nothing anyone sees,
+// and thousands of them cost no O(k²).
 @compute @workgroup_size(WG)
-fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let c = flat(gid, nwg);
-    if c >= sim.scan_cells {
+fn rank_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat(gid, nwg);
+    if i >= sim.n {
+        return;
+    }
+    let c = keys[i].x;
+    if c == sim.cells {
         return;
     }
     let s = starts[c];
     let e = starts[c + 1u];
-    for (var j = s + 1u; j < e; j++) {
-        let x = order[j];
-        var k = j;
-        while k > s && order[k - 1u] > x {
-            order[k] = order[k - 1u];
-            k -= 1u;
-        }
-        order[k] = x;
+    var r = 0u;
+    for (var m = s; m < e; m++) {
+        r += u32(order[m] < i);
     }
+    keys[i] = vec2<u32>(c, r);
 }
 
+// State A into cell order (B), each boid to its cell's start plus its rank.
 @compute @workgroup_size(WG)
 fn reorder(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = flat(gid, nwg);
     if i < sim.n {
-        let s = order[i];
-        pos[sim.n + i] = pos[s];
-        vel[sim.n + i] = vel[s];
-        acc[sim.n + i] = acc[s];
-        tags[sim.n + i] = tags[s];
+        let k = keys[i];
+        let d = sim.n + starts[k.x] + k.y;
+        pos[d] = pos[i];
+        vel[d] = vel[i];
+        acc[d] = acc[i];
+        tags[d] = tags[i];
     }
 }
 

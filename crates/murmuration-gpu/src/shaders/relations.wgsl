@@ -313,92 +313,177 @@ fn meta_species(j: u32, after: bool) -> u32 {
     return tags[sim.n + j].y;
 }
 
-// Pursuit of the best target in chase range (interactions.rs's `chase`): the
-// nearest target in sight and not in a confusing crowd, scored up by its
-// flockmates when stragglers are preferred; ties to the lower id.
-fn chase(id: u32, p: V, v: V, a: u32) -> V {
-    let heading = normalize_or_zero(v);
-    let cone = sp.has_fov != 0u && any(heading != V(0.0));
-    var best_s = 3.4e38;
-    var best_j = NO_ACTOR;
-    var best_d = V(0.0);
-    var rounds = 1u;
-    if sp.straggler_preference > 0.0 {
-        rounds = 2u;
-    }
-    for (var round_ = 0u; round_ < rounds; round_++) {
-        if round_ == 1u && best_j != NO_ACTOR {
-            best_s = best_s * (1.0 + sp.straggler_preference * crowd(best_j, false));
-        }
-        let w = walk(p, sp.chase_radius);
-        for (var z = w.lo.z; z <= w.hi.z; z++) {
-            for (var y = w.lo.y; y <= w.hi.y; y++) {
-                for (var x = w.lo.x; x <= w.hi.x; x++) {
-                    let run = cell_run(w, vec3<i32>(x, y, z));
-                    for (var j = run.x; j < run.y; j++) {
-                        let d = offset(p, pos[sim.n + j]);
-                        let d2 = dot(d, d);
-                        let dist = sqrt(d2);
-                        var take = tags[sim.n + j].x != id && interact_code(a, tags[sim.n + j].y) == INTERACT_CHASE
-                            && d2 < sp.chase_radius * sp.chase_radius
-                            && !(cone && dot(d, heading) < sp.cos_half_fov * dist);
-                        if take {
-                            if round_ == 0u {
-                                take = best_j == NO_ACTOR || dist < best_s
-                                    || (dist == best_s && tags[sim.n + j].x < tags[sim.n + best_j].x);
-                            } else {
-                                take = dist <= best_s;
-                            }
-                        }
-                        if take && sp.confusion > 0.0 {
-                            take = crowd(j, false) < sp.confusion;
-                        }
-                        var score = dist;
-                        if take && round_ == 1u {
-                            score = dist * (1.0 + sp.straggler_preference * crowd(j, false));
-                            take = score < best_s || (score == best_s && tags[sim.n + j].x < tags[sim.n + best_j].x);
-                        }
-                        if take {
-                            best_s = score;
-                            best_j = j;
-                            best_d = d;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    if best_j == NO_ACTOR {
-        return V(0.0);
-    }
-    let lead = length(best_d) / max(sp.max_speed, 1e-6);
-    return seek(best_d + vel[sim.n + best_j] * min(lead, 2.0), v, sp) * sp.chase_weight;
+// A chaser's choice so far: score, sorted slot and id of the target (NO_ACTOR:
+// none yet).
+struct Choice {
+    s: f32,
+    j: u32,
+    id: u32,
 }
 
-// Before `steer`, one thread per actor: a chaser's pursuit force from the state
-// before the move, left after the records for `steer` to add.
+// `a` comes before `b` in the order of (score, id); a choice before none.
+fn before(a: Choice, b: Choice) -> bool {
+    return a.j != NO_ACTOR && (b.j == NO_ACTOR || a.s < b.s || (a.s == b.s && a.id < b.id));
+}
+
+// A workgroup chases for one chaser: the lanes share its walk's cells, each keeps
+// its best, and the lanes' bests meet in `choose`. Any order of visits gives the
+// same choice, the least (score, id) that passes every test; `chase_bound` (the
+// least score taken by any lane, as `ordered` bits) only saves work: a candidate
+// beyond it cannot win.
+var<workgroup> chase_s: array<f32, WG>;
+var<workgroup> chase_j: array<u32, WG>;
+var<workgroup> chase_id: array<u32, WG>;
+var<workgroup> chase_bound: atomic<u32>;
+var<workgroup> chaser: vec2<u32>;   // (species, 1 when it chases) for uniform control flow
+
+// One lane's part of a round of `chase` (interactions.rs's `chase`): round 0 the
+// nearest target in sight and not in a confusing crowd; round 1 (stragglers
+// preferred) the least distance scaled up by the target's flockmates, starting
+// from round 0's choice `init` at its scaled score.
+fn chase_lane(lid: u32, id: u32, p: V, v: V, a: u32, round_: u32, init: Choice) -> Choice {
+    let heading = normalize_or_zero(v);
+    let cone = sp.has_fov != 0u && any(heading != V(0.0));
+    let r2 = sp.chase_radius * sp.chase_radius;
+    var best = init;
+    let w = walk(p, sp.chase_radius);
+    let ext = w.hi - w.lo + vec3<i32>(1);
+    var cells = u32(ext.x * ext.y * ext.z);
+    let live = starts[sim.cells];
+    let chunk = (live + WG - 1u) / WG;
+    if w.all {
+        cells = WG; // every live boid, in WG chunks
+    }
+    for (var c = lid; c < cells; c += WG) {
+        var run: vec2<u32>;
+        if w.all {
+            run = vec2<u32>(min(c * chunk, live), min((c + 1u) * chunk, live));
+        } else {
+            let ci = i32(c);
+            let at = w.lo + vec3<i32>(ci % ext.x, (ci / ext.x) % ext.y, ci / (ext.x * ext.y));
+            run = cell_run(w, at);
+        }
+        for (var j = run.x; j < run.y; j++) {
+            let t = tags[sim.n + j];
+            let d = offset(p, pos[sim.n + j]);
+            let d2 = dot(d, d);
+            let dist = sqrt(d2);
+            if t.x == id || interact_code(a, t.y) != INTERACT_CHASE || d2 >= r2
+                || (cone && dot(d, heading) < sp.cos_half_fov * dist) {
+                continue;
+            }
+            // Every score is at least the distance.
+            if ordered(dist) > atomicLoad(&chase_bound) {
+                continue;
+            }
+            if round_ == 0u && !before(Choice(dist, j, t.x), best) {
+                continue;
+            }
+            if round_ == 1u && best.j != NO_ACTOR && dist > best.s {
+                continue;
+            }
+            var crowded = 0.0;
+            if sp.confusion > 0.0 || round_ == 1u {
+                crowded = crowd(j, false);
+            }
+            if sp.confusion > 0.0 && crowded >= sp.confusion {
+                continue;
+            }
+            var score = dist;
+            if round_ == 1u {
+                score = dist * (1.0 + sp.straggler_preference * crowded);
+                if !before(Choice(score, j, t.x), best) {
+                    continue;
+                }
+            }
+            best = Choice(score, j, t.x);
+            atomicMin(&chase_bound, ordered(score));
+        }
+    }
+    return best;
+}
+
+// The workgroup's least choice of its lanes' `mine`, in every lane.
+fn choose(lid: u32, mine: Choice) -> Choice {
+    chase_s[lid] = mine.s;
+    chase_j[lid] = mine.j;
+    chase_id[lid] = mine.id;
+    workgroupBarrier();
+    for (var half = WG / 2u; half > 0u; half >>= 1u) {
+        if lid < half {
+            let o = Choice(chase_s[lid + half], chase_j[lid + half], chase_id[lid + half]);
+            if before(o, Choice(chase_s[lid], chase_j[lid], chase_id[lid])) {
+                chase_s[lid] = o.s;
+                chase_j[lid] = o.j;
+                chase_id[lid] = o.id;
+            }
+        }
+        workgroupBarrier();
+    }
+    let best = Choice(chase_s[0], chase_j[0], chase_id[0]);
+    workgroupBarrier();
+    return best;
+}
+
+// Before `steer`, one workgroup per actor: a chaser's pursuit force from the
+// state before the move, left after the records for `steer` to add (the twin of
+// interactions.rs's `chase`: the nearest target, ties to the lower id).
 @compute @workgroup_size(WG)
-fn pursue(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = flat(gid, nwg);
+fn pursue(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+          @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = wid.x + wid.y * nwg.x;
+    let lid = lid3.x;
     if k >= behave.actors {
         return;
     }
     let rb = 2u * ((clock[0] & 1u) * behave.actors);
     let x = actors[rb + 2u * k];
     let y = actors[rb + 2u * k + 1u];
-    let a = bitcast<u32>(y.w);
-    var f = V(0.0);
-    if (a & DEAD) == 0u {
+    if lid == 0u {
+        let a = bitcast<u32>(y.w);
         var chases = false;
-        for (var b = 0u; b < behave.species; b++) {
-            chases = chases || interact_code(a, b) == INTERACT_CHASE;
+        if (a & DEAD) == 0u {
+            for (var b = 0u; b < behave.species; b++) {
+                chases = chases || interact_code(a, b) == INTERACT_CHASE;
+            }
         }
-        if chases {
-            sp = species[a];
-            f = chase(bitcast<u32>(x.w), v_from(x), v_from(y), a);
-        }
+        chaser = vec2<u32>(a, u32(chases));
+        atomicStore(&chase_bound, 0xffffffffu);
     }
-    actors[4u * behave.actors + k] = vec4_of(f);
+    let who = workgroupUniformLoad(&chaser);
+    if who.y == 0u {
+        if lid == 0u {
+            actors[4u * behave.actors + k] = vec4<f32>(0.0);
+        }
+        return;
+    }
+    let a = who.x;
+    sp = species[a];
+    let id = bitcast<u32>(x.w);
+    let p = v_from(x);
+    let v = v_from(y);
+    let none = Choice(3.4e38, NO_ACTOR, NO_ACTOR);
+    var best = choose(lid, chase_lane(lid, id, p, v, a, 0u, none));
+    if species[a].straggler_preference > 0.0 {
+        if lid == 0u && best.j != NO_ACTOR {
+            let s = best.s * (1.0 + sp.straggler_preference * crowd(best.j, false));
+            chase_s[0] = s;
+            atomicStore(&chase_bound, ordered(s));
+        }
+        workgroupBarrier();
+        best.s = chase_s[0];
+        workgroupBarrier();
+        best = choose(lid, chase_lane(lid, id, p, v, a, 1u, best));
+    }
+    if lid == 0u {
+        var f = V(0.0);
+        if best.j != NO_ACTOR {
+            let d = offset(p, pos[sim.n + best.j]);
+            let lead = length(d) / max(sp.max_speed, 1e-6);
+            f = seek(d + vel[sim.n + best.j] * min(lead, 2.0), v, sp) * sp.chase_weight;
+        }
+        actors[4u * behave.actors + k] = vec4_of(f);
+    }
 }
 
 // The prey eating chaser `k` (an actor of species `a`, id `id`) would take after
