@@ -485,3 +485,27 @@ fn a_confused_chaser_takes_stragglers_and_never_the_dense_core() {
         eaten.len()
     );
 }
+
+/// Seed 002's hunt (a straggler-preferring shark among 8,000 fish), as shipped
+/// and with a confused shark, keeps the digests recorded before the chaser's
+/// crowd counts moved to SIMD blocks with an early stop (`murmuration run
+/// sharks-and-schools --steps 200`, and `--steps 100 --set
+/// species.shark.confusion=4 --set species.shark.count=5`, at 71d0683): the
+/// counts decide exactly as the boid-by-boid count did.
+#[test]
+fn seed_002s_hunt_keeps_its_digests_with_crowds_counted_in_blocks() {
+    use murmuration::scenario::{AnyWorld, Override, Scenario, preset};
+    let run = |sets: &[&str], steps: u64| {
+        let overrides: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let text = preset("sharks-and-schools").unwrap();
+        let s = Scenario::parse_with(text, "sharks-and-schools", &overrides).unwrap();
+        let AnyWorld::D2(mut w) = s.build().unwrap() else {
+            panic!("seed 002 is 2D")
+        };
+        w.step_n(steps);
+        format!("{:016x}", w.digest())
+    };
+    assert_eq!(run(&[], 200), "d434b96f7f32e762");
+    let confused = ["species.shark.confusion=4", "species.shark.count=5"];
+    assert_eq!(run(&confused, 100), "af405a8c5dedb406");
+}
