@@ -97,8 +97,13 @@ pub struct Scene {
     /// The world box.
     pub bounds: (Vec3, Vec3),
     /// The flock's centroid (for a following camera; in a wrap-around world the
-    /// circular mean, inside the box).
+    /// circular mean, inside the box) when [`Scene::track_centroid`] is set,
+    /// else the box's centre.
     pub centroid: Vec3,
+    /// Compute [`Scene::centroid`] at each update. Only a following camera
+    /// reads it, and in a wrap-around world it costs a sine and a cosine per
+    /// boid and axis: at a million boids more than a GPU's whole frame.
+    pub track_centroid: bool,
     /// The world's period per axis ([`crate::period`]: zero unless it wraps).
     pub period: Vec3,
     /// In a wrap-around world, draw every boid, trail and overlay at its periodic
@@ -255,7 +260,7 @@ impl Scene {
             // spacing the flock keeps.
             (1.2 * sep).min(extent / 60.0).max(extent / 900.0)
         };
-        self.centroid = if pos.is_empty() {
+        self.centroid = if pos.is_empty() || !self.track_centroid {
             0.5 * (self.bounds.0 + self.bounds.1)
         } else {
             // Only the centroid: the other metrics (neighbour searches) are not needed.
@@ -342,6 +347,32 @@ mod tests {
     use glam::Vec2;
     use murmuration::{Boundary, SpeciesParams, World2, WorldConfig};
     use murmuration::{Spawn, SpeciesId};
+
+    /// The frame's per-boid trigonometry: a scene computes the flock's circular
+    /// centroid only for a following camera (`render --backend gpu` at a
+    /// million boids spent it on every frame of a world it never read).
+    #[test]
+    fn the_centroid_is_computed_only_when_tracked() {
+        let config = WorldConfig::new(Vec2::splat(20.0), Boundary::Wrap);
+        let mut w = World2::new(config, vec![SpeciesParams::default()]).unwrap();
+        // A flock across the corner: its circular centroid is there, far
+        // from the box's centre.
+        let (lo, hi) = (w.config().min, w.config().max);
+        for (a, b) in [(lo, lo + Vec2::ONE), (hi - Vec2::ONE, hi)] {
+            w.spawn(Spawn::new(SpeciesId::FIRST, 20).region(a, b).speed(1.0))
+                .unwrap();
+        }
+        let centre = (0.5 * (lo + hi)).extend(0.0);
+        let (mut scene, mut trails) = (Scene::new(), Trails::default());
+        let settings = RenderSettings::default();
+        scene.update(&w, &settings, &mut trails);
+        assert_eq!(scene.centroid, centre, "untracked: the box's centre");
+        scene.track_centroid = true;
+        scene.update(&w, &settings, &mut trails);
+        let c = murmuration::metrics::centroid(w.positions(), w.config()).extend(0.0);
+        assert_eq!(scene.centroid, c);
+        assert!((c - centre).length() > 5.0, "circular, by the corner: {c}");
+    }
 
     #[test]
     fn every_boid_becomes_one_instance_with_its_species_colour() {

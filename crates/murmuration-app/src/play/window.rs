@@ -124,6 +124,7 @@ impl App<'_> {
     /// A camera showing the world in the area beside the panel.
     fn fit_camera(&mut self) {
         let vp = self.viewport();
+        self.scene.track_centroid = self.panel.follow;
         self.sim
             .scene(&mut self.scene, &self.settings, &mut self.trails);
         let (lo, hi) = self.scene.bounds;
@@ -208,6 +209,7 @@ impl App<'_> {
             .camera
             .filter(|_| self.panel.follow)
             .map(|c| c.target());
+        self.scene.track_centroid = self.panel.follow;
         self.sim
             .scene(&mut self.scene, &self.settings, &mut self.trails);
         if self.camera.is_none() {
