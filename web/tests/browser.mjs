@@ -516,57 +516,43 @@ async function checkWebGpu(url) {
     const lit = await page.evaluate(() => window.murmuration.litPixels());
     check(/^WebGPU/.test(label) && lit > 500, `?engine=webgpu steps and draws on WebGPU (${lit} bright pixels; "${label}")`);
 
-    const parity = await page.evaluate(async () => {
+    // Both engines open `preset` and step `steps`; boid by boid (the engines
+    // store them in different orders), through the nearest image in a
+    // wrapping box, how far apart they are.
+    const agreement = (preset, steps) => page.evaluate(async (preset, steps) => {
       const m = window.murmuration;
       m.setPaused(true);
       const { cpu, gpu } = m.engines;
-      for (const e of [cpu, gpu]) e.call({ op: 'open', preset: 'default' });
+      for (const e of [cpu, gpu]) e.call({ op: 'open', preset });
       await gpu.ready();
-      for (const e of [cpu, gpu]) e.call({ op: 'step', n: 20 });
+      for (const e of [cpu, gpu]) e.call({ op: 'step', n: steps });
       await gpu.sync();
       const st = cpu.call({ op: 'state' });
       const side = [st.max[0] - st.min[0], st.max[1] - st.min[1]];
       const err = [];
-      // Boid by boid (the engines store them in different orders).
       for (let id = 0; id < cpu.count(); id++) {
         const a = cpu.call({ op: 'inspect', id }).position, b = gpu.call({ op: 'inspect', id }).position;
-        // The default box wraps: compare through the nearest image.
         let dx = a[0] - b[0], dy = a[1] - b[1];
         dx -= side[0] * Math.round(dx / side[0]);
         dy -= side[1] * Math.round(dy / side[1]);
         err.push(Math.hypot(dx, dy));
       }
+      const last = err[err.length - 1];
       err.sort((x, y) => x - y);
       const n = err.length;
-      return { n, same: cpu.count() === gpu.count(), steps: gpu.stepIndex(), median: err[n >> 1], p99: err[Math.floor(n * 0.99)], max: err[n - 1] };
-    });
+      return { n, same: cpu.count() === gpu.count(), steps: gpu.stepIndex(), median: err[n >> 1], p99: err[Math.floor(n * 0.99)], max: err[n - 1], last, failure: gpu.failure ?? null };
+    }, preset, steps);
+
+    const parity = await agreement('default', 20);
     check(parity.same && parity.n === 2000 && parity.steps === 20 && parity.median <= 1e-5 && parity.p99 <= 1e-4 && parity.max <= 0.05,
       `WebGPU's flock agrees with WebAssembly's after ${parity.steps} steps: ${parity.n} boids, position error median ${parity.median.toExponential(1)}, p99 ${parity.p99.toExponential(1)}, max ${parity.max.toExponential(1)}`);
 
     // Seed 002's hunt: the pursuit pass's workgroups (barriers, a reduction)
-    // compile under the browser's WGSL rules and pick WebAssembly's targets.
-    const hunt = await page.evaluate(async () => {
-      const { cpu, gpu } = window.murmuration.engines;
-      for (const e of [cpu, gpu]) e.call({ op: 'open', preset: 'sharks-and-schools' });
-      await gpu.ready();
-      for (const e of [cpu, gpu]) e.call({ op: 'step', n: 20 });
-      await gpu.sync();
-      const st = cpu.call({ op: 'state' });
-      const side = [st.max[0] - st.min[0], st.max[1] - st.min[1]];
-      const err = [];
-      for (let id = 0; id < cpu.count(); id++) {
-        const a = cpu.call({ op: 'inspect', id }).position, b = gpu.call({ op: 'inspect', id }).position;
-        let dx = a[0] - b[0], dy = a[1] - b[1];
-        dx -= side[0] * Math.round(dx / side[0]);
-        dy -= side[1] * Math.round(dy / side[1]);
-        err.push(Math.hypot(dx, dy));
-      }
-      const shark = err[err.length - 1];
-      err.sort((x, y) => x - y);
-      return { n: err.length, steps: gpu.stepIndex(), median: err[err.length >> 1], max: err[err.length - 1], shark, failure: gpu.failure ?? null };
-    });
-    check(hunt.failure === null && hunt.n === 8002 && hunt.steps === 20 && hunt.median <= 1e-5 && hunt.max <= 0.05,
-      `seed 002's hunt steps on WebGPU with WebAssembly's targets: ${hunt.n} fish and shark after ${hunt.steps} steps, error median ${hunt.median.toExponential(1)}, max ${hunt.max.toExponential(1)} (the shark ${hunt.shark.toExponential(1)})${hunt.failure ? ': ' + hunt.failure : ''}`);
+    // compile under the browser's WGSL rules and pick WebAssembly's targets
+    // (the shark is the last id).
+    const hunt = await agreement('sharks-and-schools', 20);
+    check(hunt.failure === null && hunt.same && hunt.n === 8002 && hunt.steps === 20 && hunt.median <= 1e-5 && hunt.max <= 0.05,
+      `seed 002's hunt steps on WebGPU with WebAssembly's targets: ${hunt.n} fish and shark after ${hunt.steps} steps, error median ${hunt.median.toExponential(1)}, max ${hunt.max.toExponential(1)} (the shark ${hunt.last.toExponential(1)})${hunt.failure ? ': ' + hunt.failure : ''}`);
     await page.evaluate(async () => {
       const { cpu, gpu } = window.murmuration.engines;
       for (const e of [cpu, gpu]) e.call({ op: 'open', preset: 'default' });

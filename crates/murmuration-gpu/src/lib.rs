@@ -6,9 +6,9 @@
 //! shaders, so it runs on Vulkan, Metal, DX12 and later WebGPU.
 //!
 //! Each step is one compute pass: the neighbour grid is built on the GPU (cell
-//! counts with atomics, a two-level prefix sum, scatter, then each cell sorted by
-//! previous slot so the order is deterministic), the state is gathered into cell
-//! order, and one thread per boid sums its neighbours from the contiguous cell runs
+//! counts with atomics, a two-level prefix sum, scatter, then each boid ranked in
+//! its cell by its previous slot so the order is deterministic), the state is
+//! scattered into cell order, and one thread per boid sums its neighbours from the contiguous cell runs
 //! and integrates. The state is double-buffered and nothing is read back inside a
 //! step.
 //!

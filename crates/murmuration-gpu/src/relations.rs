@@ -4,9 +4,9 @@
 //! few (a shark, a leader), listed by (species, id). Each step every actor writes
 //! its new state into one half of a double-buffered record array (`actors`) and
 //! every boid reads the other half, so fleeing and following cost a loop over the
-//! few actors of the species concerned. Before `steer`, a pass with one thread per
-//! actor lets each chaser search the step's grid at its chase radius (as the CPU's
-//! chasers do) and leaves the pursuit force after the records, so the long search
+//! few actors of the species concerned. Before `steer`, a pass with one workgroup
+//! per actor lets each chaser search the step's grid at its chase radius (as the
+//! CPU's chasers do: the lanes share the cells, their bests meet by (score, id)) and leaves the pursuit force after the records, so the long search
 //! never holds up the flock's threads; after `steer` one thread lets the eating
 //! chasers eat in ascending id order, one meal each, as `World::step` does. Eaten boids are marked dead (`DEAD` in their species word),
 //! sorted into a last grid cell no one scans, and dropped at read-back.

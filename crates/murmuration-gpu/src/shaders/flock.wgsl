@@ -244,9 +244,10 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // number of the cell's boids at lower slots of A, so the order (and every sum)
 // is a pure function of the state, run after run. One thread per boid reads
 // its cell's run once: O(k) per thread, not a serial O(k²) sort per cell.
-// The graveyard keeps its atomic ranks: no pass scans it, no draw shows it and
-// every read-back goes by id, so the eaten's slots change nothing anyone sees,
-// and thousands of them cost no O(k²).
+// The graveyard keeps its atomic ranks: no walk reaches it (passes touch an
+// eaten boid only at its own slot), no draw shows it and every read-back goes
+// by id, so the eaten's slots change nothing anyone sees, and thousands of them
+// cost no O(k²).
 @compute @workgroup_size(WG)
 fn rank_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = flat(gid, nwg);

@@ -464,7 +464,9 @@ fn pursue(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) 
     let v = v_from(y);
     let none = Choice(3.4e38, NO_ACTOR, NO_ACTOR);
     var best = choose(lid, chase_lane(lid, id, p, v, a, 0u, none));
-    if species[a].straggler_preference > 0.0 {
+    // Nothing in sight: round 1 would find nothing either (the CPU skips it).
+    let found = workgroupUniformLoad(&chase_j[0]) != NO_ACTOR;
+    if species[a].straggler_preference > 0.0 && found {
         if lid == 0u && best.j != NO_ACTOR {
             let s = best.s * (1.0 + sp.straggler_preference * crowd(best.j, false));
             chase_s[0] = s;
@@ -532,7 +534,11 @@ fn eat_target(k: u32, a: u32, id: u32) -> u32 {
 // target slot into the event buffer's tail (a u32: a slot kept in an f32 lane
 // could lose its bits as a NaN). One invocation per workgroup:
 // lavapipe miscounted crowds in lanes beside a lane still walking the grid (an
-// execution-mask fault seen with the chase too), and the searches are few.
+// execution-mask fault), and the searches are few. The single-thread `pursue`
+// before the workgroup one showed the same on lavapipe (seed 002's shark, its
+// lane beside the finished lane of a non-chasing actor, left the CPU's target);
+// the workgroup `pursue`, whose lanes all walk, agrees with the CPU there
+// (a_straggler_hunting_shark_chooses_the_cpus_target).
 @compute @workgroup_size(1)
 fn eat_search(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let e = gid.x + gid.y * nwg.x;
