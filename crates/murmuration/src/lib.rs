@@ -41,6 +41,7 @@ mod error;
 mod rng;
 mod stats;
 mod stopwatch;
+mod trig;
 mod vector;
 
 // The layers, each using only those above it in this list (the module-graph

@@ -66,6 +66,9 @@ pub trait Vector:
     /// A unit vector from two independent uniform numbers in [0, 1): uniform
     /// on the circle (2D) or sphere (3D).
     fn unit_from_uniform(u: f32, w: f32) -> Self;
+    /// [`Vector::unit_from_uniform`] given the sine `s` and cosine `c` of its
+    /// angle `u · τ` (computed elsewhere, a group at a time), and `w`.
+    fn unit_from_sincos(s: f32, c: f32, w: f32) -> Self;
     /// Components as an `[f32; 3]` (unused ones zero), for export and hashing.
     fn to_array3(self) -> [f32; 3];
     /// Builds from the first `DIM` components.
@@ -139,6 +142,10 @@ impl Vector for Vec2 {
         // for every f32 angle in [0, τ] (checked exhaustively once; the test
         // `sincosf_keeps_the_bits_of_cosf_and_sinf` samples them).
         let (s, c) = libm::sincosf(u * std::f32::consts::TAU);
+        Self::unit_from_sincos(s, c, 0.0)
+    }
+    #[inline]
+    fn unit_from_sincos(s: f32, c: f32, _w: f32) -> Self {
         Vec2::new(c, s)
     }
     #[inline]
@@ -192,10 +199,14 @@ impl Vector for Vec3 {
     }
     #[inline]
     fn unit_from_uniform(u: f32, w: f32) -> Self {
+        let (s, c) = libm::sincosf(u * std::f32::consts::TAU);
+        Self::unit_from_sincos(s, c, w)
+    }
+    #[inline]
+    fn unit_from_sincos(s: f32, c: f32, w: f32) -> Self {
         // Archimedes: z uniform in [-1, 1], azimuth uniform.
         let z = 1.0 - 2.0 * w;
         let r = (1.0 - z * z).max(0.0).sqrt();
-        let (s, c) = libm::sincosf(u * std::f32::consts::TAU);
         Vec3::new(r * c, r * s, z)
     }
     #[inline]

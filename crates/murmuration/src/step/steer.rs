@@ -16,6 +16,7 @@ use crate::step::interactions::{Near, Seeker, Sorted, Tables};
 use crate::step::kernel;
 use crate::step::lanes::Lanes;
 use crate::step::rules;
+use crate::trig;
 use crate::vector::Vector;
 use wide::f32x8;
 
@@ -116,16 +117,23 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
             pass.batch.load_prev(&out_a[k0..k0 + m]);
         }
         if soft || jitters {
-            for l in 0..m {
+            let kicks = if jitters {
+                jitters_of::<V>(
+                    m,
+                    |l| {
+                        let si = base + k0 + l;
+                        (&ctx.species[data.species[si] as usize], env.ids[si])
+                    },
+                    cfg.seed,
+                    ctx.step,
+                )
+            } else {
+                [None; trig::LANES]
+            };
+            for (l, &kick) in kicks.iter().enumerate().take(m) {
                 let si = base + k0 + l;
-                let sp = &ctx.species[data.species[si] as usize];
                 let soft = soft.then(|| soft_force(data.position::<V>(si), cfg));
-                let kick = if jitters {
-                    (true, jitter(sp, cfg.seed, env.ids[si], ctx.step))
-                } else {
-                    (false, None)
-                };
-                pass.batch.load_rest(l, soft, kick);
+                pass.batch.load_rest(l, soft, (jitters, kick));
             }
         }
         if !single {
@@ -525,6 +533,35 @@ fn jitter<V: Vector>(sp: &SpeciesParams, seed: u64, id: u32, step: u64) -> Optio
     let mut r = CounterRng::new(seed, id as u64, step, Stream::Jitter);
     let dir = V::unit_from_uniform(r.next_f32(), r.next_f32());
     Some(dir * (sp.jitter * sp.max_speed * r.next_f32()))
+}
+
+/// [`jitter`] for the `m` boids of a group (`who(l)`: lane l's species and
+/// id), the directions' sines and cosines taken in lanes: the same draws in
+/// the same order, the same bits ([`trig::sincos_lanes`]).
+#[inline(always)]
+fn jitters_of<'a, V: Vector>(
+    m: usize,
+    who: impl Fn(usize) -> (&'a SpeciesParams, u32),
+    seed: u64,
+    step: u64,
+) -> [Option<V>; trig::LANES] {
+    debug_assert!(m <= trig::LANES);
+    let mut angle = [0.0f32; trig::LANES];
+    let (mut w, mut size) = ([0.0f32; trig::LANES], [0.0f32; trig::LANES]);
+    let mut on = [false; trig::LANES];
+    for l in 0..m.min(trig::LANES) {
+        let (sp, id) = who(l);
+        if sp.jitter <= 0.0 {
+            continue;
+        }
+        let mut r = CounterRng::new(seed, id as u64, step, Stream::Jitter);
+        angle[l] = r.next_f32() * std::f32::consts::TAU;
+        w[l] = r.next_f32();
+        size[l] = sp.jitter * sp.max_speed * r.next_f32();
+        on[l] = true;
+    }
+    let (s, c) = trig::sincos_lanes(&angle);
+    std::array::from_fn(|l| on[l].then(|| V::unit_from_sincos(s[l], c[l], w[l]) * size[l]))
 }
 
 /// Clamps speed into `[min_speed, max_speed]`. A boid at rest that must move picks
