@@ -201,46 +201,36 @@ impl Sorted<'_> {
             let o = [origin.get(0), origin.get(1), origin.get(2.min(V::DIM - 1))];
             let skip = exclude.wrapping_sub(s);
             // Non-short-circuit tests over fixed-size blocks: no branch, no
-            // bounds check in the lanes.
-            let within = |k: usize, at: usize| -> u32 {
-                let (dx, dy) = (pos[0][at] - o[0], pos[1][at] - o[1]);
-                let d2 = if V::DIM == 2 {
-                    dx * dx + dy * dy
-                } else {
-                    let dz = pos[2][at] - o[2];
-                    dx * dx + dy * dy + dz * dz
-                };
-                (k != skip) as u32 & (species[at] == b) as u32 & (d2 < r2) as u32
-            };
+            // bounds check in the lanes. The last block reads past the run
+            // (the columns keep PAD entries past the flock) and masks it off.
+            let len = e - s;
             let mut k = 0;
-            while k + BLOCK <= e - s && c < limit {
+            while k < len && c < limit {
                 let at = s + k;
                 let xs: &[f32; BLOCK] = pos[0][at..at + BLOCK].try_into().unwrap();
                 let ys: &[f32; BLOCK] = pos[1][at..at + BLOCK].try_into().unwrap();
                 let sp: &[u16; BLOCK] = species[at..at + BLOCK].try_into().unwrap();
+                let take = |l: usize, d2: f32| {
+                    (k + l < len) as u32
+                        & (k + l != skip) as u32
+                        & (sp[l] == b) as u32
+                        & (d2 < r2) as u32
+                };
                 let mut n = 0u32;
                 if V::DIM == 2 {
                     for l in 0..BLOCK {
                         let (dx, dy) = (xs[l] - o[0], ys[l] - o[1]);
-                        n += (k + l != skip) as u32
-                            & (sp[l] == b) as u32
-                            & (dx * dx + dy * dy < r2) as u32;
+                        n += take(l, dx * dx + dy * dy);
                     }
                 } else {
                     let zs: &[f32; BLOCK] = pos[2][at..at + BLOCK].try_into().unwrap();
                     for l in 0..BLOCK {
                         let (dx, dy, dz) = (xs[l] - o[0], ys[l] - o[1], zs[l] - o[2]);
-                        n += (k + l != skip) as u32
-                            & (sp[l] == b) as u32
-                            & (dx * dx + dy * dy + dz * dz < r2) as u32;
+                        n += take(l, dx * dx + dy * dy + dz * dz);
                     }
                 }
                 c += n;
                 k += BLOCK;
-            }
-            while k < e - s && c < limit {
-                c += within(k, s + k);
-                k += 1;
             }
         });
         c.min(limit)
