@@ -26,6 +26,7 @@
 //! coordinated-turn roll of the same steering draws the same bank.
 
 use crate::params::SpeciesParams;
+use crate::trig;
 use crate::vector::Vector;
 use glam::Vec3;
 
@@ -37,57 +38,164 @@ const MIN_LIFT: f32 = 0.2;
 /// The acceleration a banked flier applies when its steering asks for `a`, with
 /// velocity `v` and last applied acceleration `prev`, over a step of `dt` seconds.
 /// Unchanged for species without banked flight, in 2D and at rest.
-#[inline(never)]
+#[cfg_attr(
+    not(test),
+    allow(dead_code, reason = "the reference of `banked_lanes`")
+)]
 pub(crate) fn banked<V: Vector>(a: V, prev: V, v: V, p: &SpeciesParams, dt: f32) -> V {
-    if V::DIM != 3 || p.roll_rate <= 0.0 {
+    let Some(b) = Bird::prepare(a, prev, v, p, dt) else {
         return a;
-    }
-    let v = Vec3::from_array(v.to_array3());
-    let speed = v.length();
-    if speed <= 1e-6 {
-        return a;
-    }
-    let f = v / speed;
-    let (s, u) = frame(f);
-    let a3 = Vec3::from_array(a.to_array3());
-    let g = p.gravity;
-    let gravity = UP * -g;
-    let max_bank = p.max_bank.to_radians();
-    // The bank of the last step's lift, read in the frame it was applied in (the
-    // velocity before that step, v − prev·dt, exact unless a speed limit or
-    // jitter acted); zero before the first step, where prev = 0 leaves only the
-    // lift that cancels gravity.
-    let prev = Vec3::from_array(prev.to_array3());
-    let (sp, up) = frame((v - prev * dt).try_normalize().unwrap_or(f));
-    let lift_prev = prev - gravity;
-    let (ps, pu) = (lift_prev.dot(sp), lift_prev.dot(up));
-    let was = if ps == 0.0 && pu == 0.0 {
+    };
+    let was = if b.ps == 0.0 && b.pu == 0.0 {
         0.0
     } else {
-        libm::atan2f(ps, pu)
+        libm::atan2f(b.ps, b.pu)
     };
-    let was = was.clamp(-max_bank, max_bank);
-    let (a_side, a_up) = (a3.dot(s), a3.dot(u));
-    let want = libm::atan2f(a_side, g + a_up).clamp(-max_bank, max_bank);
-    let roll = p.roll_rate.to_radians() * dt;
-    let bank = was + (want - was).clamp(-roll, roll);
-    let (sin_b, cos_b) = libm::sincosf(bank);
-    let n = u * cos_b + s * sin_b;
-    let v0 = if p.cruise_speed > 0.0 {
-        p.cruise_speed
-    } else {
-        p.max_speed
-    };
-    let r = speed / v0;
-    // The weight's share across the wings (cos of the pitch): a steep climb gets
-    // no lift toward the vertical, so gravity pitches a stalling bird over.
-    // At least a fifth of the weight: a bird pushes over, it does not drop like
-    // a stone, and the bank stays readable from the lift it leaves.
-    let lift = (g * r * r * u.dot(UP) + a_up).max(MIN_LIFT * g);
-    let out = f * a3.dot(f) + n * lift + gravity;
-    V::from_array3(out.to_array())
+    let want = libm::atan2f(b.a_side, b.g + b.a_up);
+    let (sin_b, cos_b) = libm::sincosf(b.bank(was, want, p, dt));
+    V::from_array3(b.finish(sin_b, cos_b, p))
 }
 
+/// [`banked`] for up to [`trig::LANES`] birds at once, bit for bit: `a[l]`
+/// becomes the acceleration bird `l` applies (velocity `v[l]`, last applied
+/// acceleration `prev[l]`, its species' parameters `p(l)`), the arctangents
+/// and the bank's sine and cosine taken in lanes ([`trig`]).
+#[inline(always)]
+pub(crate) fn banked_lanes<'p, V: Vector>(
+    a: &mut [V],
+    prev: &[V],
+    v: &[V],
+    p: impl Fn(usize) -> &'p SpeciesParams,
+    dt: f32,
+) {
+    const L: usize = trig::LANES;
+    let m = a.len().min(L);
+    let mut birds = [None; L];
+    // Lanes without a bird ask atan2(1, 1) and sin 0: harmless and unused.
+    let (mut ps, mut pu, mut side, mut up) = ([1.0f32; L], [1.0f32; L], [1.0f32; L], [1.0f32; L]);
+    for l in 0..m {
+        birds[l] = Bird::prepare(a[l], prev[l], v[l], p(l), dt);
+        if let Some(b) = &birds[l] {
+            // atan2(0, 0) is 0, as `banked` takes it.
+            (ps[l], pu[l]) = (b.ps, b.pu);
+            (side[l], up[l]) = (b.a_side, b.g + b.a_up);
+        }
+    }
+    let (was, want) = (trig::atan2_lanes(&ps, &pu), trig::atan2_lanes(&side, &up));
+    let mut bank = [0.0f32; L];
+    for l in 0..m {
+        if let Some(b) = &birds[l] {
+            let was = if b.ps == 0.0 && b.pu == 0.0 {
+                0.0
+            } else {
+                was[l]
+            };
+            bank[l] = b.bank(was, want[l], p(l), dt);
+        }
+    }
+    let (sin_b, cos_b) = trig::sincos_lanes(&bank);
+    for l in 0..m {
+        if let Some(b) = &birds[l] {
+            a[l] = V::from_array3(b.finish(sin_b[l], cos_b[l], p(l)));
+        }
+    }
+}
+
+/// One banked bird's frame and steering before the trigonometry of its bank.
+#[derive(Clone, Copy, Debug)]
+struct Bird {
+    /// Forward, right wing and up axes (unit).
+    f: Vec3,
+    s: Vec3,
+    u: Vec3,
+    /// The steering asked for.
+    a: Vec3,
+    /// Speed, units/s.
+    speed: f32,
+    /// Gravity, units/s².
+    g: f32,
+    /// The last lift's sideways and upward parts in its own frame.
+    ps: f32,
+    pu: f32,
+    /// The steering's sideways and upward parts.
+    a_side: f32,
+    a_up: f32,
+}
+
+impl Bird {
+    /// The bird of steering `a`, last applied acceleration `prev` and
+    /// velocity `v` over a step of `dt` seconds; `None` where banked flight leaves the steering as it is
+    /// (no banked flight, 2D, at rest).
+    #[inline(always)]
+    fn prepare<V: Vector>(a: V, prev: V, v: V, p: &SpeciesParams, dt: f32) -> Option<Self> {
+        if V::DIM != 3 || p.roll_rate <= 0.0 {
+            return None;
+        }
+        let v = Vec3::from_array(v.to_array3());
+        let speed = v.length();
+        if speed <= 1e-6 {
+            return None;
+        }
+        let f = v / speed;
+        let (s, u) = frame(f);
+        let a = Vec3::from_array(a.to_array3());
+        let g = p.gravity;
+        // The bank of the last step's lift, read in the frame it was applied
+        // in (the velocity before that step, v − prev·dt, exact unless a speed
+        // limit or jitter acted); zero before the first step, where prev = 0
+        // leaves only the lift that cancels gravity.
+        let prev = Vec3::from_array(prev.to_array3());
+        let (sp, up) = frame((v - prev * dt).try_normalize().unwrap_or(f));
+        let lift_prev = prev - UP * -g;
+        Some(Self {
+            f,
+            s,
+            u,
+            a,
+            speed,
+            g,
+            ps: lift_prev.dot(sp),
+            pu: lift_prev.dot(up),
+            a_side: a.dot(s),
+            a_up: a.dot(u),
+        })
+    }
+
+    /// The bank this step, radians: the last one (`was`, the angle of
+    /// (`ps`, `pu`)) rolled toward the coordinated turn's (`want`, the angle
+    /// of (`a_side`, `g + a_up`)) by at most the roll rate, both within the
+    /// steepest bank.
+    #[inline(always)]
+    fn bank(&self, was: f32, want: f32, p: &SpeciesParams, dt: f32) -> f32 {
+        let max_bank = p.max_bank.to_radians();
+        let was = was.clamp(-max_bank, max_bank);
+        let want = want.clamp(-max_bank, max_bank);
+        let roll = p.roll_rate.to_radians() * dt;
+        was + (want - was).clamp(-roll, roll)
+    }
+
+    /// The acceleration applied at a bank of sine `sin_b` and cosine `cos_b`:
+    /// the forward part of the steering, the lift along the banked up axis,
+    /// and gravity.
+    #[inline(always)]
+    fn finish(&self, sin_b: f32, cos_b: f32, p: &SpeciesParams) -> [f32; 3] {
+        let (f, s, u, g) = (self.f, self.s, self.u, self.g);
+        let n = u * cos_b + s * sin_b;
+        let v0 = if p.cruise_speed > 0.0 {
+            p.cruise_speed
+        } else {
+            p.max_speed
+        };
+        let r = self.speed / v0;
+        // The weight's share across the wings (cos of the pitch): a steep climb
+        // gets no lift toward the vertical, so gravity pitches a stalling bird
+        // over. At least a fifth of the weight: a bird pushes over, it does not
+        // drop like a stone, and the bank stays readable from the lift it leaves.
+        let lift = (g * r * r * u.dot(UP) + self.a_up).max(MIN_LIFT * g);
+        let out = f * self.a.dot(f) + n * lift + UP * -g;
+        out.to_array()
+    }
+}
 /// The unbanked wing (right, horizontal) and up axes of a bird heading along unit
 /// `f`; straight up or down the wings lie along z (any fixed choice will do).
 #[inline]
@@ -168,5 +276,62 @@ mod tests {
             banked(a2, glam::Vec2::ZERO, glam::Vec2::X, &bird(), 0.02),
             a2
         );
+    }
+
+    /// The lanes give each bird the bits `banked` gives it alone, with the
+    /// arctangents and the bank's sine and cosine in lanes: random steering,
+    /// velocities and last accelerations, level and vertical flight, birds
+    /// at rest, species with and without banked flight, a partial group.
+    #[test]
+    fn banked_lanes_keep_the_bits_of_one_bird_at_a_time() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut unit = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        let species = [
+            bird(),
+            SpeciesParams {
+                roll_rate: 400.0,
+                max_bank: 85.0,
+                cruise_speed: 0.0,
+                ..bird()
+            },
+            SpeciesParams::default(),
+        ];
+        let dt = 0.02;
+        for round in 0..4000 {
+            let m = if round % 7 == 0 { 1 + round % trig::LANES } else { trig::LANES };
+            let mut v3 = |scale: f32| Vec3::new(unit(), unit(), unit()) * scale;
+            let mut a = [Vec3::ZERO; trig::LANES];
+            let mut prev = [Vec3::ZERO; trig::LANES];
+            let mut v = [Vec3::ZERO; trig::LANES];
+            let mut who = [0usize; trig::LANES];
+            for l in 0..m {
+                a[l] = v3(20.0);
+                prev[l] = if l % 5 == 0 { Vec3::ZERO } else { v3(20.0) };
+                v[l] = match (round + l) % 9 {
+                    0 => Vec3::ZERO,
+                    1 => Vec3::new(0.0, 12.0, 0.0),
+                    2 => Vec3::new(0.0, -3.0, 0.0),
+                    _ => v3(14.0),
+                };
+                who[l] = (round + 3 * l) % species.len();
+            }
+            let want: Vec<Vec3> =
+                (0..m).map(|l| banked(a[l], prev[l], v[l], &species[who[l]], dt)).collect();
+            banked_lanes(&mut a[..m], &prev[..m], &v[..m], |l| &species[who[l]], dt);
+            for l in 0..m {
+                assert_eq!(
+                    a[l].to_array().map(f32::to_bits),
+                    want[l].to_array().map(f32::to_bits),
+                    "round {round}, lane {l}: {} against {}",
+                    a[l],
+                    want[l]
+                );
+            }
+        }
     }
 }

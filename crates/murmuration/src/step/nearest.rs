@@ -33,6 +33,10 @@ const RUN_AT: u32 = 26;
 /// The sorted index bits of an index word.
 const INDEX: u32 = (1 << RUN_AT) - 1;
 
+/// Candidates measured before the insertions of those some lane may keep
+/// ([`Scan::run`]).
+const BATCH: usize = 16;
+
 /// The most boids (with padding) whose sorted indices fit [`INDEX`]; larger
 /// worlds take the per-boid kernel.
 pub(crate) const MAX_SORTED: usize = INDEX as usize + 1;
@@ -279,22 +283,49 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
         }
         let tag = ((3 * r + p) as u32) << RUN_AT;
         let pos: [&[f32]; 3] = std::array::from_fn(|a| &self.data.pos[a][..]);
-        for j in lo..hi {
-            let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
-            // The kernel's offsets: each the negation of the per-boid one.
-            let mut d = [S::splat(0.0); 3];
-            let mut d2 = S::splat(0.0);
-            for a in 0..d_n {
-                // SAFETY: j < n <= the array's length (asserted in `select`).
-                let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
-                d[a] = x;
-                d2 = d2 + x * x;
+        // Candidates are measured a batch at a time, and only those some lane
+        // may keep (as near as its farthest entry when the batch began; the
+        // lists only shrink) go through the insertion network: about half of
+        // them, with no branch to mispredict per candidate.
+        let none = S::lanes(0, 0);
+        let mut b_d2 = [S::splat(0.0); BATCH];
+        let mut b_take = [none; BATCH];
+        let mut b_flock = [none; BATCH];
+        let mut b_j = [0u32; BATCH];
+        let mut j = lo;
+        while j < hi {
+            let end = (j + BATCH).min(hi);
+            let far = self.kept.d2[K - 1];
+            let mut n = 0usize;
+            for j in j..end {
+                let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
+                // The kernel's offsets: each the negation of the per-boid one.
+                let mut d = [S::splat(0.0); 3];
+                let mut d2 = S::splat(0.0);
+                for a in 0..d_n {
+                    // SAFETY: j < n <= the array's length (asserted in `select`).
+                    let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
+                    d[a] = x;
+                    d2 = d2 + x * x;
+                }
+                let (take, flock) =
+                    kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
+                // Written always, kept only where some lane may take it.
+                let at = n % BATCH;
+                b_d2[at] = d2;
+                b_take[at] = take;
+                b_flock[at] = flock;
+                b_j[at] = j as u32;
+                n += (S::bits(S::and(take, d2.le(far))) != 0) as usize;
             }
-            let (take, flock) =
-                kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
-            // Only as near as the farthest kept (a tie may still win).
-            let pass = S::and(take, d2.le(self.kept.d2[K - 1]));
-            self.kept.insert(pass, flock, d2, j as u32 | tag, self.ids);
+            for b in 0..n.min(BATCH) {
+                // Only as near as the farthest kept now (a tie may still win).
+                let d2 = b_d2[b];
+                let pass = S::and(b_take[b], d2.le(self.kept.d2[K - 1]));
+                self.kept
+                    .insert(pass, b_flock[b], d2, b_j[b] | tag, self.ids);
+            }
+            j = end;
         }
     }
 }
@@ -451,6 +482,16 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
         let (mut n_ali, mut n_coh, mut n_nb) = (zero, zero, zero);
         let inf = S::splat(f32::INFINITY);
         let mut words = [0.0f32; W];
+        // Every index word is below the boid count, and index 0 is read
+        // where nothing was found: the columns hold at least one more.
+        let n = job.cell_start.last().copied().unwrap_or(0) as usize;
+        let (pos, vel): ([&[f32]; 3], [&[f32]; 3]) = (
+            std::array::from_fn(|a| &data.pos[a][..]),
+            std::array::from_fn(|a| &data.vel[a][..]),
+        );
+        for a in 0..d_n {
+            assert!(pos[a].len() > n && vel[a].len() > n);
+        }
         let shifted = span.rows[..span.row_count].iter().any(|r| r.1 != V::ZERO)
             || span.pieces[..span.piece_count].iter().any(|p| p.2 != 0.0);
         for i in 0..K {
@@ -466,8 +507,13 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
             for l in 0..S::N {
                 let j = at(l);
                 for a in 0..d_n {
-                    p[a][l] = data.pos[a][j];
-                    v[a][l] = data.vel[a][j];
+                    // SAFETY: every index word holds a sorted index below the
+                    // boid count (0 where nothing was found), which the
+                    // columns hold (asserted above).
+                    unsafe {
+                        p[a][l] = *pos[a].get_unchecked(j);
+                        v[a][l] = *vel[a].get_unchecked(j);
+                    }
                 }
             }
             // The per-boid kernel's offsets: the neighbour less the focal

@@ -64,11 +64,16 @@ pub(crate) fn steer_chunk<V: Vector, const FLAGS: u8, const SINGLE: u8>(
         steer_groups::<V, FLAGS, SINGLE, f32x8>(env, &mut walk, base, out_p, out_v, out_a);
     } else if env.vicsek {
         vicsek_lanes::<V, FLAGS, SINGLE>(env, &mut walk, base, out_p, out_v, out_a);
+    } else if V::DIM == 3 && env.ctx.species.iter().any(|p| p.roll_rate > 0.0) {
+        banked_blocks(env, &mut walk, base, out_p, out_v, out_a);
     } else {
         let mut near = Near::default();
         for k in 0..out_p.len() {
             let f = walk.focus(base + k);
-            let (p2, v2, a) = steer_one(env, &f, base + k, out_a[k], &mut near);
+            let (a, near_obstacle) = steer_force(env, &f, base + k, out_a[k], &mut near);
+            let sp = &env.ctx.species[f.species];
+            let kick = jitter(sp, env.ctx.config.seed, f.id, env.ctx.step);
+            let (p2, v2) = integrate(env, &f, a, sp, near_obstacle, kick);
             out_p[k] = p2;
             out_v[k] = v2;
             out_a[k] = a;
@@ -305,16 +310,72 @@ fn vicsek_lanes<V: Vector, const FLAGS: u8, const SINGLE: u8>(
     }
 }
 
-/// One boid's new position, velocity and acceleration on the general path
-/// (`prev`: its last acceleration, for smoothing).
+/// The general path for banked fliers, [`trig::LANES`] boids at a time: each
+/// one's steering as [`steer_force`] gives it, then the banks of all in lanes
+/// ([`crate::behaviours::flight::banked_lanes`], the bits of one at a time),
+/// then each one's motion.
 #[inline(always)]
-fn steer_one<V: Vector>(
+fn banked_blocks<V: Vector, const FLAGS: u8, const SINGLE: u8>(
+    env: &PassEnv<'_, V>,
+    walk: &mut Focuser<'_, V, FLAGS, SINGLE>,
+    base: usize,
+    out_p: &mut [V],
+    out_v: &mut [V],
+    out_a: &mut [V],
+) {
+    let species = env.ctx.species;
+    let mut near = Near::default();
+    let mut block = Vec::with_capacity(trig::LANES);
+    let (mut a, mut prev, mut vel) = (
+        [V::ZERO; trig::LANES],
+        [V::ZERO; trig::LANES],
+        [V::ZERO; trig::LANES],
+    );
+    let mut near_obstacle = [false; trig::LANES];
+    for k0 in (0..out_p.len()).step_by(trig::LANES) {
+        let m = (out_p.len() - k0).min(trig::LANES);
+        block.clear();
+        for l in 0..m {
+            let k = k0 + l;
+            let f = walk.focus(base + k);
+            (a[l], near_obstacle[l]) = steer_force(env, &f, base + k, out_a[k], &mut near);
+            (prev[l], vel[l]) = (out_a[k], f.vel);
+            block.push(f);
+        }
+        let dt = env.ctx.config.dt;
+        crate::behaviours::flight::banked_lanes(
+            &mut a[..m],
+            &prev[..m],
+            &vel[..m],
+            |l| &species[block[l].species],
+            dt,
+        );
+        let kicks = jitters_of::<V>(
+            m,
+            |l| (&species[block[l].species], block[l].id),
+            env.ctx.config.seed,
+            env.ctx.step,
+        );
+        for (l, f) in block.iter().enumerate() {
+            let k = k0 + l;
+            let sp = &species[f.species];
+            (out_p[k], out_v[k]) = integrate(env, f, a[l], sp, near_obstacle[l], kicks[l]);
+            out_a[k] = a[l];
+        }
+    }
+}
+
+/// One boid's steering on the general path before banked flight (`prev`: its
+/// last acceleration, for smoothing), and whether its motion must be swept
+/// against the obstacles.
+#[inline(always)]
+fn steer_force<V: Vector>(
     env: &PassEnv<'_, V>,
     f: &Focus<V>,
     si: usize,
     prev: V,
     near: &mut Near<V>,
-) -> (V, V, V) {
+) -> (V, bool) {
     let ctx = env.ctx;
     let cfg = ctx.config;
     let sp = &ctx.species[f.species];
@@ -344,11 +405,7 @@ fn steer_one<V: Vector>(
     if sp.smoothing > 0.0 {
         a = prev * sp.smoothing + a * (1.0 - sp.smoothing);
     }
-    if sp.roll_rate > 0.0 {
-        a = crate::behaviours::flight::banked(a, prev, f.vel, sp, cfg.dt);
-    }
-    let (p2, v2) = integrate(env, f, a, sp, near_obstacle);
-    (p2, v2, a)
+    (a, near_obstacle)
 }
 
 /// Obstacle avoidance, and whether the step's motion must be swept against
@@ -489,7 +546,8 @@ pub(crate) fn entities<V: Vector>(
     }
 }
 
-/// Integrates acceleration `a` (jitter, speed limits), sweeps the motion
+/// Integrates acceleration `a` and the jitter's `kick` ([`jitter`]) under the
+/// speed limits, sweeps the motion
 /// against the obstacles and confines it to the box.
 #[inline(always)]
 fn integrate<V: Vector>(
@@ -498,12 +556,13 @@ fn integrate<V: Vector>(
     a: V,
     sp: &SpeciesParams,
     near_obstacle: bool,
+    kick: Option<V>,
 ) -> (V, V) {
     let (ctx, skin) = (env.ctx, env.skin);
     let (cfg, obstacles) = (ctx.config, ctx.obstacles);
     let dt = cfg.dt;
     let mut v2 = f.vel + a * dt;
-    if let Some(kick) = jitter(sp, cfg.seed, f.id, ctx.step) {
+    if let Some(kick) = kick {
         v2 += kick;
     }
     v2 = clamp_speed(v2, f.vel, sp, cfg.seed, f.id, ctx.step);
