@@ -64,35 +64,49 @@ pub(crate) const LANES: usize = 16;
 pub(crate) fn sincos_lanes(x: &[f32; LANES]) -> ([f32; LANES], [f32; LANES]) {
     let (mut s, mut c) = ([0.0f32; LANES], [0.0f32; LANES]);
     for l in 0..LANES {
-        // sincosf's branches for a negative angle are those of its magnitude
-        // with the kernels' arguments negated: the sine is odd, bit for bit
-        // (the kernels are odd and even polynomials), the cosine even.
-        let negative = x[l].is_sign_negative();
-        let ax = x[l].abs();
-        let ix = ax.to_bits();
-        let k = quadrant(ix);
-        // x − kπ/2 (for k = 1, sincosf takes π/2 − x: the kernels are odd and
-        // even, so the sine's sign flips and the cosine is the same).
-        let t = ax as f64 - k as f64 * PI_2;
-        let (ks, kc) = (k_sin(t), k_cos(t));
-        let (a, b) = match k {
-            1 => (kc, -ks),
-            2 => (-ks, -kc),
-            3 => (-kc, ks),
-            _ => (ks, kc),
-        };
-        // Below 2^-12 sincosf returns (x, 1).
-        let tiny = ix < 0x39800000;
-        let a = if tiny { ax } else { a };
-        s[l] = if negative { -a } else { a };
-        c[l] = if tiny { 1.0 } else { b };
+        (s[l], c[l], _) = sincos_lane(x[l]);
     }
     for l in 0..LANES {
-        if x[l].is_nan() || x[l].abs().to_bits() > 0x40e231d5 {
+        if sincos_special(x[l]) {
             (s[l], c[l]) = libm::sincosf(x[l]);
         }
     }
     (s, c)
+}
+
+/// Angles [`sincos_lane`] leaves to `libm`: NaN and beyond ±9π/4.
+#[inline(always)]
+fn sincos_special(x: f32) -> bool {
+    x.is_nan() || x.abs().to_bits() > 0x40e231d5
+}
+
+/// One lane of [`sincos_lanes`], branch-free: `libm::sincosf(x)`'s bits, and
+/// whether `x` is an angle it leaves to `libm`, where the values are not them.
+#[inline(always)]
+pub(crate) fn sincos_lane(x: f32) -> (f32, f32, bool) {
+    // sincosf's branches for a negative angle are those of its magnitude
+    // with the kernels' arguments negated: the sine is odd, bit for bit
+    // (the kernels are odd and even polynomials), the cosine even.
+    let negative = x.is_sign_negative();
+    let ax = x.abs();
+    let ix = ax.to_bits();
+    let k = quadrant(ix);
+    // x − kπ/2 (for k = 1, sincosf takes π/2 − x: the kernels are odd and
+    // even, so the sine's sign flips and the cosine is the same).
+    let t = ax as f64 - k as f64 * PI_2;
+    let (ks, kc) = (k_sin(t), k_cos(t));
+    let (a, b) = match k {
+        1 => (kc, -ks),
+        2 => (-ks, -kc),
+        3 => (-kc, ks),
+        _ => (ks, kc),
+    };
+    // Below 2^-12 sincosf returns (x, 1).
+    let tiny = ix < 0x39800000;
+    let a = if tiny { ax } else { a };
+    let s = if negative { -a } else { a };
+    let c = if tiny { 1.0 } else { b };
+    (s, c, sincos_special(x))
 }
 
 /// `atanf`'s split of [0, ∞) (by bits): below 7/16, 11/16, 19/16, 39/16.
@@ -160,36 +174,16 @@ fn atan_non_negative(t: f32) -> f32 {
     }
 }
 
-/// `atan2(y, x)` of each lane, each bit for bit `libm::atan2f`'s: finite,
+/// `atan2(y, x)` of each lane by [`atan2_lane`], with `libm` where it leaves
+/// off (the tests' harness; banked flight calls the lane kernel itself): finite,
 /// non-zero arguments (x not 1) with `|y/x|` at most about 2^26 in lanes,
 /// the rest by `libm::atan2f` itself.
-#[inline(always)]
-pub(crate) fn atan2_lanes(y: &[f32; LANES], x: &[f32; LANES]) -> [f32; LANES] {
+#[cfg(test)]
+fn atan2_lanes(y: &[f32; LANES], x: &[f32; LANES]) -> [f32; LANES] {
     let mut out = [0.0f32; LANES];
     let mut special = [false; LANES];
     for l in 0..LANES {
-        let (iy, ix) = (y[l].to_bits(), x[l].to_bits());
-        // 2 · sign(x) + sign(y), as atan2f's quadrant.
-        let m = ((iy >> 31) & 1) | ((ix >> 30) & 2);
-        let (ay, ax) = (iy & 0x7fff_ffff, ix & 0x7fff_ffff);
-        special[l] = ix == 0x3f80_0000
-            || ay == 0
-            || ax == 0
-            || ax >= 0x7f80_0000
-            || ay >= 0x7f80_0000
-            || ax + (26 << 23) < ay;
-        // |y/x| below 2^-26 with x negative: atan2f takes 0 for atan(|y/x|).
-        let flat = m & 2 != 0 && ay + (26 << 23) < ax;
-        let z = atan_non_negative((y[l] / x[l]).abs());
-        let z = if flat { 0.0 } else { z };
-        // atan2f's quadrants: z, −z, π − (z − π_lo), (z − π_lo) − π.
-        let right = if m & 1 != 0 { -z } else { z };
-        let left = if m & 1 != 0 {
-            (z - PI_LO) - PI
-        } else {
-            PI - (z - PI_LO)
-        };
-        out[l] = if m & 2 != 0 { left } else { right };
+        (out[l], special[l]) = atan2_lane(y[l], x[l]);
     }
     for l in 0..LANES {
         if special[l] {
@@ -197,6 +191,35 @@ pub(crate) fn atan2_lanes(y: &[f32; LANES], x: &[f32; LANES]) -> [f32; LANES] {
         }
     }
     out
+}
+
+/// One lane of [`atan2_lanes`], branch-free: `libm::atan2f(y, x)`'s bits,
+/// and whether the arguments are ones it leaves to `libm` (zeros,
+/// infinities, NaN, x = 1, |y/x| past 2^26), where the value is not it.
+#[inline(always)]
+pub(crate) fn atan2_lane(y: f32, x: f32) -> (f32, bool) {
+    let (iy, ix) = (y.to_bits(), x.to_bits());
+    // 2 · sign(x) + sign(y), as atan2f's quadrant.
+    let m = ((iy >> 31) & 1) | ((ix >> 30) & 2);
+    let (ay, ax) = (iy & 0x7fff_ffff, ix & 0x7fff_ffff);
+    let special = ix == 0x3f80_0000
+        || ay == 0
+        || ax == 0
+        || ax >= 0x7f80_0000
+        || ay >= 0x7f80_0000
+        || ax + (26 << 23) < ay;
+    // |y/x| below 2^-26 with x negative: atan2f takes 0 for atan(|y/x|).
+    let flat = m & 2 != 0 && ay + (26 << 23) < ax;
+    let z = atan_non_negative((y / x).abs());
+    let z = if flat { 0.0 } else { z };
+    // atan2f's quadrants: z, −z, π − (z − π_lo), (z − π_lo) − π.
+    let right = if m & 1 != 0 { -z } else { z };
+    let left = if m & 1 != 0 {
+        (z - PI_LO) - PI
+    } else {
+        PI - (z - PI_LO)
+    };
+    (if m & 2 != 0 { left } else { right }, special)
 }
 
 #[cfg(test)]

@@ -38,10 +38,6 @@ const MIN_LIFT: f32 = 0.2;
 /// The acceleration a banked flier applies when its steering asks for `a`, with
 /// velocity `v` and last applied acceleration `prev`, over a step of `dt` seconds.
 /// Unchanged for species without banked flight, in 2D and at rest.
-#[cfg_attr(
-    not(test),
-    allow(dead_code, reason = "the reference of `banked_lanes`")
-)]
 pub(crate) fn banked<V: Vector>(a: V, prev: V, v: V, p: &SpeciesParams, dt: f32) -> V {
     let Some(b) = Bird::prepare(a, prev, v, p, dt) else {
         return a;
@@ -58,8 +54,12 @@ pub(crate) fn banked<V: Vector>(a: V, prev: V, v: V, p: &SpeciesParams, dt: f32)
 
 /// [`banked`] for up to [`trig::LANES`] birds at once, bit for bit: `a[l]`
 /// becomes the acceleration bird `l` applies (velocity `v[l]`, last applied
-/// acceleration `prev[l]`, its species' parameters `p(l)`), the arctangents
-/// and the bank's sine and cosine taken in lanes ([`trig`]).
+/// acceleration `prev[l]`, its species' parameters `p(l)`). Every bird goes
+/// through one branch-free pass over the lanes (the same operations as
+/// [`banked`]'s, the arctangents and the bank's sine and cosine by
+/// [`trig`]'s lane kernels), which the compiler vectorizes; a bird whose
+/// trigonometry leaves the kernels' range (never in flight: a zero, infinite
+/// or NaN argument) is done again by [`banked`].
 #[inline(always)]
 pub(crate) fn banked_lanes<'p, V: Vector>(
     a: &mut [V],
@@ -70,35 +70,199 @@ pub(crate) fn banked_lanes<'p, V: Vector>(
 ) {
     const L: usize = trig::LANES;
     let m = a.len().min(L);
-    let mut birds = [None; L];
-    // Lanes without a bird ask atan2(1, 1) and sin 0: harmless and unused.
-    let (mut ps, mut pu, mut side, mut up) = ([1.0f32; L], [1.0f32; L], [1.0f32; L], [1.0f32; L]);
+    if V::DIM != 3 {
+        return;
+    }
+    // The lanes' inputs as columns; lanes past `m` fly level at rest (their
+    // results are ignored).
+    let mut c = Columns::default();
     for l in 0..m {
-        birds[l] = Bird::prepare(a[l], prev[l], v[l], p(l), dt);
-        if let Some(b) = &birds[l] {
-            // atan2(0, 0) is 0, as `banked` takes it.
-            (ps[l], pu[l]) = (b.ps, b.pu);
-            (side[l], up[l]) = (b.a_side, b.g + b.a_up);
+        let sp = p(l);
+        let (x, q, w) = (a[l].to_array3(), prev[l].to_array3(), v[l].to_array3());
+        for k in 0..3 {
+            (c.a[k][l], c.prev[k][l], c.v[k][l]) = (x[k], q[k], w[k]);
+        }
+        c.on[l] = sp.roll_rate > 0.0;
+        c.g[l] = sp.gravity;
+        c.max_bank[l] = sp.max_bank.to_radians();
+        c.roll[l] = sp.roll_rate.to_radians() * dt;
+        c.v0[l] = if sp.cruise_speed > 0.0 {
+            sp.cruise_speed
+        } else {
+            sp.max_speed
+        };
+    }
+    let mut out = [[0.0f32; L]; 3];
+    let (mut keep, mut redo) = ([false; L], [false; L]);
+    for l in 0..L {
+        let at = |x: &[[f32; L]; 3]| V3 {
+            x: x[0][l],
+            y: x[1][l],
+            z: x[2][l],
+        };
+        let (o, k, r) = bank_lane(at(&c.a), at(&c.prev), at(&c.v), &c, l, dt);
+        (out[0][l], out[1][l], out[2][l]) = (o.x, o.y, o.z);
+        (keep[l], redo[l]) = (k, r);
+    }
+    for l in 0..m {
+        if redo[l] {
+            a[l] = banked(a[l], prev[l], v[l], p(l), dt);
+        } else if !keep[l] {
+            a[l] = V::from_array3([out[0][l], out[1][l], out[2][l]]);
         }
     }
-    let (was, want) = (trig::atan2_lanes(&ps, &pu), trig::atan2_lanes(&side, &up));
-    let mut bank = [0.0f32; L];
-    for l in 0..m {
-        if let Some(b) = &birds[l] {
-            let was = if b.ps == 0.0 && b.pu == 0.0 {
-                0.0
-            } else {
-                was[l]
-            };
-            bank[l] = b.bank(was, want[l], p(l), dt);
+}
+
+/// The inputs of [`banked_lanes`], lane by lane.
+#[derive(Default)]
+struct Columns {
+    a: [[f32; trig::LANES]; 3],
+    prev: [[f32; trig::LANES]; 3],
+    v: [[f32; trig::LANES]; 3],
+    /// The species banks (a roll rate above zero).
+    on: [bool; trig::LANES],
+    /// Gravity, units/s².
+    g: [f32; trig::LANES],
+    /// The steepest bank, radians.
+    max_bank: [f32; trig::LANES],
+    /// The most the bank rolls in one step, radians.
+    roll: [f32; trig::LANES],
+    /// The speed at which the lift holds a level bird up, units/s.
+    v0: [f32; trig::LANES],
+}
+
+/// A 3D vector as three `f32`, with glam's `Vec3` operations in glam's order
+/// (so a lane computes [`banked`]'s bits), for the lanes of [`banked_lanes`].
+#[derive(Clone, Copy)]
+struct V3 {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+impl V3 {
+    #[inline(always)]
+    fn dot(self, o: Self) -> f32 {
+        (self.x * o.x) + (self.y * o.y) + (self.z * o.z)
+    }
+    #[inline(always)]
+    fn cross(self, o: Self) -> Self {
+        Self {
+            x: self.y * o.z - o.y * self.z,
+            y: self.z * o.x - o.z * self.x,
+            z: self.x * o.y - o.x * self.y,
         }
     }
-    let (sin_b, cos_b) = trig::sincos_lanes(&bank);
-    for l in 0..m {
-        if let Some(b) = &birds[l] {
-            a[l] = V::from_array3(b.finish(sin_b[l], cos_b[l], p(l)));
+    #[inline(always)]
+    fn scale(self, k: f32) -> Self {
+        Self {
+            x: self.x * k,
+            y: self.y * k,
+            z: self.z * k,
         }
     }
+    #[inline(always)]
+    fn div(self, k: f32) -> Self {
+        Self {
+            x: self.x / k,
+            y: self.y / k,
+            z: self.z / k,
+        }
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Self {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Self {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+    #[inline(always)]
+    fn length(self) -> f32 {
+        self.dot(self).sqrt()
+    }
+    /// `if c { a } else { b }`, per component.
+    #[inline(always)]
+    fn pick(c: bool, a: Self, b: Self) -> Self {
+        Self {
+            x: if c { a.x } else { b.x },
+            y: if c { a.y } else { b.y },
+            z: if c { a.z } else { b.z },
+        }
+    }
+    /// The wing and up axes of [`frame`], branch-free.
+    #[inline(always)]
+    fn frame(self) -> (Self, Self) {
+        let up = V3 {
+            x: 0.0,
+            y: 1.0,
+            z: 0.0,
+        };
+        let x = V3 {
+            x: 1.0,
+            y: 0.0,
+            z: 0.0,
+        };
+        let level = self.cross(up);
+        let side = Self::pick(level.dot(level) <= 1e-6, self.cross(x), level);
+        let s = side.scale(1.0 / side.length());
+        (s, s.cross(self))
+    }
+}
+
+/// `f32::clamp`'s operations (`lo <= hi`), branch-free.
+#[inline(always)]
+fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
+    let x = if x < lo { lo } else { x };
+    if x > hi { hi } else { x }
+}
+
+/// Lane `l` of [`banked_lanes`]: the acceleration applied, whether the
+/// steering stays as asked (no banked flight, at rest), and whether the lane
+/// must be done again by [`banked`] (its trigonometry left the kernels).
+#[inline(always)]
+fn bank_lane(a: V3, prev: V3, v: V3, c: &Columns, l: usize, dt: f32) -> (V3, bool, bool) {
+    let up_axis = V3 {
+        x: 0.0,
+        y: 1.0,
+        z: 0.0,
+    };
+    let speed = v.length();
+    let keep = !c.on[l] || speed <= 1e-6;
+    let f = v.div(speed);
+    let (s, u) = f.frame();
+    let g = c.g[l];
+    let gravity = up_axis.scale(-g);
+    // `try_normalize` of v − prev·dt, else f.
+    let w = v.sub(prev.scale(dt));
+    let rcp = 1.0 / w.length();
+    let fine = rcp.is_finite() && rcp > 0.0;
+    let (sp, up) = V3::pick(fine, w.scale(rcp), f).frame();
+    let lift_prev = prev.sub(gravity);
+    let (ps, pu) = (lift_prev.dot(sp), lift_prev.dot(up));
+    let (was, odd_was) = trig::atan2_lane(ps, pu);
+    let level = ps == 0.0 && pu == 0.0;
+    let was = clamp(if level { 0.0 } else { was }, -c.max_bank[l], c.max_bank[l]);
+    let (a_side, a_up) = (a.dot(s), a.dot(u));
+    let (want, odd_want) = trig::atan2_lane(a_side, g + a_up);
+    let want = clamp(want, -c.max_bank[l], c.max_bank[l]);
+    let roll = c.roll[l];
+    let bank = was + clamp(want - was, -roll, roll);
+    let (sin_b, cos_b, odd_bank) = trig::sincos_lane(bank);
+    let n = u.scale(cos_b).add(s.scale(sin_b));
+    let r = speed / c.v0[l];
+    let lift = (g * r * r * u.dot(up_axis) + a_up).max(MIN_LIFT * g);
+    let out = f.scale(a.dot(f)).add(n.scale(lift)).add(gravity);
+    let redo = !keep && ((odd_was && !level) || odd_want || odd_bank);
+    (out, keep, redo)
 }
 
 /// One banked bird's frame and steering before the trigonometry of its bank.
@@ -303,7 +467,11 @@ mod tests {
         ];
         let dt = 0.02;
         for round in 0..4000 {
-            let m = if round % 7 == 0 { 1 + round % trig::LANES } else { trig::LANES };
+            let m = if round % 7 == 0 {
+                1 + round % trig::LANES
+            } else {
+                trig::LANES
+            };
             let mut v3 = |scale: f32| Vec3::new(unit(), unit(), unit()) * scale;
             let mut a = [Vec3::ZERO; trig::LANES];
             let mut prev = [Vec3::ZERO; trig::LANES];
@@ -320,8 +488,9 @@ mod tests {
                 };
                 who[l] = (round + 3 * l) % species.len();
             }
-            let want: Vec<Vec3> =
-                (0..m).map(|l| banked(a[l], prev[l], v[l], &species[who[l]], dt)).collect();
+            let want: Vec<Vec3> = (0..m)
+                .map(|l| banked(a[l], prev[l], v[l], &species[who[l]], dt))
+                .collect();
             banked_lanes(&mut a[..m], &prev[..m], &v[..m], |l| &species[who[l]], dt);
             for l in 0..m {
                 assert_eq!(

@@ -14,9 +14,9 @@
 //! plain flocks, and a test against the forced scalar path for every method
 //! and force (`batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_path`).
 //!
-//! Used for every world without obstacles, the roost, banking or a research
-//! model (each steering method, cruise, and the forces from outside the flock,
-//! loaded per lane); the scalar path handles the rest.
+//! Used for every world without obstacles or a research model (each steering
+//! method, cruise, the roost, banked flight, and the forces from outside the
+//! flock, loaded per lane); the scalar path handles the rest.
 
 #![allow(
     clippy::needless_range_loop,
@@ -43,8 +43,9 @@ pub(crate) struct Batch {
     n_coh: Lanes,
     pos: [Lanes; 3],
     vel: [Lanes; 3],
-    /// The soft-boundary force (zero for other boundaries).
-    soft: [Lanes; 3],
+    /// The boundary's force: the soft walls' push or the roost's pull (zero
+    /// for other boundaries).
+    wall: [Lanes; 3],
     /// Last step's steering, for smoothing.
     prev: [Lanes; 3],
     /// The jitter kick, added where `has_jitter` is 1.0.
@@ -138,6 +139,8 @@ pub(crate) struct Features {
     pub directions: bool,
     pub raw: bool,
     pub cruise: bool,
+    /// Some species flies banked.
+    pub banked: bool,
 }
 
 impl Features {
@@ -150,6 +153,7 @@ impl Features {
             directions: any(Steering::Directions),
             raw: any(Steering::Raw),
             cruise: species.iter().any(|p| p.cruise_speed > 0.0),
+            banked: species.iter().any(|p| p.roll_rate > 0.0),
         }
     }
 }
@@ -192,12 +196,12 @@ impl Batch {
     }
 
     /// The rest of lane `l` after [`Batch::load_sums`] and [`Batch::load_prev`]:
-    /// the soft boundary's push (when the boundary is soft) and the jitter kick
-    /// (when some species jitters: `jitter.0`).
+    /// the boundary's force (when the boundary is soft or a roost) and the
+    /// jitter kick (when some species jitters: `jitter.0`).
     #[inline(always)]
-    pub fn load_rest<V: Vector>(&mut self, l: usize, soft: Option<V>, jitter: (bool, Option<V>)) {
-        if let Some(soft) = soft {
-            set(&mut self.soft, l, soft);
+    pub fn load_rest<V: Vector>(&mut self, l: usize, wall: Option<V>, jitter: (bool, Option<V>)) {
+        if let Some(wall) = wall {
+            set(&mut self.wall, l, wall);
         }
         if jitter.0 {
             set(&mut self.jitter, l, jitter.1.unwrap_or(V::ZERO));
@@ -258,8 +262,8 @@ impl Batch {
     }
 
     /// Steers and integrates every lane over `dt` seconds: `rules::forces`,
-    /// `rules::combine` (weighted or prioritized), the soft wall, cruise,
-    /// smoothing, jitter, `clamp_speed` and the position update, operation for
+    /// `rules::combine` (weighted or prioritized), the soft wall or the
+    /// roost's pull, cruise, smoothing, banked flight, jitter, `clamp_speed` and the position update, operation for
     /// operation; `f` names the parts some lane uses.
     ///
     /// `bounds`, when given, is the world box: lanes that end outside it are
@@ -270,6 +274,7 @@ impl Batch {
         dt: f32,
         bounds: Option<(V, V)>,
         f: Features,
+        species: &[SpeciesParams],
     ) -> Steered {
         let d = V::DIM;
         let zero = S::splat(0.0);
@@ -284,13 +289,13 @@ impl Batch {
         let vel = ld(&self.vel);
         let rules = self.rule_forces::<S>(&vel, d, f);
         let mut accel = self.combine::<S>(&rules, max_force, d, f);
-        let soft = ld(&self.soft);
+        let wall = ld(&self.wall);
         let mut unwalled = S::lanes(0, S::N);
         for a in 0..d {
-            unwalled = S::and(unwalled, soft[a].eq(zero));
+            unwalled = S::and(unwalled, wall[a].eq(zero));
         }
         for a in 0..d {
-            accel[a] = S::select(unwalled, accel[a], accel[a] + soft[a]);
+            accel[a] = S::select(unwalled, accel[a], accel[a] + wall[a]);
         }
         if f.cruise {
             self.cruise::<S>(&vel, &mut accel, d);
@@ -302,7 +307,34 @@ impl Batch {
             let s = prev[a] * smoothing + accel[a] * (one - smoothing);
             accel[a] = S::select(smooth, s, accel[a]);
         }
+        if f.banked {
+            self.bank::<V, S>(&mut accel, dt, species);
+        }
         self.integrate::<V, S>(&vel, &accel, dtv, bounds, d)
+    }
+
+    /// Banked flight in every lane whose species banks
+    /// ([`crate::behaviours::flight::banked_lanes`], the scalar path's bits):
+    /// `accel` becomes the acceleration the bird applies.
+    #[inline(always)]
+    fn bank<V: Vector, S: Simd>(&self, accel: &mut [S; 3], dt: f32, species: &[SpeciesParams]) {
+        let mut lanes = [[0.0f32; MAX_LANES]; 3];
+        for a in 0..V::DIM {
+            accel[a].write_to(&mut lanes[a]);
+        }
+        let at = |c: &[Lanes; 3], l: usize| lane::<V>(c, l);
+        let mut acc: [V; MAX_LANES] = std::array::from_fn(|l| at(&lanes, l));
+        let prev: [V; MAX_LANES] = std::array::from_fn(|l| at(&self.prev, l));
+        let vel: [V; MAX_LANES] = std::array::from_fn(|l| at(&self.vel, l));
+        // A lane never loaded (tag 0) holds values whose results are ignored.
+        let params = |l: usize| &species[self.species[l].saturating_sub(1) as usize];
+        crate::behaviours::flight::banked_lanes(&mut acc[..S::N], &prev, &vel, params, dt);
+        for (l, x) in acc.iter().enumerate().take(S::N) {
+            set(&mut lanes, l, *x);
+        }
+        for a in 0..V::DIM {
+            accel[a] = S::from_slice(&lanes[a]);
+        }
     }
 
     /// The three rule forces of every lane, weighted, by its species'

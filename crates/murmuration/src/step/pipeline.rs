@@ -13,7 +13,7 @@
 use crate::behaviours::navigation::NavField;
 use crate::boids::Boids;
 use crate::grid::{Extent, Grid};
-use crate::params::{Boundary, SpeciesParams};
+use crate::params::SpeciesParams;
 use crate::stats::StepStats;
 use crate::step::context::StepContext;
 use crate::step::focus::{Focuser, PassEnv};
@@ -277,15 +277,14 @@ impl<V: Vector> Pipeline<V> {
             has_interactions,
             topological: ctx.species.iter().any(|p| p.topological_neighbours > 0),
             // Flocks steer a group of boids at a time in lanes (same bits as
-            // the scalar path); obstacles, the roost's turn (it reads each
-            // boid's heading), banking and the research models take the
+            // the scalar path); obstacles and the research models take the
             // scalar path.
             batched: !self.scalar
                 && !has_obstacles
-                && !matches!(ctx.config.boundary, Boundary::Roost { .. })
-                && ctx.species.iter().all(|p| {
-                    p.roll_rate == 0.0 && p.model == crate::params::model::Model::Reynolds
-                }),
+                && ctx
+                    .species
+                    .iter()
+                    .all(|p| p.model == crate::params::model::Model::Reynolds),
             entities: has_interactions
                 || !ctx.attractors.is_empty()
                 || !ctx.pulses.is_empty()

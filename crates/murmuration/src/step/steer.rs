@@ -7,7 +7,7 @@
 //! flock computed by the scalar code ([`entities`]); the rest takes the scalar
 //! path. Both give the same bits.
 
-use crate::behaviours::boundary::{boundary_force, confine, soft_force};
+use crate::behaviours::boundary::{boundary_force, confine};
 use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
 use crate::step::batch::{self, Batch, Entities, Features, Steered};
@@ -99,11 +99,15 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
     let cfg = ctx.config;
     let data = env.sorted;
     let mut pass = LanePass::new(env);
-    let soft = matches!(cfg.boundary, Boundary::Soft { .. });
+    // The soft walls' push and the roost's pull are loaded per lane.
+    let walled = matches!(cfg.boundary, Boundary::Soft { .. } | Boundary::Roost { .. });
     let jitters = ctx.species.iter().any(|p| p.jitter > 0.0);
-    // Last step's steering is read only to smooth (elsewhere the lanes keep
-    // zeros, which `steer` ignores).
-    let smooths = ctx.species.iter().any(|p| p.smoothing > 0.0);
+    // Last step's steering is read only to smooth and to bank (elsewhere the
+    // lanes keep zeros, which `steer` ignores).
+    let smooths = ctx
+        .species
+        .iter()
+        .any(|p| p.smoothing > 0.0 || p.roll_rate > 0.0);
     // One species: its parameters fill every lane once.
     let single = ctx.species.len() == 1;
     if single {
@@ -121,7 +125,7 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
         if smooths {
             pass.batch.load_prev(&out_a[k0..k0 + m]);
         }
-        if soft || jitters {
+        if walled || jitters {
             let kicks = if jitters {
                 jitters_of::<V>(
                     m,
@@ -137,8 +141,9 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
             };
             for (l, &kick) in kicks.iter().enumerate().take(m) {
                 let si = base + k0 + l;
-                let soft = soft.then(|| soft_force(data.position::<V>(si), cfg));
-                pass.batch.load_rest(l, soft, (jitters, kick));
+                let wall = walled
+                    .then(|| boundary_force(data.position::<V>(si), data.velocity::<V>(si), cfg));
+                pass.batch.load_rest(l, wall, (jitters, kick));
             }
         }
         if !single {
@@ -200,7 +205,7 @@ impl<'e, 'c, V: Vector> LanePass<'e, 'c, V> {
     fn finish<S: Lanes>(&mut self, si0: usize, m: usize, out: OutLanes<'_, V>) {
         let s = self
             .batch
-            .steer::<V, S>(self.dt, self.bounds, self.features);
+            .steer::<V, S>(self.dt, self.bounds, self.features, self.env.ctx.species);
         write_lanes::<V, S>(self.env, &s, self.bounds.is_some(), si0, m, out);
     }
 }

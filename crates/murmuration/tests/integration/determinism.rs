@@ -454,6 +454,88 @@ fn batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_p
     check::<Vec3>(40, Boundary::Reflect, true);
 }
 
+/// Banked fliers over a roost steer in lanes too (the StarDisplay scene's
+/// parts: seven topological neighbours, raw steering, cruise, a vision cone,
+/// jitter, the roost's pull and banked flight), beside a metric species that
+/// neither banks nor cruises in the same groups: the scalar path's bits.
+#[test]
+fn banked_fliers_over_a_roost_steer_in_lanes_with_the_scalar_paths_bits() {
+    use murmuration::Steering;
+    let make = || {
+        let mut cfg = WorldConfig::new(
+            Vec3::new(40.0, 20.0, 40.0),
+            Boundary::Roost {
+                margin: 5.0,
+                strength: 6.0,
+            },
+        );
+        cfg.seed = 11;
+        let starling = SpeciesParams {
+            topological_neighbours: 7,
+            steering: Steering::Raw,
+            separation_radius: 3.0,
+            alignment_radius: 3.0,
+            cohesion_radius: 3.0,
+            max_speed: 14.0,
+            min_speed: 6.0,
+            cruise_speed: 10.0,
+            cruise_time: 1.0,
+            max_force: 8.0,
+            fov_degrees: 270.0,
+            roll_rate: 120.0,
+            max_bank: 60.0,
+            gravity: 9.81,
+            jitter: 0.005,
+            ..SpeciesParams::benchmark()
+        };
+        let steep = SpeciesParams {
+            roll_rate: 400.0,
+            max_bank: 85.0,
+            cruise_speed: 0.0,
+            smoothing: 0.3,
+            ..starling
+        };
+        let species = vec![starling, steep, SpeciesParams::benchmark()];
+        let mut w = World::new(cfg, species).unwrap();
+        for (s, n) in [(0, 500), (1, 200), (2, 150)] {
+            w.spawn(Spawn::new(SpeciesId::new(s), n).speed(9.0))
+                .unwrap();
+        }
+        w
+    };
+    let lanes = make();
+    let mut scalar = make();
+    scalar.set_scalar_steering(true);
+    let (a, wa) = run_on(2, lanes, 80);
+    let (b, _) = run_on(2, scalar, 80);
+    assert_eq!(a, b, "lanes and scalar path differ");
+    // The birds banked: some turned their lift off the vertical.
+    let banked = wa
+        .steering()
+        .iter()
+        .zip(wa.boid_species())
+        .filter(|(a, s)| **s < 2 && (a.x * a.x + a.z * a.z).sqrt() > 1.0)
+        .count();
+    assert!(banked > 50, "{banked} birds banked");
+}
+
+/// The StarDisplay scene itself (2,000 birds, 100 steps) keeps the digest
+/// recorded at 0201341, when banked fliers took the scalar path one bird at a
+/// time with `libm`'s arctangents and sines: the lanes changed no bit.
+#[test]
+fn starlings_keep_their_digest_in_lanes() {
+    use murmuration::scenario::{AnyWorld, Scenario};
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/starlings-3d.toml");
+    let set = ["species.starlings.count=2000".parse().unwrap()];
+    let s = Scenario::load_with(&path, &set).unwrap_or_else(|e| panic!("{e}"));
+    let AnyWorld::D3(w) = s.build().unwrap() else {
+        panic!("starlings-3d is 3D")
+    };
+    let (d, _) = run_on(2, w, 100);
+    assert_eq!(format!("{d:016x}"), "1a0d312f988dd2de");
+}
+
 /// Topological worlds the pinned digests below hold: a species with seven
 /// nearest and a vision cone, one with three nearest whose relation row takes
 /// the per-lane lookup, and a metric one, in a wrapped box (`side` 14: many
