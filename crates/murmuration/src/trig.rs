@@ -194,20 +194,24 @@ fn atan2_lanes(y: &[f32; LANES], x: &[f32; LANES]) -> [f32; LANES] {
 }
 
 /// One lane of [`atan2_lanes`], branch-free: `libm::atan2f(y, x)`'s bits,
-/// and whether the arguments are ones it leaves to `libm` (zeros,
-/// infinities, NaN, x = 1, |y/x| past 2^26), where the value is not it.
+/// and whether the arguments are ones it leaves to `libm` (NaN, and with y
+/// not zero: x zero, either infinite, x = 1, |y/x| past 2^26), where the
+/// value is not it.
 #[inline(always)]
 pub(crate) fn atan2_lane(y: f32, x: f32) -> (f32, bool) {
     let (iy, ix) = (y.to_bits(), x.to_bits());
     // 2 · sign(x) + sign(y), as atan2f's quadrant.
     let m = ((iy >> 31) & 1) | ((ix >> 30) & 2);
     let (ay, ax) = (iy & 0x7fff_ffff, ix & 0x7fff_ffff);
-    let special = ix == 0x3f80_0000
-        || ay == 0
-        || ax == 0
-        || ax >= 0x7f80_0000
-        || ay >= 0x7f80_0000
-        || ax + (26 << 23) < ay;
+    // y = ±0 (x not NaN) is in lanes: a bird's first step asks atan2(±0, g).
+    let on_axis = ay == 0;
+    let special = ax > 0x7f80_0000
+        || (!on_axis
+            && (ix == 0x3f80_0000
+                || ax == 0
+                || ax >= 0x7f80_0000
+                || ay >= 0x7f80_0000
+                || ax + (26 << 23) < ay));
     // |y/x| below 2^-26 with x negative: atan2f takes 0 for atan(|y/x|).
     let flat = m & 2 != 0 && ay + (26 << 23) < ax;
     let z = atan_non_negative((y / x).abs());
@@ -219,7 +223,16 @@ pub(crate) fn atan2_lane(y: f32, x: f32) -> (f32, bool) {
     } else {
         PI - (z - PI_LO)
     };
-    (if m & 2 != 0 { left } else { right }, special)
+    let general = if m & 2 != 0 { left } else { right };
+    // atan2f's y = ±0: y itself for x positive, ±π for x negative.
+    let axis = if m & 2 == 0 {
+        y
+    } else if m & 1 == 0 {
+        PI
+    } else {
+        -PI
+    };
+    (if on_axis { axis } else { general }, special)
 }
 
 #[cfg(test)]

@@ -58,8 +58,8 @@ pub(crate) fn banked<V: Vector>(a: V, prev: V, v: V, p: &SpeciesParams, dt: f32)
 /// through one branch-free pass over the lanes (the same operations as
 /// [`banked`]'s, the arctangents and the bank's sine and cosine by
 /// [`trig`]'s lane kernels), which the compiler vectorizes; a bird whose
-/// trigonometry leaves the kernels' range (never in flight: a zero, infinite
-/// or NaN argument) is done again by [`banked`].
+/// trigonometry leaves the kernels' range (an infinite or NaN argument, a
+/// zero or one denominator: never in flight) is done again by [`banked`].
 #[inline(always)]
 pub(crate) fn banked_lanes<'p, V: Vector>(
     a: &mut [V],

@@ -46,7 +46,7 @@ pub(crate) struct Batch {
     /// The boundary's force: the soft walls' push or the roost's pull (zero
     /// for other boundaries).
     wall: [Lanes; 3],
-    /// Last step's steering, for smoothing.
+    /// Last step's steering, for smoothing and banked flight.
     prev: [Lanes; 3],
     /// The jitter kick, added where `has_jitter` is 1.0.
     jitter: [Lanes; 3],
@@ -87,7 +87,7 @@ pub(crate) struct Steered {
     pub vel: [Lanes; 3],
     /// Velocity before the speed clamp (for `slow` lanes).
     pub unclamped: [Lanes; 3],
-    /// The steering acceleration (after smoothing).
+    /// The steering acceleration (after smoothing and banked flight).
     pub accel: [Lanes; 3],
     /// Lanes below their minimum speed: the caller clamps them with the scalar
     /// rule (rare, and it may need a keyed random heading).

@@ -6,12 +6,13 @@
 //! ([`crate::step::topological`]), bit for bit: the same candidates (every
 //! boid within a lane's radius and cone that its relations take), the `k`
 //! smallest by (distance², id), and the sums taken nearest first with the
-//! same arithmetic. Each lane's list is sorted, and every candidate goes
+//! same arithmetic. Each lane's list is sorted. Candidates are measured a
+//! batch at a time, and each one some lane may keep (about six in ten) goes
 //! through a branchless insertion network over the lists (a lane that does
-//! not keep it offers +∞; a branch on "some lane keeps it" measured slower,
-//! most candidates being kept by some lane); an exact tie that decides which
-//! entries stay (rare: coincident boids, lattices) is settled by id lane by
-//! lane.
+//! not keep it offers +∞; a branch per candidate on "some lane keeps it"
+//! measured slower, the branch being unpredictable); an exact tie that
+//! decides which entries stay (rare: coincident boids, lattices) is settled
+//! by id lane by lane.
 //!
 //! Worlds of nearest images (and of more than [`MAX_SORTED`] boids) keep
 //! the per-boid kernel.
@@ -296,14 +297,15 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
         while j < hi {
             let end = (j + BATCH).min(hi);
             let far = self.kept.d2[K - 1];
-            let mut n = 0usize;
+            let mut queued = 0usize;
             for j in j..end {
                 let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
                 // The kernel's offsets: each the negation of the per-boid one.
                 let mut d = [S::splat(0.0); 3];
                 let mut d2 = S::splat(0.0);
                 for a in 0..d_n {
-                    // SAFETY: j < n <= the array's length (asserted in `select`).
+                    // SAFETY: j < the boid count <= the array's length
+                    // (asserted in `select`).
                     let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
                     d[a] = x;
                     d2 = d2 + x * x;
@@ -311,14 +313,14 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
                 let (take, flock) =
                     kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
                 // Written always, kept only where some lane may take it.
-                let at = n % BATCH;
+                let at = queued % BATCH;
                 b_d2[at] = d2;
                 b_take[at] = take;
                 b_flock[at] = flock;
                 b_j[at] = j as u32;
-                n += (S::bits(S::and(take, d2.le(far))) != 0) as usize;
+                queued += (S::bits(S::and(take, d2.le(far))) != 0) as usize;
             }
-            for b in 0..n.min(BATCH) {
+            for b in 0..queued.min(BATCH) {
                 // Only as near as the farthest kept now (a tie may still win).
                 let d2 = b_d2[b];
                 let pass = S::and(b_take[b], d2.le(self.kept.d2[K - 1]));

@@ -1,8 +1,8 @@
 //! The steering pass over one chunk of boids in cell order: neighbour sums from
 //! the kernel, then the forces, integration and boundaries, written in place.
 //!
-//! Worlds without obstacles, the roost, banking or a research model steer a
-//! group at a time in SIMD lanes ([`Batch`]: sixteen boids with AVX-512, eight
+//! Worlds without obstacles or a research model (the roost and banked flight
+//! included) steer a group at a time in SIMD lanes ([`Batch`]: sixteen boids with AVX-512, eight
 //! elsewhere, as the kernel's groups), each lane's forces from outside the
 //! flock computed by the scalar code ([`entities`]); the rest takes the scalar
 //! path. Both give the same bits.
