@@ -13,6 +13,7 @@
 
 mod along_x;
 mod nearby;
+mod rings;
 mod span;
 
 pub(crate) use nearby::Nearby;

@@ -36,7 +36,12 @@ impl Grid {
     /// [`Grid::for_each_within`] through `cache`, which must be used with this
     /// grid only for this step under tag `tag` (e.g. the index's species): the
     /// same slots, order and offsets, without walking the cells again while
-    /// queries stay in one cell.
+    /// queries stay in one cell. `c` is `p`'s cell ([`Grid::coords_of`]),
+    /// which a caller often needs too.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the plain query's arguments, the cache and its tag"
+    )]
     #[inline]
     pub(crate) fn for_each_within_cached<V: Vector>(
         &self,
@@ -44,10 +49,40 @@ impl Grid {
         tag: usize,
         positions: &[V],
         p: V,
+        c: [u32; 3],
         radius: f32,
         mut f: impl FnMut(usize, V),
     ) {
-        let c = self.coords_of(p);
+        debug_assert_eq!(c, self.coords_of(p), "the cell of the query");
+        let Some(items) = self.cached_around(cache, tag, c) else {
+            return self.for_each_within(positions, p, radius, None, f);
+        };
+        let r2 = radius * radius;
+        let period = self.period::<V>().unwrap_or(V::ZERO);
+        for &(slot, shift) in items {
+            let slot = slot as usize;
+            let origin = p - shift;
+            let mut d = positions[slot] - origin;
+            if self.min_image {
+                d = crate::vector::min_image(d, period);
+            }
+            if d.length_squared() < r2 {
+                f(slot, d);
+            }
+        }
+    }
+
+    /// The candidates around cell `c` (slots of the positions the grid was
+    /// built from, with their periodic shifts, in [`Grid::for_each_within`]'s
+    /// order) through `cache` under tag `tag`, walked only when the cache
+    /// holds another cell; `None` when they are more than the cache keeps.
+    #[inline]
+    pub(crate) fn cached_around<'c, V: Vector>(
+        &self,
+        cache: &'c mut Nearby<V>,
+        tag: usize,
+        c: [u32; 3],
+    ) -> Option<&'c [(u32, V)]> {
         if cache.key != Some((tag, c)) {
             cache.key = Some((tag, c));
             cache.len = 0;
@@ -64,22 +99,7 @@ impl Grid {
                 }
             }
         }
-        if cache.len > CAPACITY {
-            return self.for_each_within(positions, p, radius, None, f);
-        }
-        let r2 = radius * radius;
-        let period = self.period::<V>().unwrap_or(V::ZERO);
-        for &(slot, shift) in &cache.items[..cache.len] {
-            let slot = slot as usize;
-            let origin = p - shift;
-            let mut d = positions[slot] - origin;
-            if self.min_image {
-                d = crate::vector::min_image(d, period);
-            }
-            if d.length_squared() < r2 {
-                f(slot, d);
-            }
-        }
+        (cache.len <= CAPACITY).then(|| &cache.items[..cache.len])
     }
 }
 
@@ -115,7 +135,8 @@ mod tests {
                     grid.for_each_within(&pts, p, radius, None, |k, d| {
                         plain.push((k, d.to_array()))
                     });
-                    grid.for_each_within_cached(&mut cache, 0, &pts, p, radius, |k, d| {
+                    let c = grid.coords_of(p);
+                    grid.for_each_within_cached(&mut cache, 0, &pts, p, c, radius, |k, d| {
                         cached.push((k, d.to_array()))
                     });
                     let bits = |v: &[(usize, [f32; 2])]| {

@@ -16,6 +16,8 @@ use crate::vector::Vector;
 use crate::vector::min_image;
 use serde::{Deserialize, Serialize};
 
+mod follow;
+
 /// Something that happened during a step, in a deterministic order.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", bound = "")]
@@ -118,10 +120,11 @@ impl<V: Vector> TargetIndex<V> {
         }
     }
 
-    /// False when no target can be within the grid radius of `p`.
+    /// False when no target can be within the grid radius of a point in cell
+    /// `c` of `grid`.
     #[inline]
-    fn may_reach(&self, p: V) -> bool {
-        self.near.is_empty() || self.near[self.grid.cell_index(self.grid.coords_of(p))]
+    fn may_reach(&self, c: [u32; 3]) -> bool {
+        self.near.is_empty() || self.near[self.grid.cell_index(c)]
     }
 }
 
@@ -146,6 +149,10 @@ pub(crate) struct Seeker<V> {
     pub pos: V,
     /// Velocity, units/s.
     pub vel: V,
+    /// The heading its one leader adds, found for its group
+    /// ([`Interactions::follow_lanes`]): `Some(None)` when no leader is in
+    /// sight; `None` when `forces` must look itself.
+    pub led: Option<Option<V>>,
 }
 
 /// What every boid's interactions read: the species, their relations and the
@@ -176,15 +183,26 @@ impl Sorted<'_> {
     /// `r` of `q` ([`Sorted::within`]'s test), counting stopped once the count
     /// reaches `limit` (then `limit` is returned). The columns are read sixteen
     /// boids at a time in loops the compiler turns into SIMD, and the limit is
-    /// checked between blocks.
+    /// checked between blocks. The cell of `q` is counted first: in a school
+    /// it often decides alone, before the walk over its neighbours is set up.
     #[inline]
     fn count_within<V: Vector>(&self, q: V, r: f32, exclude: usize, b: u16, limit: u32) -> u32 {
-        const BLOCK: usize = 16;
         let period = self.grid.period::<V>().unwrap_or(V::ZERO);
         let r2 = r * r;
         let species = &self.data.species;
-        let pos = &self.data.pos;
         let mut c = 0u32;
+        // Where no axis wraps onto itself, the walk visits q's cell once,
+        // unshifted: count it first, then skip it.
+        let own = self.grid.ring_reach(r).map(|_| {
+            let g = self.grid;
+            g.cell_range(g.cell_index(g.coords_of(q)))
+        });
+        if let Some(own) = &own {
+            self.count_run(own.clone(), q, exclude, b, r2, limit, &mut c);
+            if c >= limit {
+                return limit;
+            }
+        }
         self.grid.for_each_range_near(q, r, |range, shift, wrap| {
             if c >= limit {
                 return;
@@ -197,43 +215,180 @@ impl Sorted<'_> {
                 }
                 return;
             }
-            let (s, e) = (range.start, range.end);
-            let o = [origin.get(0), origin.get(1), origin.get(2.min(V::DIM - 1))];
-            let skip = exclude.wrapping_sub(s);
-            // Non-short-circuit tests over fixed-size blocks: no branch, no
-            // bounds check in the lanes. The last block reads past the run
-            // (the columns keep PAD entries past the flock) and masks it off.
-            let len = e - s;
-            let mut k = 0;
-            while k < len && c < limit {
-                let at = s + k;
-                let xs: &[f32; BLOCK] = pos[0][at..at + BLOCK].try_into().unwrap();
-                let ys: &[f32; BLOCK] = pos[1][at..at + BLOCK].try_into().unwrap();
-                let sp: &[u16; BLOCK] = species[at..at + BLOCK].try_into().unwrap();
-                let take = |l: usize, d2: f32| {
-                    (k + l < len) as u32
-                        & (k + l != skip) as u32
-                        & (sp[l] == b) as u32
-                        & (d2 < r2) as u32
-                };
-                let mut n = 0u32;
-                if V::DIM == 2 {
-                    for l in 0..BLOCK {
-                        let (dx, dy) = (xs[l] - o[0], ys[l] - o[1]);
-                        n += take(l, dx * dx + dy * dy);
-                    }
-                } else {
-                    let zs: &[f32; BLOCK] = pos[2][at..at + BLOCK].try_into().unwrap();
-                    for l in 0..BLOCK {
-                        let (dx, dy, dz) = (xs[l] - o[0], ys[l] - o[1], zs[l] - o[2]);
-                        n += take(l, dx * dx + dy * dy + dz * dz);
-                    }
+            match &own {
+                Some(o) if range.start <= o.start && o.end <= range.end => {
+                    self.count_run(range.start..o.start, origin, exclude, b, r2, limit, &mut c);
+                    self.count_run(o.end..range.end, origin, exclude, b, r2, limit, &mut c);
                 }
-                c += n;
-                k += BLOCK;
+                _ => self.count_run(range, origin, exclude, b, r2, limit, &mut c),
             }
         });
         c.min(limit)
+    }
+
+    /// Adds to `c` the boids of species `b` other than `exclude` in the sorted
+    /// run `range` strictly within `sqrt(r2)` of `origin`, sixteen at a time,
+    /// stopping between blocks once `c` reaches `limit`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a run, where to measure from and the count's state"
+    )]
+    #[inline(always)]
+    fn count_run<V: Vector>(
+        &self,
+        range: std::ops::Range<usize>,
+        origin: V,
+        exclude: usize,
+        b: u16,
+        r2: f32,
+        limit: u32,
+        c: &mut u32,
+    ) {
+        const BLOCK: usize = 16;
+        let species = &self.data.species;
+        let pos = &self.data.pos;
+        let (s, e) = (range.start, range.end);
+        let o = [origin.get(0), origin.get(1), origin.get(2.min(V::DIM - 1))];
+        let skip = exclude.wrapping_sub(s);
+        // Non-short-circuit tests over fixed-size blocks: no branch, no
+        // bounds check in the lanes. The last block reads past the run
+        // (the columns keep PAD entries past the flock) and masks it off.
+        let len = e.saturating_sub(s);
+        let mut k = 0;
+        while k < len && *c < limit {
+            let at = s + k;
+            let xs: &[f32; BLOCK] = pos[0][at..at + BLOCK].try_into().unwrap();
+            let ys: &[f32; BLOCK] = pos[1][at..at + BLOCK].try_into().unwrap();
+            let sp: &[u16; BLOCK] = species[at..at + BLOCK].try_into().unwrap();
+            let take = |l: usize, d2: f32| {
+                (k + l < len) as u32
+                    & (k + l != skip) as u32
+                    & (sp[l] == b) as u32
+                    & (d2 < r2) as u32
+            };
+            let mut n = 0u32;
+            if V::DIM == 2 {
+                for l in 0..BLOCK {
+                    let (dx, dy) = (xs[l] - o[0], ys[l] - o[1]);
+                    n += take(l, dx * dx + dy * dy);
+                }
+            } else {
+                let zs: &[f32; BLOCK] = pos[2][at..at + BLOCK].try_into().unwrap();
+                for l in 0..BLOCK {
+                    let (dx, dy, dz) = (xs[l] - o[0], ys[l] - o[1], zs[l] - o[2]);
+                    n += take(l, dx * dx + dy * dy + dz * dz);
+                }
+            }
+            *c += n;
+            k += BLOCK;
+        }
+    }
+
+    /// [`Sorted::within`] for a search that rejects every boid farther than a
+    /// bound it tightens as it goes: `f(j, d)` returns the bound (a distance,
+    /// units; `bound` at first) and is called only for boids that may be as
+    /// near (`|d|² ≤ bound²`, with a margin for rounding); the others, which
+    /// `f` would reject without a change, are measured sixteen at a time and
+    /// skipped. Cells are visited ring by ring around `q`, nearest first, and
+    /// the walk stops at the first ring wholly beyond the bound; where a
+    /// periodic axis is too short for rings, in `within`'s order. So `f`
+    /// must choose the same boid from any order (a minimum by a score no
+    /// smaller than the distance, ties by id); it sees `within`'s offsets.
+    #[inline]
+    fn within_bounded<V: Vector>(
+        &self,
+        q: V,
+        r: f32,
+        exclude: usize,
+        mut bound: f32,
+        mut f: impl FnMut(usize, V) -> f32,
+    ) {
+        let grid = self.grid;
+        let Some(reach) = grid.ring_reach(r) else {
+            let period = grid.period::<V>().unwrap_or(V::ZERO);
+            grid.for_each_range_near(q, r, |range, shift, wrap| {
+                let origin = q - shift;
+                if !wrap {
+                    return self.scan_bounded(range, origin, r, exclude, &mut bound, &mut f);
+                }
+                for j in range {
+                    let d = min_image(self.data.position::<V>(j) - origin, period);
+                    let d2 = d.length_squared();
+                    if j != exclude && d2 < r * r && d2 <= bound_squared(bound) {
+                        bound = f(j, d);
+                    }
+                }
+            });
+            return;
+        };
+        let c = grid.coords_of(q);
+        for k in 0..=reach.last {
+            if grid.ring_floor(k) > bound {
+                break;
+            }
+            grid.for_each_range_in_ring(c, k, &reach, |range, shift: V| {
+                self.scan_bounded(range, q - shift, r, exclude, &mut bound, &mut f);
+            });
+        }
+    }
+
+    /// The boids of one unwrapped run for [`Sorted::within_bounded`]: offsets
+    /// from `origin`, sixteen at a time, `f` called in order for those within
+    /// `r` and the bound as it stands.
+    #[inline(always)]
+    fn scan_bounded<V: Vector>(
+        &self,
+        range: std::ops::Range<usize>,
+        origin: V,
+        r: f32,
+        exclude: usize,
+        bound: &mut f32,
+        f: &mut impl FnMut(usize, V) -> f32,
+    ) {
+        const BLOCK: usize = 16;
+        let r2 = r * r;
+        let pos = &self.data.pos;
+        let (s, e) = (range.start, range.end);
+        let o = [origin.get(0), origin.get(1), origin.get(2.min(V::DIM - 1))];
+        let skip = exclude.wrapping_sub(s);
+        let len = e - s;
+        let mut k = 0;
+        while k < len {
+            let at = s + k;
+            // The columns keep PAD entries past the flock: the last block
+            // reads past the run and masks it off.
+            let xs: &[f32; BLOCK] = pos[0][at..at + BLOCK].try_into().unwrap();
+            let ys: &[f32; BLOCK] = pos[1][at..at + BLOCK].try_into().unwrap();
+            let b2 = bound_squared(*bound);
+            let keep = |l: usize, d2: f32| {
+                (((k + l < len) & (k + l != skip) & (d2 < r2) & (d2 <= b2)) as u32) << l
+            };
+            let mut mask = 0u32;
+            if V::DIM == 2 {
+                for l in 0..BLOCK {
+                    let (dx, dy) = (xs[l] - o[0], ys[l] - o[1]);
+                    mask |= keep(l, dx * dx + dy * dy);
+                }
+            } else {
+                let zs: &[f32; BLOCK] = pos[2][at..at + BLOCK].try_into().unwrap();
+                for l in 0..BLOCK {
+                    let (dx, dy, dz) = (xs[l] - o[0], ys[l] - o[1], zs[l] - o[2]);
+                    mask |= keep(l, dx * dx + dy * dy + dz * dz);
+                }
+            }
+            while mask != 0 {
+                let j = at + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                // Measured again as `within` does (the same bits), against the
+                // bound as it stands now.
+                let d = self.data.position::<V>(j) - origin;
+                let d2 = d.length_squared();
+                if d2 < r2 && d2 <= bound_squared(*bound) {
+                    *bound = f(j, d);
+                }
+            }
+            k += BLOCK;
+        }
     }
 
     /// Calls `f(j, d)` for every sorted index `j` other than `exclude` strictly
@@ -265,6 +420,13 @@ pub(crate) struct Interactions<V> {
     plan: Vec<Vec<(usize, Relation)>>,
     /// Per querying species: it searches (chase, follow, or flee by index).
     search: Vec<bool>,
+    /// Per querying species: the one species it follows by index, if it
+    /// follows exactly one ([`Interactions::follow_lanes`]).
+    follows: Vec<Option<usize>>,
+    /// Per querying species: its one follow is all it searches for (flee
+    /// from scattering threats needs no search), so a heading found in lanes
+    /// is the whole of [`Interactions::forces`].
+    follow_only: Vec<bool>,
     /// Per species: its boids are few against those fleeing them, so they push
     /// their flee away into the fleeing boids ([`Interactions::scatter_flee`]).
     scatter: Vec<bool>,
@@ -354,6 +516,28 @@ impl<V: Vector> Interactions<V> {
                     .then_some((b, r))
             }));
         }
+        self.follows = self
+            .plan
+            .iter()
+            .map(|p| {
+                let mut follows = p.iter().filter(|&&(_, r)| r == Relation::Follow);
+                match (follows.next(), follows.next()) {
+                    (Some(&(b, _)), None) => Some(b),
+                    _ => None,
+                }
+            })
+            .collect();
+        self.follow_only = self
+            .plan
+            .iter()
+            .zip(&self.follows)
+            .map(|(p, f)| {
+                f.is_some()
+                    && p.iter().all(|&(b, r)| {
+                        r == Relation::Follow || (r == Relation::Flee && self.scatter[b])
+                    })
+            })
+            .collect();
         self.search = self
             .plan
             .iter()
@@ -374,6 +558,14 @@ impl<V: Vector> Interactions<V> {
     #[inline]
     pub fn searches(&self, a: usize) -> bool {
         self.search[a]
+    }
+
+    /// True when species `a`'s one follow is all [`Interactions::forces`] does
+    /// for it: a heading found by [`Interactions::follow_lanes`] stands for
+    /// the call (which adds it and returns zero).
+    #[inline]
+    pub fn follow_only(&self, a: usize) -> bool {
+        self.follow_only[a]
     }
 
     /// The away direction scattered into sorted index `si`, and whether any threat
@@ -446,6 +638,7 @@ impl<V: Vector> Interactions<V> {
     /// leader weighted from 0 at half the follow radius to 1 at the radius. A
     /// shared heading moves a crowd of followers without packing it onto the
     /// leader, which a pull toward one point does.
+    #[inline]
     pub fn forces(
         &self,
         me: &Seeker<V>,
@@ -465,7 +658,8 @@ impl<V: Vector> Interactions<V> {
                 Relation::Flee if self.scatter[b] => {}
                 Relation::Flee => {
                     let Some(t) = &self.targets[b] else { continue };
-                    if !t.may_reach(p) {
+                    let c = t.grid.coords_of(p);
+                    if !t.may_reach(c) {
                         continue;
                     }
                     let cache = &mut near[b % NEAR_SLOTS];
@@ -474,6 +668,7 @@ impl<V: Vector> Interactions<V> {
                         b,
                         &t.positions,
                         p,
+                        c,
                         sp.flee_radius,
                         |k, d| {
                             if t.ids[k] != id {
@@ -484,8 +679,16 @@ impl<V: Vector> Interactions<V> {
                     );
                 }
                 Relation::Follow => {
+                    if let Some(led) = me.led {
+                        // Found for the group, in lanes (the plan's one follow).
+                        if let Some(h) = led {
+                            *heading += h;
+                        }
+                        continue;
+                    }
                     let Some(t) = &self.targets[b] else { continue };
-                    if !t.may_reach(p) {
+                    let c = t.grid.coords_of(p);
+                    if !t.may_reach(c) {
                         continue;
                     }
                     // The nearest leader in sight (ties to the lower id).
@@ -496,6 +699,7 @@ impl<V: Vector> Interactions<V> {
                         b,
                         &t.positions,
                         p,
+                        c,
                         sp.follow_radius,
                         |k, d| {
                             let d2 = d.length_squared();
@@ -534,6 +738,9 @@ impl<V: Vector> Interactions<V> {
     }
 
     /// Pursuit of the best target in chase range (see [`Interactions::forces`]).
+    /// Out of line: a few chasers call it, and inlined it weighed on every
+    /// follower's and fleeing boid's call of `forces`.
+    #[inline(never)]
     fn chase(&self, me: &Seeker<V>, tables: &Tables<'_>) -> V {
         let (a, si, v) = (me.species, me.sorted_index, me.vel);
         let Tables {
@@ -557,32 +764,37 @@ impl<V: Vector> Interactions<V> {
         // would satisfy it too). Counting a dense school's every fish for each
         // candidate made a straggler-preferring shark cost 18 ms of a 28 ms step
         // among 50,000 fish (bench --scene sharks-and-schools).
-        let crowd_until = |j: usize, enough: &dyn Fn(f32) -> bool| -> Option<f32> {
+        // `guess`: where the least deciding count likely is (any value gives
+        // the same count; a good one saves tests of `enough`).
+        let crowd_until = |j: usize, enough: &dyn Fn(f32) -> bool, guess: f32| -> Option<f32> {
             let b = view.data.species[j];
             let r = species[b as usize].perception_radius();
             // At least 1: a crowd of none is never decided (it never counts).
-            let limit = least_count(enough).max(1);
+            let limit = least_count(enough, guess).max(1);
             let c = view.count_within(view.data.position::<V>(j), r, j, b, limit);
             (c < limit).then_some(c as f32)
         };
-        let crowd = |j: usize| crowd_until(j, &|_| false).unwrap_or(f32::INFINITY);
+        let crowd = |j: usize| crowd_until(j, &|_| false, f32::INFINITY).unwrap_or(f32::INFINITY);
         // Safety in numbers: a target in a crowd of `confusion` or more is no target.
         let confusion = sp.confusion;
         let confused = |c: f32| confusion > 0.0 && c >= confusion;
         let is_target = |j: usize, d: V| {
-            seen(j, d) && (confusion <= 0.0 || crowd_until(j, &confused).is_some())
+            seen(j, d) && (confusion <= 0.0 || crowd_until(j, &confused, confusion).is_some())
         };
         let ids = view.ids;
         let beats = |best: &Option<(f32, usize, V)>, score: f32, j: usize| {
             best.is_none_or(|(s, k, _)| score < s || (score == s && ids[j] < ids[k]))
         };
+        let bound = |best: &Option<(f32, usize, V)>| best.map_or(f32::INFINITY, |(s, _, _)| s);
         // Pass 1: the nearest target bounds every score worth computing (a score
-        // is at least the distance).
+        // is at least the distance). Only boids as near as the best so far can
+        // beat it: the walk skips the others a block at a time.
         let mut best: Option<(f32, usize, V)> = None;
-        view.within(p, sp.chase_radius, si, |j, d| {
+        view.within_bounded(p, sp.chase_radius, si, f32::INFINITY, |j, d| {
             if beats(&best, d.length(), j) && is_target(j, d) {
                 best = Some((d.length(), j, d));
             }
+            bound(&best)
         });
         let pref = sp.straggler_preference;
         if pref > 0.0
@@ -590,22 +802,28 @@ impl<V: Vector> Interactions<V> {
         {
             // Pass 2: straggler scores, only for targets nearer than the best so far.
             best = Some((dist * (1.0 + pref * crowd(j)), j, d));
-            view.within(p, sp.chase_radius, si, |j, d| {
+            // Targets farther than the best score are skipped unmeasured.
+            view.within_bounded(p, sp.chase_radius, si, bound(&best), |j, d| {
                 let dist = d.length();
                 if best.is_some_and(|(s, _, _)| dist > s) || !seen(j, d) {
-                    return;
+                    return bound(&best);
                 }
                 // Counting stops once the target is confused or its score,
                 // which only grows with the count, is past the best so far.
-                let s = best.map_or(f32::INFINITY, |(s, _, _)| s);
+                let s = bound(&best);
                 let out = |c: f32| confused(c) || dist * (1.0 + pref * c) > s;
-                let Some(c) = crowd_until(j, &out) else {
-                    return;
+                let mut guess = (s / dist - 1.0) / pref;
+                if confusion > 0.0 {
+                    guess = guess.min(confusion);
+                }
+                let Some(c) = crowd_until(j, &out, guess) else {
+                    return s;
                 };
                 let score = dist * (1.0 + pref * c);
                 if beats(&best, score, j) {
                     best = Some((score, j, d));
                 }
+                bound(&best)
             });
         }
         let Some((_, j, d)) = best else {
@@ -617,23 +835,53 @@ impl<V: Vector> Interactions<V> {
     }
 }
 
+/// The square of a distance bound with a margin: sqrt is correctly rounded,
+/// so `|d| ≤ b` implies `|d|² ≤ b²(1 + 2^-20)` (infinite stays infinite).
+#[inline(always)]
+fn bound_squared(b: f32) -> f32 {
+    b * b * (1.0 + 1.0 / (1u32 << 20) as f32)
+}
+
 /// The least count `c` for which `enough(c)` holds (`enough` only ever turns
 /// true as a count grows), or `u32::MAX` when none up to 2^24 does: counting can
-/// stop there, having decided.
-fn least_count(enough: &dyn Fn(f32) -> bool) -> u32 {
+/// stop there, having decided. The search gallops out from `guess` (rounded
+/// down; any value, NaN and infinities included, gives the same answer), so
+/// a good guess costs a few tests of `enough`.
+fn least_count(enough: &dyn Fn(f32) -> bool, guess: f32) -> u32 {
     const TOP: u32 = 1 << 24;
     if enough(0.0) {
         return 0;
     }
-    let mut hi = 1u32;
-    while hi < TOP && !enough(hi as f32) {
-        hi *= 2;
+    // `as` saturates: NaN to 0, past TOP to TOP.
+    let g = (guess as u32).clamp(1, TOP);
+    // Bracket: enough(lo) false, enough(hi) true.
+    let (mut lo, mut hi);
+    if enough(g as f32) {
+        hi = g;
+        let mut step = 1;
+        loop {
+            lo = hi.saturating_sub(step);
+            if lo == 0 || !enough(lo as f32) {
+                break;
+            }
+            hi = lo;
+            step *= 2;
+        }
+    } else {
+        lo = g;
+        let mut step = 1;
+        loop {
+            if lo >= TOP {
+                return u32::MAX;
+            }
+            hi = lo.saturating_add(step).min(TOP);
+            if enough(hi as f32) {
+                break;
+            }
+            lo = hi;
+            step *= 2;
+        }
     }
-    if !enough(hi as f32) {
-        return u32::MAX;
-    }
-    // enough(lo) is false, enough(hi) true.
-    let mut lo = hi / 2;
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if enough(mid as f32) {
@@ -797,5 +1045,56 @@ impl Crowds {
             |k, _| c += (boids.species[k] == b) as u32,
         );
         c as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_count;
+
+    /// The galloping search gives the least deciding count from any guess:
+    /// thresholds near zero, mid-range and past 2^24 (none decides), guesses
+    /// below, at and above them, NaN and the infinities.
+    #[test]
+    fn least_count_is_the_same_from_any_guess() {
+        let top = 1u32 << 24;
+        let thresholds = [
+            0u32,
+            1,
+            2,
+            3,
+            7,
+            8,
+            9,
+            100,
+            1000,
+            65_537,
+            top - 1,
+            top,
+            top + 5,
+        ];
+        let guesses = [
+            0.0,
+            0.5,
+            1.0,
+            2.9,
+            7.0,
+            8.0,
+            99.0,
+            5000.0,
+            1e7,
+            3e7,
+            -4.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        for &t in &thresholds {
+            let enough = move |c: f32| c >= t as f32;
+            let want = if t <= top { t } else { u32::MAX };
+            for &g in &guesses {
+                assert_eq!(least_count(&enough, g), want, "threshold {t}, guess {g}");
+            }
+        }
     }
 }

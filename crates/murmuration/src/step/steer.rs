@@ -151,6 +151,14 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
                 .load_species_of(m, |l| data.species[base + k0 + l] as usize, ctx.species);
         }
         if pass.features.entities {
+            let near = pass.near.get_or_insert_with(Near::default);
+            // Followers of one leader find it for the whole group at once.
+            let led = if env.has_interactions {
+                env.interactions
+                    .follow_lanes(ctx.species, data, env.ids, base + k0, m, near)
+            } else {
+                None
+            };
             for l in 0..m {
                 let si = base + k0 + l;
                 let who = Who {
@@ -158,8 +166,9 @@ fn steer_groups<V: Vector, const FLAGS: u8, const SINGLE: u8, S: Lanes>(
                     vel: data.velocity::<V>(si),
                     species: data.species[si] as usize,
                     id: env.ids[si],
+                    led: led.map(|h| h[l]),
                 };
-                let e = entities(env, &who, si, pass.near.get_or_insert_with(Near::default));
+                let e = entities(env, &who, si, near);
                 pass.batch.load_entities(l, &e);
             }
         }
@@ -460,6 +469,10 @@ pub(crate) struct Who<V> {
     pub species: usize,
     /// Boid id.
     pub id: u32,
+    /// The heading its leader adds, found for its group
+    /// ([`Interactions::follow_lanes`](crate::step::interactions::Interactions::follow_lanes)),
+    /// or `None` for the scalar query.
+    pub led: Option<Option<V>>,
 }
 
 impl<V: Copy> From<&Focus<V>> for Who<V> {
@@ -469,6 +482,7 @@ impl<V: Copy> From<&Focus<V>> for Who<V> {
             vel: f.vel,
             species: f.species,
             id: f.id,
+            led: None,
         }
     }
 }
@@ -512,13 +526,20 @@ pub(crate) fn entities<V: Vector>(
     let mut afraid = false;
     if env.has_interactions {
         let (mut away, mut seen) = env.interactions.scattered(si);
-        if env.interactions.searches(f.species) {
+        if let (Some(led), true) = (f.led, env.interactions.follow_only(f.species)) {
+            // What `forces` does with a heading found in lanes, and returns.
+            if let Some(h) = led {
+                heading += h;
+            }
+            target += V::ZERO;
+        } else if env.interactions.searches(f.species) {
             let me = Seeker {
                 species: f.species,
                 sorted_index: si,
                 id: f.id,
                 pos,
                 vel,
+                led: f.led,
             };
             let view = Sorted {
                 grid: env.grid,

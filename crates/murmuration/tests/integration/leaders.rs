@@ -100,3 +100,84 @@ fn an_attractor_for_a_missing_species_is_an_error() {
         "species index 7 does not exist (the world has 2 species)"
     );
 }
+
+/// Followers steering by directions find their leader a group at a time
+/// (`follow_lanes`) with the scalar path's bits: 2D and 3D, several leaders
+/// (ties and nearest among them), two follower species in the same groups,
+/// a species that follows no one beside them, a scattering shark (the follow
+/// alone: no call of `forces`) or threats fled by index (the heading handed
+/// to `forces`), in a wrapping box whose leaders' index has fewer than three
+/// cells along an axis (nearest images per pair) and in one that has more.
+/// A run without the follow relation differs: the leaders were followed.
+#[test]
+fn followers_by_directions_find_their_leaders_in_lanes_with_the_scalar_bits() {
+    use murmuration::{Dimension, Steering, Vector};
+    fn check<V: Dimension + Vector>(size: f32, scatter: bool, steps: u64) {
+        let make = |follow: bool, scalar: bool| {
+            let mut cfg = WorldConfig::new(V::splat(size), Boundary::Wrap);
+            cfg.seed = 5;
+            let fish = SpeciesParams {
+                steering: Steering::Directions,
+                follow_radius: 9.0,
+                follow_weight: 1.0,
+                flee_radius: 3.0,
+                flee_weight: 4.0,
+                min_speed: 0.3,
+                ..SpeciesParams::benchmark()
+            };
+            let other = SpeciesParams {
+                follow_radius: 6.0,
+                follow_weight: 0.5,
+                ..fish
+            };
+            let leader = SpeciesParams {
+                wander_weight: 1.0,
+                cruise_speed: 0.7,
+                ..SpeciesParams::benchmark()
+            };
+            let shark = SpeciesParams {
+                max_speed: 1.6,
+                chase_radius: 6.0,
+                straggler_preference: 0.3,
+                ..SpeciesParams::benchmark()
+            };
+            let plain = SpeciesParams::benchmark();
+            let mut w = World::new(cfg, vec![fish, other, leader, shark, plain]).unwrap();
+            let id = SpeciesId::new;
+            // Few fish per threat: flee by index; many: the threats scatter.
+            let sharks = if scatter { 2 } else { 100 };
+            for (s, n) in [(0, 700), (1, 400), (2, 3), (3, sharks), (4, 200)] {
+                w.spawn(Spawn::new(id(s), n).speed(0.7)).unwrap();
+            }
+            for a in [0, 1] {
+                if follow {
+                    w.set_relation(id(a), id(2), Relation::Follow).unwrap();
+                }
+                w.set_relation(id(a), id(3), Relation::Flee).unwrap();
+                w.set_relation(id(3), id(a), Relation::Chase).unwrap();
+            }
+            w.set_scalar_steering(scalar);
+            w.step_n(steps);
+            w.digest()
+        };
+        let what = format!("{}D, box {size}, scatter {scatter}", V::DIM);
+        let lanes = make(true, false);
+        assert_eq!(
+            lanes,
+            make(true, true),
+            "{what}: lanes and scalar path differ"
+        );
+        assert_ne!(
+            lanes,
+            make(false, false),
+            "{what}: the follow changed nothing"
+        );
+    }
+    // Box 16: the leaders' index (cells of 9) has one cell per axis.
+    for scatter in [true, false] {
+        check::<Vec2>(16.0, scatter, 60);
+        check::<Vec2>(40.0, scatter, 60);
+        check::<glam::Vec3>(16.0, scatter, 30);
+        check::<glam::Vec3>(40.0, scatter, 30);
+    }
+}
