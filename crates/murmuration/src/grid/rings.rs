@@ -24,8 +24,14 @@ impl Grid {
         let mut per_axis = [0i64; 3];
         for (a, k) in per_axis.iter_mut().enumerate().take(self.dim) {
             *k = (radius * self.inv_cell[a]).ceil().clamp(1.0, 1e9) as i64;
-            if self.period.is_some() && 2 * *k + 1 >= self.dims[a] as i64 {
-                return None;
+            let n = self.dims[a] as i64;
+            if self.period.is_some() {
+                if 2 * *k + 1 >= n {
+                    return None;
+                }
+            } else {
+                // No cell lies farther than the grid is wide.
+                *k = (*k).min(n - 1);
             }
         }
         let last = per_axis.iter().copied().max().unwrap_or(0) as u32;
@@ -33,10 +39,15 @@ impl Grid {
     }
 
     /// No point of a cell in ring `k` around the cell of a point lies nearer
-    /// to it than this, units (with a margin of a hundredth of a cell for the
-    /// rounding of the cells' edges).
+    /// to it than this, units: `k - 1` whole cells, less a margin for the
+    /// rounding of positions into cells and of the distances measured (a
+    /// hundredth of a cell, and 2^-16 of the largest coordinate in the box).
     pub(crate) fn ring_floor(&self, k: u32) -> f32 {
-        (k as f32 - 1.01).max(0.0) * self.min_cell_width()
+        let w = self.min_cell_width();
+        let reach = (0..self.dim)
+            .map(|a| self.origin[a].abs() + self.dims[a] as f32 / self.inv_cell[a])
+            .fold(0.0f32, f32::max);
+        ((k as f32 - 1.0) * w - 0.01 * w - reach / 65536.0).max(0.0)
     }
 
     /// Calls `f(range, shift)` for the sorted ranges of the cells of ring `k`
@@ -88,11 +99,19 @@ impl Grid {
         let kz = k.min(r[2]);
         let ky = k.min(r[1]);
         let kx = k.min(r[0]);
-        for dz in -kz..=kz {
+        // Offsets along y and z that stay in a bounded grid (every offset
+        // within reach, when it wraps).
+        let span = |k: i64, c: u32, n: i64| match self.period {
+            Some(_) => (-k, k),
+            None => ((-k).max(-(c as i64)), k.min(n - 1 - c as i64)),
+        };
+        let (z0, z1) = span(kz, c[2], nz);
+        let (y0, y1) = span(ky, c[1], ny);
+        for dz in z0..=z1 {
             let Some((z, sz)) = wrap(2, c[2] as i64 + dz, nz) else {
                 continue;
             };
-            for dy in -ky..=ky {
+            for dy in y0..=y1 {
                 let Some((y, sy)) = wrap(1, c[1] as i64 + dy, ny) else {
                     continue;
                 };
@@ -138,7 +157,8 @@ mod tests {
             .collect();
         let mut checked = 0;
         for periodic in [true, false] {
-            for radius in [0.7f32, 1.3, 2.9] {
+            // 3.04: four cells along x, three along y and z (reach differs by axis).
+            for radius in [0.7f32, 1.3, 2.9, 3.04] {
                 let mut g = Grid::new();
                 let e2 = if periodic {
                     Extent::Periodic {

@@ -183,8 +183,9 @@ impl Sorted<'_> {
     /// `r` of `q` ([`Sorted::within`]'s test), counting stopped once the count
     /// reaches `limit` (then `limit` is returned). The columns are read sixteen
     /// boids at a time in loops the compiler turns into SIMD, and the limit is
-    /// checked between blocks. The cell of `q` is counted first: in a school
-    /// it often decides alone, before the walk over its neighbours is set up.
+    /// checked between blocks. Where no periodic axis wraps onto itself, the
+    /// cell of `q` is counted first: in a school it often decides alone,
+    /// before the walk over its neighbours is set up.
     #[inline]
     fn count_within<V: Vector>(&self, q: V, r: f32, exclude: usize, b: u16, limit: u32) -> u32 {
         let period = self.grid.period::<V>().unwrap_or(V::ZERO);
@@ -193,10 +194,14 @@ impl Sorted<'_> {
         let mut c = 0u32;
         // Where no axis wraps onto itself, the walk visits q's cell once,
         // unshifted: count it first, then skip it.
-        let own = self.grid.ring_reach(r).map(|_| {
-            let g = self.grid;
-            g.cell_range(g.cell_index(g.coords_of(q)))
-        });
+        let own = self
+            .grid
+            .ring_reach(r)
+            .map(|_| {
+                let g = self.grid;
+                g.cell_range(g.cell_index(g.coords_of(q)))
+            })
+            .filter(|own| !own.is_empty());
         if let Some(own) = &own {
             self.count_run(own.clone(), q, exclude, b, r2, limit, &mut c);
             if c >= limit {
@@ -306,11 +311,11 @@ impl Sorted<'_> {
         let grid = self.grid;
         let Some(reach) = grid.ring_reach(r) else {
             let period = grid.period::<V>().unwrap_or(V::ZERO);
+            // Rings fail exactly where this walk wraps (the same test), so
+            // every run measures the nearest image.
             grid.for_each_range_near(q, r, |range, shift, wrap| {
+                debug_assert!(wrap, "a walk without rings wraps");
                 let origin = q - shift;
-                if !wrap {
-                    return self.scan_bounded(range, origin, r, exclude, &mut bound, &mut f);
-                }
                 for j in range {
                     let d = min_image(self.data.position::<V>(j) - origin, period);
                     let d2 = d.length_squared();

@@ -107,14 +107,15 @@ fn an_attractor_for_a_missing_species_is_an_error() {
 /// a species that follows no one beside them, a scattering shark (the follow
 /// alone: no call of `forces`) or threats fled by index (the heading handed
 /// to `forces`), in a wrapping box whose leaders' index has fewer than three
-/// cells along an axis (nearest images per pair) and in one that has more.
+/// cells along an axis (nearest images per pair), in one that has more, and
+/// in a reflecting box.
 /// A run without the follow relation differs: the leaders were followed.
 #[test]
 fn followers_by_directions_find_their_leaders_in_lanes_with_the_scalar_bits() {
     use murmuration::{Dimension, Steering, Vector};
-    fn check<V: Dimension + Vector>(size: f32, scatter: bool, steps: u64) {
+    fn check<V: Dimension + Vector>(size: f32, boundary: Boundary, scatter: bool, steps: u64) {
         let make = |follow: bool, scalar: bool| {
-            let mut cfg = WorldConfig::new(V::splat(size), Boundary::Wrap);
+            let mut cfg = WorldConfig::new(V::splat(size), boundary);
             cfg.seed = 5;
             let fish = SpeciesParams {
                 steering: Steering::Directions,
@@ -160,7 +161,7 @@ fn followers_by_directions_find_their_leaders_in_lanes_with_the_scalar_bits() {
             w.step_n(steps);
             w.digest()
         };
-        let what = format!("{}D, box {size}, scatter {scatter}", V::DIM);
+        let what = format!("{}D, box {size} {boundary:?}, scatter {scatter}", V::DIM);
         let lanes = make(true, false);
         assert_eq!(
             lanes,
@@ -174,10 +175,15 @@ fn followers_by_directions_find_their_leaders_in_lanes_with_the_scalar_bits() {
         );
     }
     // Box 16: the leaders' index (cells of 9) has one cell per axis.
+    let wrap = Boundary::Wrap;
     for scatter in [true, false] {
-        check::<Vec2>(16.0, scatter, 60);
-        check::<Vec2>(40.0, scatter, 60);
-        check::<glam::Vec3>(16.0, scatter, 30);
-        check::<glam::Vec3>(40.0, scatter, 30);
+        check::<Vec2>(16.0, wrap, scatter, 60);
+        check::<Vec2>(40.0, wrap, scatter, 60);
+        check::<glam::Vec3>(16.0, wrap, scatter, 30);
+        check::<glam::Vec3>(40.0, wrap, scatter, 30);
     }
+    // A reflecting box: the leaders' index spans only the leaders, and
+    // followers outside it are clamped into its edge cells.
+    check::<Vec2>(40.0, Boundary::Reflect, true, 60);
+    check::<glam::Vec3>(40.0, Boundary::Reflect, false, 30);
 }

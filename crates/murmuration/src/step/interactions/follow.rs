@@ -8,7 +8,7 @@
 //! lane measures and steers with [`Interactions::forces`]'s operations in its
 //! order: the same bits.
 
-use super::{Interactions, NEAR_SLOTS, Near};
+use super::{Interactions, NEAR_SLOTS, Near, TargetIndex};
 use crate::boids::BoidId;
 use crate::params::{SpeciesParams, Steering};
 use crate::step::kernel::SortedSoa;
@@ -41,6 +41,24 @@ impl<V: Vector> Interactions<V> {
         if m == 0 || m > LANES {
             return None;
         }
+        let b = self.leader_of(species, data, si0, m)?;
+        let t = self.targets[b].as_ref()?;
+        let mut group = Followers::load::<V>(species, data, ids, si0, m);
+        let Some(c) = group.cell(t, m)? else {
+            return Some([None; LANES]); // no lane can reach a leader
+        };
+        let items = t.grid.cached_around(&mut near[b % NEAR_SLOTS], b, c)?;
+        Some(Nearest::of(&group, t, items).headings(&group, m))
+    }
+
+    /// The one species every lane's boid follows by directions, if so.
+    fn leader_of(
+        &self,
+        species: &[SpeciesParams],
+        data: &SortedSoa,
+        si0: usize,
+        m: usize,
+    ) -> Option<usize> {
         let mut leader = None;
         for l in 0..m {
             let a = data.species[si0 + l] as usize;
@@ -50,91 +68,133 @@ impl<V: Vector> Interactions<V> {
             }
             leader = Some(b);
         }
-        let b = leader?;
-        let t = self.targets[b].as_ref()?;
-        let g = &t.grid;
-        // Each lane's position, id, radius and weight.
-        let mut p = [[0.0f32; LANES]; 3];
-        let mut id = [0 as BoidId; LANES];
-        let mut radius = [0.0f32; LANES];
-        let mut weight = [0.0f32; LANES];
+        leader
+    }
+}
+
+/// A group's followers, a lane each: position, id, follow radius and weight,
+/// and the radius² of those that may reach a leader (−∞ for the others).
+struct Followers {
+    p: [[f32; LANES]; 3],
+    id: [BoidId; LANES],
+    radius: [f32; LANES],
+    weight: [f32; LANES],
+    r2: [f32; LANES],
+}
+
+impl Followers {
+    fn load<V: Vector>(
+        species: &[SpeciesParams],
+        data: &SortedSoa,
+        ids: &[BoidId],
+        si0: usize,
+        m: usize,
+    ) -> Self {
+        let mut f = Followers {
+            p: [[0.0; LANES]; 3],
+            id: [0; LANES],
+            radius: [0.0; LANES],
+            weight: [0.0; LANES],
+            r2: [f32::NEG_INFINITY; LANES], // lanes out of reach take nothing
+        };
         for l in 0..m {
             let si = si0 + l;
-            for (a, pa) in p.iter_mut().enumerate().take(V::DIM) {
+            for (a, pa) in f.p.iter_mut().enumerate().take(V::DIM) {
                 pa[l] = data.pos[a][si];
             }
-            id[l] = ids[si];
+            f.id[l] = ids[si];
             let sp = &species[data.species[si] as usize];
-            radius[l] = sp.follow_radius;
-            weight[l] = sp.follow_weight;
+            f.radius[l] = sp.follow_radius;
+            f.weight[l] = sp.follow_weight;
         }
-        // The one cell of the lanes that may reach a leader (cells are
-        // monotone in each coordinate: when the group's box lies in one cell,
-        // so does every lane).
+        f
+    }
+
+    /// The one cell of the leaders' index holding every lane that may reach
+    /// a leader (their radius² set): `Some(None)` when none may, `None` when
+    /// they lie in different cells. Cells are monotone in each coordinate:
+    /// when the group's box lies in one cell, so does every lane.
+    fn cell<V: Vector>(&mut self, t: &TargetIndex<V>, m: usize) -> Option<Option<[u32; 3]>> {
+        let g = &t.grid;
         let (mut lo, mut hi) = (V::ZERO, V::ZERO);
-        for (a, col) in p.iter().enumerate().take(V::DIM) {
+        for (a, col) in self.p.iter().enumerate().take(V::DIM) {
             let col = &col[..m];
             lo.set(a, col.iter().copied().fold(f32::INFINITY, f32::min));
             hi.set(a, col.iter().copied().fold(f32::NEG_INFINITY, f32::max));
         }
-        let mut r2 = [f32::NEG_INFINITY; LANES]; // lanes out of reach take nothing
-        let c = g.coords_of(lo);
-        let finite = p
+        let finite = self
+            .p
             .iter()
             .take(V::DIM)
             .all(|col| col[..m].iter().all(|x| x.is_finite()));
-        let cell = if finite && c == g.coords_of(hi) {
-            if t.may_reach(c) {
-                for l in 0..m {
-                    r2[l] = radius[l] * radius[l];
-                }
+        let c = g.coords_of(lo);
+        if finite && c == g.coords_of(hi) {
+            if !t.may_reach(c) {
+                return Some(None);
             }
-            Some(c)
-        } else {
-            let mut cell = None;
             for l in 0..m {
-                let mut pos = V::ZERO;
-                for (a, pa) in p.iter().enumerate().take(V::DIM) {
-                    pos.set(a, pa[l]);
-                }
-                let c = g.coords_of(pos);
-                if !t.may_reach(c) {
-                    continue;
-                }
-                if cell.is_some_and(|x| x != c) {
-                    return None;
-                }
-                cell = Some(c);
-                r2[l] = radius[l] * radius[l];
+                self.r2[l] = self.radius[l] * self.radius[l];
             }
-            cell
-        };
-        let mut out = [None; LANES];
-        let Some(c) = cell else {
-            return Some(out);
-        };
-        if r2[..m].iter().all(|&r| r == f32::NEG_INFINITY) {
-            return Some(out);
+            return Some(Some(c));
         }
-        let items = g.cached_around(&mut near[b % NEAR_SLOTS], b, c)?;
+        let mut cell = None;
+        for l in 0..m {
+            let mut pos = V::ZERO;
+            for (a, pa) in self.p.iter().enumerate().take(V::DIM) {
+                pos.set(a, pa[l]);
+            }
+            let c = g.coords_of(pos);
+            if !t.may_reach(c) {
+                continue;
+            }
+            if cell.is_some_and(|x| x != c) {
+                return None;
+            }
+            cell = Some(c);
+            self.r2[l] = self.radius[l] * self.radius[l];
+        }
+        Some(cell)
+    }
+}
+
+/// Per lane: the nearest leader in sight (ties to the lower id), its offset
+/// and its heading.
+struct Nearest {
+    found: [bool; LANES],
+    d2: [f32; LANES],
+    id: [BoidId; LANES],
+    d: [[f32; LANES]; 3],
+    heading: [[f32; LANES]; 3],
+}
+
+#[allow(
+    clippy::needless_range_loop,
+    reason = "lanes and axes indexed alike across the columns, as loops the compiler vectorizes"
+)]
+impl Nearest {
+    /// Measures every candidate (`items`: slots of the leaders' index with
+    /// their shifts) in every lane, as the cache's query does: `d = tp - (p -
+    /// shift)`, then the nearest image where the index needs it.
+    fn of<V: Vector>(f: &Followers, t: &TargetIndex<V>, items: &[(u32, V)]) -> Self {
+        let g = &t.grid;
         let period = g.period::<V>().unwrap_or(V::ZERO);
         let wrap = g.needs_min_image();
-        // The nearest leader in sight per lane, ties to the lower id, with
-        // that leader's heading (normalized once per candidate).
-        let mut found = [false; LANES];
-        let mut best_d2 = [0.0f32; LANES];
-        let mut best_id = [0 as BoidId; LANES];
-        let mut best_d = [[0.0f32; LANES]; 3];
-        let mut best_h = [[0.0f32; LANES]; 3];
+        let mut n = Nearest {
+            found: [false; LANES],
+            d2: [0.0; LANES],
+            id: [0; LANES],
+            d: [[0.0; LANES]; 3],
+            heading: [[0.0; LANES]; 3],
+        };
         for &(slot, shift) in items {
             let k = slot as usize;
             let (tp, tid) = (t.positions[k], t.ids[k]);
+            // The leader's heading, normalized once per candidate.
             let th = t.velocities[k].normalize_or_zero();
             for l in 0..LANES {
-                // d = tp - (p - shift), then the nearest image: as the cache's query.
                 let mut d = [0.0f32; 3];
                 for a in 0..V::DIM {
-                    let x = tp.get(a) - (p[a][l] - shift.get(a));
+                    let x = tp.get(a) - (f.p[a][l] - shift.get(a));
                     d[a] = if wrap {
                         let len = period.get(a);
                         x - len * (x / len).round()
@@ -147,35 +207,39 @@ impl<V: Vector> Interactions<V> {
                 } else {
                     d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
                 };
-                let beats =
-                    !found[l] | (d2 < best_d2[l]) | ((d2 == best_d2[l]) & (tid < best_id[l]));
-                let take = (d2 < r2[l]) & (tid != id[l]) & beats;
-                found[l] |= take;
-                best_d2[l] = if take { d2 } else { best_d2[l] };
-                best_id[l] = if take { tid } else { best_id[l] };
+                let beats = !n.found[l] | (d2 < n.d2[l]) | ((d2 == n.d2[l]) & (tid < n.id[l]));
+                let take = (d2 < f.r2[l]) & (tid != f.id[l]) & beats;
+                n.found[l] |= take;
+                n.d2[l] = if take { d2 } else { n.d2[l] };
+                n.id[l] = if take { tid } else { n.id[l] };
                 for a in 0..V::DIM {
-                    best_d[a][l] = if take { d[a] } else { best_d[a][l] };
-                    best_h[a][l] = if take { th.get(a) } else { best_h[a][l] };
+                    n.d[a][l] = if take { d[a] } else { n.d[a][l] };
+                    n.heading[a][l] = if take { th.get(a) } else { n.heading[a][l] };
                 }
             }
         }
-        // Match the leader's heading; farther than half the radius, turn
-        // toward it too (fully at the radius): forces' formula, per lane.
+        n
+    }
+
+    /// Match the leader's heading; farther than half the radius, turn toward
+    /// it too (fully at the radius): `forces`' formula, per lane.
+    fn headings<V: Vector>(&self, f: &Followers, m: usize) -> Headings<V> {
         let mut h = [[0.0f32; LANES]; 3];
         for l in 0..LANES {
-            let d2 = best_d2[l];
-            let r0 = 0.5 * radius[l];
+            let d2 = self.d2[l];
+            let r0 = 0.5 * f.radius[l];
             let pull = ((d2.sqrt() - r0) / r0).clamp(0.0, 1.0);
             // normalize_or_zero
             let unit = d2 > 1e-30 && d2.is_finite();
             let inv = 1.0 / d2.sqrt();
             for a in 0..V::DIM {
-                let n = if unit { best_d[a][l] * inv } else { 0.0 };
-                h[a][l] = (best_h[a][l] + n * pull) * weight[l];
+                let n = if unit { self.d[a][l] * inv } else { 0.0 };
+                h[a][l] = (self.heading[a][l] + n * pull) * f.weight[l];
             }
         }
+        let mut out = [None; LANES];
         for l in 0..m {
-            if found[l] {
+            if self.found[l] {
                 let mut v = V::ZERO;
                 for (a, ha) in h.iter().enumerate().take(V::DIM) {
                     v.set(a, ha[l]);
@@ -183,6 +247,6 @@ impl<V: Vector> Interactions<V> {
                 out[l] = Some(v);
             }
         }
-        Some(out)
+        out
     }
 }
