@@ -7,12 +7,26 @@ use crate::vector::Vector;
 use std::ops::Range;
 
 /// How far rings reach around a cell: cells per axis (0 on unused axes) and
-/// the outermost ring.
+/// the outermost ring, with what bounds each ring's distance.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reach {
     per_axis: [i64; 3],
     /// The last ring holding any cell within the reach.
     pub last: u32,
+    /// The narrowest cell edge, units.
+    width: f32,
+    /// The margin for rounding taken off each ring's floor, units.
+    slack: f32,
+}
+
+impl Reach {
+    /// No point of a cell in ring `k` around the cell of a point lies nearer
+    /// to it than this, units: `k - 1` whole cells, less a margin for the
+    /// rounding of positions into cells and of the distances measured (a
+    /// hundredth of a cell, and 2^-16 of the largest coordinate in the box).
+    pub(crate) fn floor(&self, k: u32) -> f32 {
+        ((k as f32 - 1.0) * self.width - self.slack).max(0.0)
+    }
 }
 
 impl Grid {
@@ -35,19 +49,17 @@ impl Grid {
             }
         }
         let last = per_axis.iter().copied().max().unwrap_or(0) as u32;
-        Some(Reach { per_axis, last })
-    }
-
-    /// No point of a cell in ring `k` around the cell of a point lies nearer
-    /// to it than this, units: `k - 1` whole cells, less a margin for the
-    /// rounding of positions into cells and of the distances measured (a
-    /// hundredth of a cell, and 2^-16 of the largest coordinate in the box).
-    pub(crate) fn ring_floor(&self, k: u32) -> f32 {
-        let w = self.min_cell_width();
-        let reach = (0..self.dim)
+        let width = self.min_cell_width();
+        let extent = (0..self.dim)
             .map(|a| self.origin[a].abs() + self.dims[a] as f32 / self.inv_cell[a])
             .fold(0.0f32, f32::max);
-        ((k as f32 - 1.0) * w - 0.01 * w - reach / 65536.0).max(0.0)
+        let slack = 0.01 * width + extent / 65536.0;
+        Some(Reach {
+            per_axis,
+            last,
+            width,
+            slack,
+        })
     }
 
     /// Calls `f(range, shift)` for the sorted ranges of the cells of ring `k`
@@ -63,7 +75,8 @@ impl Grid {
         let k = k as i64;
         let r = reach.per_axis;
         let [nx, ny, nz] = self.dims.map(|d| d as i64);
-        // Coordinate and shift of offset `o` from `x` along axis `a`.
+        // Coordinate `x` along axis `a` brought into the box, with its shift
+        // (`None` outside a bounded grid).
         let wrap = |a: usize, x: i64, n: i64| -> Option<(i64, f32)> {
             match self.period {
                 None => (0..n).contains(&x).then_some((x, 0.0)),
@@ -202,7 +215,7 @@ mod tests {
                     for j in range {
                         let p = pts[g.order()[j] as usize] + shift;
                         assert!(
-                            (p - q).length() >= g.ring_floor(k),
+                            (p - q).length() >= reach.floor(k),
                             "boid {j} of ring {k} nearer than its floor (query {qi})"
                         );
                         rings.push((j, shift.to_array3().map(f32::to_bits)));

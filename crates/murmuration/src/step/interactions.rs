@@ -328,7 +328,7 @@ impl Sorted<'_> {
         };
         let c = grid.coords_of(q);
         for k in 0..=reach.last {
-            if grid.ring_floor(k) > bound {
+            if reach.floor(k) > bound {
                 break;
             }
             grid.for_each_range_in_ring(c, k, &reach, |range, shift: V| {
@@ -809,13 +809,12 @@ impl<V: Vector> Interactions<V> {
             best = Some((dist * (1.0 + pref * crowd(j)), j, d));
             // Targets farther than the best score are skipped unmeasured.
             view.within_bounded(p, sp.chase_radius, si, bound(&best), |j, d| {
-                let dist = d.length();
-                if best.is_some_and(|(s, _, _)| dist > s) || !seen(j, d) {
-                    return bound(&best);
+                let (dist, s) = (d.length(), bound(&best));
+                if dist > s || !seen(j, d) {
+                    return s;
                 }
                 // Counting stops once the target is confused or its score,
                 // which only grows with the count, is past the best so far.
-                let s = bound(&best);
                 let out = |c: f32| confused(c) || dist * (1.0 + pref * c) > s;
                 let mut guess = (s / dist - 1.0) / pref;
                 if confusion > 0.0 {
