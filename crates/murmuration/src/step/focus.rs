@@ -25,6 +25,9 @@ thread_local! {
     /// Each worker's per-boid topological scratch (allocated on first use),
     /// reused from group to group and step to step.
     static NEAREST: RefCell<Option<Box<Nearest>>> = const { RefCell::new(None) };
+    /// Each worker's slots for the groups' lists by keys
+    /// ([`nearest::Slots`]), allocated on first use.
+    static SLOTS: RefCell<Option<Box<nearest::Slots>>> = const { RefCell::new(None) };
 }
 
 /// The most topological neighbours a species may ask for, as an array length.
@@ -92,6 +95,9 @@ pub(crate) struct Focuser<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> {
     /// The topological neighbours kept for a boid by the per-boid kernel:
     /// this thread's scratch, taken on first use and given back on drop.
     nearest: Option<Box<Nearest>>,
+    /// The groups' slots for lists by keys: this thread's, taken on first
+    /// use and given back on drop.
+    slots: Option<Box<nearest::Slots>>,
     /// Neighbours counted so far.
     pub neighbours: u64,
     /// Candidates measured so far.
@@ -112,6 +118,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             group: 0..0,
             lanes: [[0.0; MAX_LANES]; 12],
             nearest: None,
+            slots: None,
             neighbours: 0,
             candidates: 0,
         }
@@ -488,6 +495,11 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             let rc = &env.consts[data.species[si] as usize];
             coincident_direction::<V>(seed, env.ids[si], env.ids[j]) * rc.coincident_push
         };
+        let slots = self.slots.get_or_insert_with(|| {
+            SLOTS
+                .with(RefCell::take)
+                .unwrap_or_else(|| Box::new([0.0; 2 * nearest::MAX_SLOTS]))
+        });
         let mut job = nearest::Job {
             g,
             topo,
@@ -501,6 +513,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             multi: FLAGS & kernel::MULTI != 0,
             push: &push,
             out: &mut self.lanes,
+            slots,
         };
         self.candidates += S::nearest(&mut job);
     }
@@ -579,6 +592,9 @@ impl<V: Vector, const FLAGS: u8, const SINGLE: u8> Drop for Focuser<'_, V, FLAGS
     fn drop(&mut self) {
         if let Some(list) = self.nearest.take() {
             NEAREST.with(|n| n.replace(Some(list)));
+        }
+        if let Some(slots) = self.slots.take() {
+            SLOTS.with(|n| n.replace(Some(slots)));
         }
     }
 }

@@ -101,6 +101,71 @@ mod x86 {
     binop!(Mul, mul, _mm512_mul_ps);
     binop!(Div, div, _mm512_div_ps);
 
+    /// The bit pattern of every lane as an integer vector.
+    #[inline(always)]
+    fn int(x: W16) -> __m512i {
+        // SAFETY: see `W16`.
+        unsafe { _mm512_castps_si512(x.0) }
+    }
+
+    /// The integer vector's lanes as patterns.
+    #[inline(always)]
+    fn float(x: __m512i) -> W16 {
+        // SAFETY: see `W16`.
+        W16(unsafe { _mm512_castsi512_ps(x) })
+    }
+
+    #[allow(
+        clippy::undocumented_unsafe_blocks,
+        reason = "every block is one AVX-512 intrinsic: see `W16`"
+    )]
+    impl crate::step::nearest::KeyLanes for W16 {
+        #[inline(always)]
+        fn splat_bits(b: u32) -> Self {
+            float(unsafe { _mm512_set1_epi32(b as i32) })
+        }
+        #[inline(always)]
+        fn min_bits(self, o: Self) -> Self {
+            float(unsafe { _mm512_min_epu32(int(self), int(o)) })
+        }
+        #[inline(always)]
+        fn max_bits(self, o: Self) -> Self {
+            float(unsafe { _mm512_max_epu32(int(self), int(o)) })
+        }
+        #[inline(always)]
+        fn lt_bits(self, o: Self) -> u16 {
+            unsafe { _mm512_cmplt_epu32_mask(int(self), int(o)) }
+        }
+        #[inline(always)]
+        fn eq_bits(self, o: Self) -> u16 {
+            unsafe { _mm512_cmpeq_epi32_mask(int(self), int(o)) }
+        }
+        #[inline(always)]
+        fn key_of(self, low: u32, slot: u32) -> Self {
+            let high = unsafe { _mm512_and_si512(int(self), _mm512_set1_epi32(!low as i32)) };
+            float(unsafe { _mm512_or_si512(high, _mm512_set1_epi32(slot as i32)) })
+        }
+        #[inline(always)]
+        fn max_bits_in(self, m: u16) -> u32 {
+            unsafe { _mm512_mask_reduce_max_epu32(m, int(self)) }
+        }
+        #[inline(always)]
+        fn own_bit(self) -> u16 {
+            let lane_bits = unsafe {
+                _mm512_sllv_epi32(
+                    _mm512_set1_epi32(1),
+                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                )
+            };
+            unsafe { _mm512_test_epi32_mask(int(self), lane_bits) }
+        }
+        #[inline(always)]
+        fn set_bits(self, m: u16, bits: u32) -> Self {
+            let b = unsafe { _mm512_set1_epi32(bits as i32) };
+            float(unsafe { _mm512_mask_or_epi32(int(self), m, int(self), b) })
+        }
+    }
+
     #[allow(
         clippy::undocumented_unsafe_blocks,
         reason = "every block is one AVX-512 intrinsic: see `W16`"
@@ -209,6 +274,20 @@ mod x86 {
         #[inline(always)]
         fn lanes(lo: usize, hi: usize) -> u16 {
             ((1u32 << hi) - (1u32 << lo)) as u16
+        }
+        #[inline(always)]
+        fn any_bits(self, bits: u32) -> u16 {
+            let b = unsafe { _mm512_set1_epi32(bits as i32) };
+            unsafe { _mm512_test_epi32_mask(_mm512_castps_si512(self.0), b) }
+        }
+        #[inline(always)]
+        unsafe fn gather(self, base: &[f32], index: u32) -> Self {
+            let at = unsafe {
+                _mm512_and_si512(_mm512_castps_si512(self.0), _mm512_set1_epi32(index as i32))
+            };
+            // SAFETY: every index is below `base.len()` (the caller's
+            // contract), and the scale is an `f32`'s size.
+            W16(unsafe { _mm512_i32gather_ps::<4>(at, base.as_ptr().cast()) })
         }
     }
 }

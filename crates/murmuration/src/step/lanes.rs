@@ -69,6 +69,14 @@ pub(crate) trait Lanes:
     fn all_but(l: usize) -> Self::Mask;
     /// The lanes `lo..hi` (`lo <= hi <= N`).
     fn lanes(lo: usize, hi: usize) -> Self::Mask;
+    /// Lanes whose bit pattern has a bit of `bits` set.
+    fn any_bits(self, bits: u32) -> Self::Mask;
+    /// Lane `l` is `base[self[l].to_bits() & index]` (one gather with
+    /// AVX-512).
+    ///
+    /// # Safety
+    /// Every lane's `bits & index` is below `base.len()`.
+    unsafe fn gather(self, base: &[f32], index: u32) -> Self;
 }
 
 const ON: f32 = f32::from_bits(u32::MAX);
@@ -201,6 +209,18 @@ impl Lanes for f32x8 {
     #[inline(always)]
     fn lanes(lo: usize, hi: usize) -> Self {
         FIRST8[hi] & !FIRST8[lo]
+    }
+    #[inline(always)]
+    fn any_bits(self, bits: u32) -> Self {
+        Self::mask_from(|l| self.to_array()[l].to_bits() & bits != 0)
+    }
+    #[inline(always)]
+    unsafe fn gather(self, base: &[f32], index: u32) -> Self {
+        // SAFETY: every index is in bounds (the caller's contract).
+        f32x8::new(
+            self.to_array()
+                .map(|w| unsafe { *base.get_unchecked((w.to_bits() & index) as usize) }),
+        )
     }
 }
 

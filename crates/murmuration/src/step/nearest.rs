@@ -17,6 +17,10 @@
 //! Worlds of nearest images (and of more than [`MAX_SORTED`] boids) keep
 //! the per-boid kernel.
 
+mod keys;
+
+pub(crate) use keys::{KeyLanes, MAX_SLOTS, Slots};
+
 use crate::grid::Span;
 use crate::step::kernel::{self, Group, GroupLanes, MAX_LANES, SortedSoa};
 use crate::step::lanes::Lanes;
@@ -89,6 +93,8 @@ pub(crate) struct Job<'a, V, S: Lanes> {
     pub push: &'a dyn Fn(usize, usize) -> V,
     /// The group's sums: the lanes of `topo` are written.
     pub out: &'a mut GroupLanes,
+    /// This thread's slots for the lists by keys ([`keys`]).
+    pub slots: &'a mut Slots,
 }
 
 /// The lane widths the k-nearest lists run at, each compiled for its width.
@@ -113,15 +119,34 @@ impl NearestLanes for crate::step::kernel512::W16 {
     }
 }
 
-/// [`run`] compiled with AVX-512, so every sixteen-lane operation is one
-/// instruction.
+/// The lists by keys ([`keys`]) where the capacity is at most eight and
+/// they decide, else [`run`]; compiled with AVX-512, so every sixteen-lane
+/// operation is one instruction.
 ///
 /// SAFETY: the CPU has AVX-512 F, DQ and VL ([`crate::step::kernel512::wide`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 #[inline(never)]
 unsafe fn run_wide<V: Vector>(job: &mut Job<'_, V, crate::step::kernel512::W16>) -> u64 {
-    run(job)
+    type S = crate::step::kernel512::W16;
+    let kmax = job.k.iter().copied().max().unwrap_or(0);
+    let k = S::from_slice(&job.k.map(|k| k as f32));
+    macro_rules! by_keys {
+        ($($cap:literal)*) => {
+            match capacity(kmax) {
+                $($cap => keys::select::<V, S, $cap>(
+                    job.g, job.topo, job.span, job.own, job.cell_start, job.data,
+                    job.ids, job.fov, job.multi, job.slots,
+                )
+                .map(|(kept, candidates)| {
+                    kept.sums::<V>(job, k);
+                    candidates
+                }),)*
+                _ => None,
+            }
+        };
+    }
+    by_keys!(4 5 6 7 8).unwrap_or_else(|| run(job))
 }
 
 /// Selects each lane's nearest in a list of the capacity its largest `k`
@@ -360,7 +385,10 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
         // distances by min and max (the same values the masks would pick),
         // the index words by the masks.
         let c = S::select(pass, d2, S::splat(f32::INFINITY));
-        let lt: [S::Mask; K] = std::array::from_fn(|i| c.lt(self.d2[i]));
+        let mut lt = [pass; K];
+        for (m, d) in lt.iter_mut().zip(&self.d2) {
+            *m = c.lt(*d);
+        }
         for i in (1..K).rev() {
             self.d2[i] = self.d2[i].min(self.d2[i - 1].max(c));
             self.j[i] = S::select(lt[i - 1], self.j[i - 1], S::select(lt[i], jw, self.j[i]));
@@ -404,6 +432,32 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
                 at -= 1;
             }
         }
+    }
+
+    /// Sorts the lists of the lanes of `m` by (distance², id), each entry
+    /// past those found (+∞) last.
+    #[inline(always)]
+    fn sort_lanes(&mut self, m: S::Mask, ids: &[u32]) {
+        let (mut kd, mut kj) = self.to_arrays();
+        let id = |w: f32| ids[(w.to_bits() & INDEX) as usize];
+        let mut bits = S::bits(m);
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            for i in 1..K {
+                let mut at = i;
+                while at > 0 && kd[at][l] < f32::INFINITY && {
+                    let (a, b) = (kd[at - 1][l], kd[at][l]);
+                    b < a || (b == a && id(kj[at][l]) < id(kj[at - 1][l]))
+                } {
+                    let (a, b) = (at - 1, at);
+                    (kd[a][l], kd[b][l]) = (kd[b][l], kd[a][l]);
+                    (kj[a][l], kj[b][l]) = (kj[b][l], kj[a][l]);
+                    at -= 1;
+                }
+            }
+        }
+        self.set_arrays(&kd, &kj);
     }
 
     /// Puts the entries of a lane that are exactly as far as one another in
@@ -473,7 +527,9 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
 
     /// The rule sums of each lane of `job.topo` over its first `k[l]`
     /// entries, nearest first, written into its column of `job.out`
-    /// ([`GroupLanes`]); a coincident neighbour pushes by `job.push`.
+    /// ([`GroupLanes`]); a coincident neighbour pushes by `job.push`. Each
+    /// entry is measured again (the same bits as the scan's): the lists'
+    /// distances say only which entries were found (+∞ past them).
     #[inline(always)]
     pub(crate) fn sums<V: Vector>(&self, job: &mut Job<'_, V, S>, k: S) {
         let (g, span, topo, data) = (job.g, job.span, job.topo, job.data);
@@ -494,48 +550,24 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
         for a in 0..d_n {
             assert!(pos[a].len() > n && vel[a].len() > n);
         }
-        let shifted = span.rows[..span.row_count].iter().any(|r| r.1 != V::ZERO)
-            || span.pieces[..span.piece_count].iter().any(|p| p.2 != 0.0);
+        let shifted = shifted(span);
         for i in 0..K {
-            let d2 = self.d2[i];
-            let found = S::and(S::and(topo, d2.lt(inf)), S::splat(i as f32).lt(k));
+            let found = S::and(S::and(topo, self.d2[i].lt(inf)), S::splat(i as f32).lt(k));
             if S::bits(found) == 0 {
                 break;
             }
-            self.j[i].write_to(&mut words);
-            let at = |l: usize| (words[l].to_bits() & INDEX) as usize;
-            let flocks = S::mask_from(|l| words[l].to_bits() & FLOCKS != 0);
-            let (mut p, mut v) = ([[0.0f32; W]; 3], [[0.0f32; W]; 3]);
-            for l in 0..S::N {
-                let j = at(l);
-                for a in 0..d_n {
-                    // SAFETY: every index word holds a sorted index below the
-                    // boid count (0 where nothing was found), which the
-                    // columns hold (asserted above).
-                    unsafe {
-                        p[a][l] = *pos[a].get_unchecked(j);
-                        v[a][l] = *vel[a].get_unchecked(j);
-                    }
-                }
+            let word = self.j[i];
+            let flocks = word.any_bits(FLOCKS);
+            let mut v = [zero; 3];
+            for a in 0..d_n {
+                // SAFETY: every index word holds a sorted index below the
+                // boid count (0 where nothing was found), which the columns
+                // hold (asserted above).
+                v[a] = unsafe { word.gather(vel[a], INDEX) };
             }
-            // The per-boid kernel's offsets: the neighbour less the focal
-            // position less the run's shift (the position itself, exactly,
-            // where no run is shifted).
-            let mut origin = g.pos;
-            if shifted {
-                let mut sh = [[0.0f32; W]; 3];
-                for l in 0..S::N {
-                    let run = ((words[l].to_bits() & !FLOCKS) >> RUN_AT) as usize;
-                    sh[0][l] = span.pieces[run % 3].2;
-                    for (a, x) in sh.iter_mut().enumerate().take(d_n).skip(1) {
-                        x[l] = span.rows[run / 3].1.get(a);
-                    }
-                }
-                for a in 0..d_n {
-                    origin[a] = g.pos[a] - S::from_slice(&sh[a]);
-                }
-            }
-            let d: [S; 3] = std::array::from_fn(|a| S::from_slice(&p[a]) - origin[a]);
+            let d = offsets(g, span, shifted, &pos, word);
+            // Measured again with the scan's operations: the same bits.
+            let d2 = squared(d, d_n);
             // Coincident: a keyed push, not one along rounding noise.
             let co = S::and(found, d2.le(g.eps2));
             let near = S::and(found, d2.lt(g.sep2));
@@ -545,6 +577,8 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
                 sep[a] = S::select(co, sep[a], s);
             }
             if S::bits(co) != 0 {
+                word.write_to(&mut words);
+                let at = |l: usize| (words[l].to_bits() & INDEX) as usize;
                 let mut extra = [[0.0f32; W]; 3];
                 let mut bits = S::bits(co);
                 while bits != 0 {
@@ -562,24 +596,86 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
             let flock = S::and(found, flocks);
             let (ma, mc) = (d2.lt_in(flock, g.ali2), d2.lt_in(flock, g.coh2));
             for a in 0..d_n {
-                ali[a] = ali[a].add_where(ma, S::from_slice(&v[a]));
+                ali[a] = ali[a].add_where(ma, v[a]);
                 coh[a] = coh[a].add_where(mc, d[a]);
             }
             n_ali = n_ali.add_where(ma, one);
             n_coh = n_coh.add_where(mc, one);
             n_nb = n_nb.add_where(found, one);
         }
-        let mut put = |row: usize, x: S| {
+        // Rows by a loop, not a closure: a closure would not inherit the
+        // caller's target features, and each select would be a call.
+        let mut rows = [(0usize, zero); 12];
+        for a in 0..d_n {
+            rows[3 * a] = (kernel::SEP + a, sep[a]);
+            rows[3 * a + 1] = (kernel::ALI + a, ali[a]);
+            rows[3 * a + 2] = (kernel::COH + a, coh[a]);
+        }
+        rows[3 * d_n] = (kernel::N_ALI, n_ali);
+        rows[3 * d_n + 1] = (kernel::N_COH, n_coh);
+        rows[3 * d_n + 2] = (kernel::N_NB, n_nb);
+        for &(row, x) in &rows[..3 * d_n + 3] {
             let old = S::from_slice(&job.out[row]);
             S::select(topo, x, old).write_to(&mut job.out[row]);
-        };
-        for a in 0..d_n {
-            put(kernel::SEP + a, sep[a]);
-            put(kernel::ALI + a, ali[a]);
-            put(kernel::COH + a, coh[a]);
         }
-        put(kernel::N_ALI, n_ali);
-        put(kernel::N_COH, n_coh);
-        put(kernel::N_NB, n_nb);
     }
+}
+
+/// Whether some run of `span` is shifted (a periodic image).
+#[inline(always)]
+fn shifted<V: Vector>(span: &Span<V>) -> bool {
+    span.rows[..span.row_count].iter().any(|r| r.1 != V::ZERO)
+        || span.pieces[..span.piece_count].iter().any(|p| p.2 != 0.0)
+}
+
+/// The per-boid kernel's offsets of the entries of index words `word`: the
+/// neighbour less the focal position less the run's shift (the position
+/// itself, exactly, where no run is `shifted`). `pos` holds more entries
+/// than any index word's sorted index.
+#[inline(always)]
+fn offsets<V: Vector, S: Lanes>(
+    g: &Group<'_, S>,
+    span: &Span<V>,
+    shifted: bool,
+    pos: &[&[f32]; 3],
+    word: S,
+) -> [S; 3] {
+    const W: usize = kernel::MAX_LANES;
+    let d_n = V::DIM;
+    let mut origin = g.pos;
+    if shifted {
+        let mut words = [0.0f32; W];
+        word.write_to(&mut words);
+        let mut sh = [[0.0f32; W]; 3];
+        for l in 0..S::N {
+            let run = ((words[l].to_bits() & !FLOCKS) >> RUN_AT) as usize;
+            sh[0][l] = span.pieces[run % 3].2;
+            for (a, x) in sh.iter_mut().enumerate().take(d_n).skip(1) {
+                x[l] = span.rows[run / 3].1.get(a);
+            }
+        }
+        for a in 0..d_n {
+            origin[a] = g.pos[a] - S::from_slice(&sh[a]);
+        }
+    }
+    // A loop, not `array::from_fn`: its closure would not inherit the
+    // caller's target features, and each gather would be a call.
+    let mut d = [S::splat(0.0); 3];
+    for a in 0..d_n {
+        // SAFETY: every index word's sorted index is below `pos[a].len()`
+        // (the caller's contract).
+        d[a] = unsafe { word.gather(pos[a], INDEX) } - origin[a];
+    }
+    d
+}
+
+/// The squared length of the offsets `d` (`dim` axes), summed as the scans
+/// sum it (from +0, axis by axis; an offset and its negation square alike).
+#[inline(always)]
+fn squared<S: Lanes>(d: [S; 3], dim: usize) -> S {
+    let mut d2 = S::splat(0.0);
+    for x in d.iter().take(dim) {
+        d2 = d2 + *x * *x;
+    }
+    d2
 }

@@ -583,18 +583,51 @@ fn topological_mix<V: Vector>(side: f32) -> World<V> {
     w
 }
 
+/// A lattice whose distances tie exactly, or within a few millionths (each
+/// boid moved by a multiple of 2^-21 units): the distances that decide a
+/// list agree in their leading bits, as the lists by keys must resolve
+/// exactly (`step/nearest/keys.rs`: kept entries sharing a bucket, a
+/// `k`-th entry sharing its bucket with the next). Species of k = 4, 6, 8.
+fn near_tie_lattice(jitter: bool) -> World<Vec2> {
+    let mut cfg = WorldConfig::new(Vec2::splat(12.0), Boundary::Wrap);
+    cfg.seed = 5;
+    let sp = |k: u32| SpeciesParams {
+        topological_neighbours: k,
+        ..SpeciesParams::benchmark()
+    };
+    let mut w = World::new(cfg, vec![sp(4), sp(6), sp(8)]).unwrap();
+    for y in 0..24u32 {
+        for x in 0..24u32 {
+            let h = (x * 7 + y * 13) % 9;
+            let e = if jitter {
+                h as f32 * 2f32.powi(-21)
+            } else {
+                0.0
+            };
+            let p = Vec2::new(x as f32 * 0.5 + 0.25 + e, y as f32 * 0.5 + 0.25 - e);
+            let v = Vec2::new(1.0, 0.05 * h as f32 - 0.2);
+            let s = SpeciesId::new(((x + 2 * y) % 3) as usize);
+            w.add_boid(s, p, v).unwrap();
+        }
+    }
+    w
+}
+
 /// The topological step's digests (2D and 3D, many cells and nearest
-/// images), pinned in [`golden_digests_on_both_kernel_widths`]: recorded
-/// with the per-boid k-nearest kernel, before the groups' lanes took the
-/// selection (issue 48).
+/// images), pinned in [`golden_digests_on_both_kernel_widths`]: the first
+/// four recorded with the per-boid k-nearest kernel, before the groups'
+/// lanes took the selection (issue 48); the near ties with the exact
+/// insertion network, before the lists by keys.
 fn topological_digests() -> String {
     let d = [
         run_on(2, topological_mix::<Vec2>(14.0), 120).0,
         run_on(2, topological_mix::<Vec3>(14.0), 50).0,
         run_on(2, topological_mix::<Vec2>(2.5), 120).0,
         run_on(2, topological_mix::<Vec3>(2.5), 50).0,
+        run_on(2, near_tie_lattice(true), 4).0,
+        run_on(2, near_tie_lattice(false), 4).0,
     ];
-    format!("{:016x} {:016x} {:016x} {:016x}", d[0], d[1], d[2], d[3])
+    d.map(|d| format!("{d:016x}")).join(" ")
 }
-const TOPOLOGICAL_GOLDEN: &str =
-    "85608eea5efb9cd6 b665debd5569ef45 161d7250b010f509 decf2c3c954b5b06";
+const TOPOLOGICAL_GOLDEN: &str = "85608eea5efb9cd6 b665debd5569ef45 161d7250b010f509 \
+     decf2c3c954b5b06 51ee5c0edb0711c7 2a60b762e81bb06f";

@@ -1,0 +1,336 @@
+//! Topological lists by keys, with AVX-512: each candidate's squared
+//! distance with its low bits replaced by its slot in the group's scan,
+//! kept by an insertion of minima and maxima alone (two operations an
+//! entry, where the exact network ([`super::select`]) needs five and a test
+//! for ties).
+//!
+//! A key orders candidates by their distance's bucket (its bits above the
+//! slot's), then by slot. Buckets keep the order of distances, so the `k`
+//! first keys are the `k` nearest whenever the key after them lies in a
+//! later bucket than the `k`-th: then every candidate left out is farther
+//! than every one kept. Each list keeps that one key more to check. Where it
+//! shares the `k`-th's bucket (about one lane in a few hundred; every lane
+//! of a lattice), the group takes the exact network instead. The lists are
+//! then decoded (the slots' index words, the exact squared distances, as
+//! the scan measured them) and a lane whose kept entries share a bucket is
+//! put in (distance², id) order, so the sums see exactly the network's
+//! lists.
+
+use super::{BATCH, FLOCKS, Kept, RUN_AT, offsets};
+use crate::grid::Span;
+use crate::step::kernel::{self, Group, SortedSoa};
+use crate::step::lanes::Lanes;
+use crate::vector::Vector;
+
+/// The most slots one group's scan may take (the candidates of its runs
+/// before any cut); a group with more takes the exact network.
+pub(crate) const MAX_SLOTS: usize = 1 << 12;
+
+/// The scratch one thread's scans write slots into: index words (run and
+/// sorted index), then each slot's lanes that flock with it.
+pub(crate) type Slots = [f32; 2 * MAX_SLOTS];
+
+/// Lane operations on bit patterns that keys need (sixteen lanes only).
+pub(crate) trait KeyLanes: Lanes {
+    /// Every lane the pattern `b`.
+    fn splat_bits(b: u32) -> Self;
+    /// Lane-wise unsigned minimum of the patterns.
+    fn min_bits(self, o: Self) -> Self;
+    /// Lane-wise unsigned maximum of the patterns.
+    fn max_bits(self, o: Self) -> Self;
+    /// Lanes whose pattern is below `o`'s, unsigned.
+    fn lt_bits(self, o: Self) -> Self::Mask;
+    /// Lanes whose patterns are equal.
+    fn eq_bits(self, o: Self) -> Self::Mask;
+    /// The patterns with the bits of `low` replaced by `slot` (within `low`).
+    fn key_of(self, low: u32, slot: u32) -> Self;
+    /// The largest pattern among the lanes of `m` (0 where `m` is empty).
+    fn max_bits_in(self, m: Self::Mask) -> u32;
+    /// Lanes `l` whose pattern has bit `l` set.
+    fn own_bit(self) -> Self::Mask;
+    /// The patterns with `bits` set in the lanes of `m`.
+    fn set_bits(self, m: Self::Mask, bits: u32) -> Self;
+}
+
+/// Each lane's `K` first keys and the one after them, in order
+/// (`u32::MAX` past those found).
+struct Keys<S, const K: usize> {
+    key: [S; K],
+    next: S,
+}
+
+impl<S: KeyLanes, const K: usize> Keys<S, K> {
+    /// Inserts the candidate of keys `c` (`u32::MAX` in lanes that do not
+    /// take it): each entry the least of itself and the greater of the entry
+    /// before it and `c`.
+    #[inline(always)]
+    fn insert(&mut self, c: S) {
+        self.next = self.next.min_bits(self.key[K - 1].max_bits(c));
+        for i in (1..K).rev() {
+            self.key[i] = self.key[i].min_bits(self.key[i - 1].max_bits(c));
+        }
+        self.key[0] = self.key[0].min_bits(c);
+    }
+}
+
+/// [`super::select`] by keys; `None` where a lane's `K`-th key shares its
+/// bucket with the next, or the group's runs hold [`MAX_SLOTS`] or more
+/// candidates (then only the exact network decides).
+#[inline(always)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel's inputs, its loop-invariant switches and the scratch"
+)]
+pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
+    g: &Group<'_, S>,
+    topo: S::Mask,
+    span: &Span<V>,
+    own: usize,
+    cell_start: &[u32],
+    data: &SortedSoa,
+    ids: &[u32],
+    fov: bool,
+    multi: bool,
+    slots: &mut Slots,
+) -> Option<(Kept<S, K>, u64)> {
+    let n = cell_start.last().copied().unwrap_or(0) as usize;
+    for a in 0..V::DIM {
+        assert!(data.pos[a].len() > n && data.vel[a].len() > n);
+    }
+    assert!(ids.len() >= n && n <= super::MAX_SORTED);
+    if multi {
+        assert!(data.species.len() >= n && data.species_f.len() >= n);
+    }
+    let rows = span.row_count;
+    let run_of = |r: usize, p: usize| {
+        let (row, _) = span.rows[r];
+        let (x_a, x_b, _, _) = span.pieces[p];
+        (
+            cell_start[row + x_a as usize] as usize,
+            cell_start[row + x_b as usize + 1] as usize,
+        )
+    };
+    let mut bound = 0usize;
+    for r in 0..rows {
+        for p in 0..span.piece_count {
+            let (lo, hi) = run_of(r, p);
+            bound += hi - lo;
+        }
+    }
+    if bound >= MAX_SLOTS {
+        return None;
+    }
+    // Every slot is below `bound`, so below 2^bits.
+    let bits = usize::BITS - bound.leading_zeros();
+    let max = S::splat_bits(u32::MAX);
+    let mut scan = Scan {
+        g,
+        topo,
+        data,
+        fov: fov && g.cones,
+        multi,
+        keys: Keys {
+            key: [max; K],
+            next: max,
+        },
+        low: (1u32 << bits) - 1,
+        count: 0,
+        slots,
+        candidates: 0,
+    };
+    let group = (g.first, g.first + g.count);
+    let own_row = (0..rows).find(|&r| span.rows[r].0 == own && span.rows[r].1 == V::ZERO);
+    let order = own_row
+        .into_iter()
+        .chain((0..rows).filter(|&r| Some(r) != own_row));
+    for (visit, r) in order.enumerate() {
+        for p in 0..span.piece_count {
+            let run = run_of(r, p);
+            let mine = visit == 0 && own_row.is_some() && run.0 <= group.0 && group.1 <= run.1;
+            if mine {
+                scan.run::<V>(group, span, r, p);
+            }
+            let (lo, hi) = scan.cut(run, span.pieces[p].2);
+            if mine {
+                scan.run::<V>((lo, group.0.max(lo)), span, r, p);
+                scan.run::<V>((group.1.min(hi), hi), span, r, p);
+            } else {
+                scan.run::<V>((lo, hi), span, r, p);
+            }
+        }
+    }
+    let kept = scan.decode(span, ids)?;
+    // Each lane met itself once in its own cell.
+    let lanes = S::bits(topo).count_ones() as u64;
+    Some((kept, scan.candidates - lanes))
+}
+
+/// One group's scan by keys under way ([`select`]).
+struct Scan<'a, S: KeyLanes, const K: usize> {
+    g: &'a Group<'a, S>,
+    topo: S::Mask,
+    data: &'a SortedSoa,
+    fov: bool,
+    multi: bool,
+    keys: Keys<S, K>,
+    /// The slot's bits of a key.
+    low: u32,
+    /// Slots taken.
+    count: usize,
+    slots: &'a mut Slots,
+    candidates: u64,
+}
+
+impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
+    /// `run` cut to the candidates some lane may still keep or that may
+    /// share the bucket of its `K`-th key: within its radius, and once every
+    /// list is full, no farther than the `K`-th key's bucket reaches.
+    #[inline(always)]
+    fn cut(&self, run: (usize, usize), shift: f32) -> (usize, usize) {
+        let g = self.g;
+        let far = self.keys.key[K - 1].max_bits_in(self.topo);
+        let reach = if far < f32::INFINITY.to_bits() {
+            // The bucket's largest distance: no key of a later bucket is
+            // within it.
+            let far = f32::from_bits(far | self.low);
+            crate::step::rules::reach_of(far.next_up()).min(g.reach)
+        } else {
+            g.reach
+        };
+        let x_ends = (
+            self.data.pos[0][g.first],
+            self.data.pos[0][g.first + g.count - 1],
+        );
+        kernel::cut_run::<S>(&self.data.pos[0], run, x_ends, shift, reach)
+    }
+
+    /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes.
+    #[inline(always)]
+    fn run<V: Vector>(&mut self, (lo, hi): (usize, usize), span: &Span<V>, r: usize, p: usize) {
+        let (g, d_n) = (self.g, V::DIM);
+        if lo >= hi {
+            return;
+        }
+        self.candidates += S::bits(self.topo).count_ones() as u64 * (hi - lo) as u64;
+        let mut origin = [S::splat(0.0); 3];
+        for (a, o) in origin.iter_mut().enumerate().take(d_n) {
+            let shift = if a == 0 {
+                span.pieces[p].2
+            } else {
+                span.rows[r].1.get(a)
+            };
+            *o = g.pos[a] - S::splat(shift);
+        }
+        let tag = ((3 * r + p) as u32) << RUN_AT;
+        let pos: [&[f32]; 3] = std::array::from_fn(|a| &self.data.pos[a][..]);
+        let max = S::splat_bits(u32::MAX);
+        let (all, inf) = (S::lanes(0, S::N), S::splat(f32::INFINITY));
+        // As the exact network's scan: a batch measured, then the candidates
+        // some lane may keep inserted: those as near as the bucket of the key
+        // after its `K`-th when the batch began reaches (the keys only fall).
+        // A candidate's slot, and so its key, is known only then.
+        let none = S::lanes(0, 0);
+        let mut b_d2 = [inf; BATCH];
+        let mut b_take = [none; BATCH];
+        let mut b_flock = [0u32; BATCH];
+        let mut j = lo;
+        while j < hi {
+            let end = (j + BATCH).min(hi);
+            let last = self.keys.next;
+            let far = S::select(last.lt_bits(max), last.set_bits(all, self.low), inf);
+            let mut queued = 0u32;
+            for (t, j) in (j..end).enumerate() {
+                let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
+                let mut d = [S::splat(0.0); 3];
+                let mut d2 = S::splat(0.0);
+                for a in 0..d_n {
+                    // SAFETY: j < the boid count < the array's length
+                    // (asserted in `select`).
+                    let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
+                    d[a] = x;
+                    d2 = d2 + x * x;
+                }
+                let (take, flock) =
+                    kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
+                let t = t % BATCH;
+                b_d2[t] = d2;
+                b_take[t] = take;
+                if self.multi {
+                    b_flock[t] = S::bits(flock);
+                }
+                queued |= ((S::bits(S::and(take, d2.le(far))) != 0) as u32) << t;
+            }
+            while queued != 0 {
+                let t = queued.trailing_zeros() as usize % BATCH;
+                queued &= queued - 1;
+                let at = self.count % MAX_SLOTS;
+                self.slots[at] = f32::from_bits((j + t) as u32 | tag);
+                self.slots[MAX_SLOTS + at] = f32::from_bits(b_flock[t]);
+                let key = b_d2[t].key_of(self.low, at as u32);
+                self.keys.insert(S::select(b_take[t], key, max));
+                self.count += 1;
+            }
+            j = end;
+        }
+    }
+
+    /// The lists as the exact network keeps them, or `None` where a lane's
+    /// `K`-th key shares its bucket with the next.
+    #[inline(always)]
+    fn decode<V: Vector>(&self, span: &Span<V>, ids: &[u32]) -> Option<Kept<S, K>> {
+        let (topo, keys, low) = (self.topo, &self.keys, self.low);
+        let max = S::splat_bits(u32::MAX);
+        let bucket = |k: S| k.key_of(low, 0);
+        let tied = S::and(
+            S::and(topo, keys.next.lt_bits(max)),
+            bucket(keys.next).eq_bits(bucket(keys.key[K - 1])),
+        );
+        if S::bits(tied) != 0 {
+            return None;
+        }
+        let (words, flocks) = self.slots.split_at(MAX_SLOTS);
+        let zero = S::splat(0.0);
+        let inf = S::splat(f32::INFINITY);
+        // The distances only mark the entries found (the sums measure them
+        // again), unless a lane's entries must be put in order.
+        let mut kept = Kept {
+            d2: [inf; K],
+            j: [zero; K],
+        };
+        let mut shared = S::lanes(0, 0);
+        for i in 0..K {
+            let key = keys.key[i];
+            let found = S::and(topo, key.lt_bits(max));
+            if S::bits(found) == 0 {
+                break;
+            }
+            if i > 0 {
+                let same = bucket(key).eq_bits(bucket(keys.key[i - 1]));
+                shared = S::or(shared, S::and(found, same));
+            }
+            // SAFETY: a key's slot bits are within `low`, below MAX_SLOTS.
+            let word = unsafe { key.gather(words, low) };
+            // Without relations every candidate taken flocks.
+            let flock = if self.multi {
+                // SAFETY: as above.
+                unsafe { key.gather(flocks, low) }.own_bit()
+            } else {
+                found
+            };
+            kept.j[i] = S::select(found, word.set_bits(flock, FLOCKS), zero);
+            kept.d2[i] = S::select(found, zero, inf);
+        }
+        if S::bits(shared) != 0 {
+            let data = self.data;
+            let pos: [&[f32]; 3] = std::array::from_fn(|a| &data.pos[a][..]);
+            let shifted = super::shifted(span);
+            for i in 0..K {
+                let d = offsets(self.g, span, shifted, &pos, kept.j[i]);
+                let d2 = super::squared(d, V::DIM);
+                kept.d2[i] = S::select(kept.d2[i].lt(inf), d2, inf);
+            }
+            kept.sort_lanes(shared, ids);
+        }
+        Some(kept)
+    }
+}
