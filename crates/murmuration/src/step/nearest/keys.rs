@@ -148,14 +148,17 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
             let run = run_of(r, p);
             let mine = visit == 0 && own_row.is_some() && run.0 <= group.0 && group.1 <= run.1;
             if mine {
-                scan.run::<V>(group, span, r, p);
+                scan.run::<V, true>(group, span, r, p);
             }
             let (lo, hi) = scan.cut(run, span.pieces[p].2);
             if mine {
-                scan.run::<V>((lo, group.0.max(lo)), span, r, p);
-                scan.run::<V>((group.1.min(hi), hi), span, r, p);
+                scan.run::<V, false>((lo, group.0.max(lo)), span, r, p);
+                scan.run::<V, false>((group.1.min(hi), hi), span, r, p);
+            } else if lo < group.1 && group.0 < hi {
+                // The group's own boids, seen as images (a shifted run).
+                scan.run::<V, true>((lo, hi), span, r, p);
             } else {
-                scan.run::<V>((lo, hi), span, r, p);
+                scan.run::<V, false>((lo, hi), span, r, p);
             }
         }
     }
@@ -192,8 +195,10 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
         let reach = if far < f32::INFINITY.to_bits() {
             // The bucket's largest distance: no key of a later bucket is
             // within it.
+            // A root a few ulps long: as far as `rules::reach_of` or farther
+            // (a longer reach only measures more), without its loops.
             let far = f32::from_bits(far | self.low);
-            crate::step::rules::reach_of(far.next_up()).min(g.reach)
+            (far.sqrt() * (1.0 + 4.0 * f32::EPSILON)).min(g.reach)
         } else {
             g.reach
         };
@@ -204,9 +209,17 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
         kernel::cut_run::<S>(&self.data.pos[0], run, x_ends, shift, reach)
     }
 
-    /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes.
+    /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes;
+    /// `OWN`: the run may hold the group's own boids (each lane skips
+    /// itself).
     #[inline(always)]
-    fn run<V: Vector>(&mut self, (lo, hi): (usize, usize), span: &Span<V>, r: usize, p: usize) {
+    fn run<V: Vector, const OWN: bool>(
+        &mut self,
+        (lo, hi): (usize, usize),
+        span: &Span<V>,
+        r: usize,
+        p: usize,
+    ) {
         let (g, d_n) = (self.g, V::DIM);
         if lo >= hi {
             return;
@@ -240,7 +253,11 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
             let far = S::select(last.lt_bits(max), last.set_bits(all, self.low), inf);
             let mut queued = 0u32;
             for (t, j) in (j..end).enumerate() {
-                let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
+                let valid = if OWN {
+                    S::and(self.topo, S::all_but(j.wrapping_sub(g.first)))
+                } else {
+                    self.topo
+                };
                 let mut d = [S::splat(0.0); 3];
                 let mut d2 = S::splat(0.0);
                 for a in 0..d_n {
@@ -280,10 +297,11 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
     fn decode<V: Vector>(&self, span: &Span<V>, ids: &[u32]) -> Option<Kept<S, K>> {
         let (topo, keys, low) = (self.topo, &self.keys, self.low);
         let max = S::splat_bits(u32::MAX);
-        let bucket = |k: S| k.key_of(low, 0);
         let tied = S::and(
             S::and(topo, keys.next.lt_bits(max)),
-            bucket(keys.next).eq_bits(bucket(keys.key[K - 1])),
+            keys.next
+                .key_of(low, 0)
+                .eq_bits(keys.key[K - 1].key_of(low, 0)),
         );
         if S::bits(tied) != 0 {
             return None;
@@ -305,7 +323,7 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
                 break;
             }
             if i > 0 {
-                let same = bucket(key).eq_bits(bucket(keys.key[i - 1]));
+                let same = key.key_of(low, 0).eq_bits(keys.key[i - 1].key_of(low, 0));
                 shared = S::or(shared, S::and(found, same));
             }
             // SAFETY: a key's slot bits are within `low`, below MAX_SLOTS.
