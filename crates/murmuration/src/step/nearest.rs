@@ -25,7 +25,9 @@
 mod keys;
 mod sums;
 
-pub(crate) use keys::{KeyLanes, MAX_SLOTS, Slots};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use keys::KeyLanes;
+pub(crate) use keys::{MAX_SLOTS, Slots};
 use sums::{offsets, shifted, squared};
 
 use crate::grid::Span;
@@ -101,6 +103,10 @@ pub(crate) struct Job<'a, V, S: Lanes> {
     /// The group's sums: the lanes of `topo` are written.
     pub out: &'a mut GroupLanes,
     /// This thread's slots for the lists by keys ([`keys`]).
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
+    )]
     pub slots: &'a mut Slots,
 }
 
@@ -443,6 +449,10 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
 
     /// Sorts the lists of the lanes of `m` by (distance², id), each entry
     /// past those found (+∞) last.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
+    )]
     #[inline(always)]
     fn sort_lanes(&mut self, m: S::Mask, ids: &[u32]) {
         let (mut kd, mut kj) = self.to_arrays();

@@ -15,6 +15,10 @@
 //! the scan measured them) and a lane whose kept entries share a bucket is
 //! put in (distance², id) order, so the sums see exactly the network's
 //! lists.
+#![cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
+)]
 
 use super::{BATCH, FLOCKS, Kept, RUN_AT, offsets};
 use crate::grid::Span;
