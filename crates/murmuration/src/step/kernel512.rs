@@ -119,7 +119,7 @@ mod x86 {
         clippy::undocumented_unsafe_blocks,
         reason = "every block is one AVX-512 intrinsic: see `W16`"
     )]
-    impl crate::step::nearest::KeyLanes for W16 {
+    impl crate::step::lanes::KeyLanes for W16 {
         #[inline(always)]
         fn splat_bits(b: u32) -> Self {
             float(unsafe { _mm512_set1_epi32(b as i32) })

@@ -79,6 +79,33 @@ pub(crate) trait Lanes:
     unsafe fn gather(self, base: &[f32], index: u32) -> Self;
 }
 
+/// Lane operations on bit patterns that the topological lists by keys
+/// need (`step/nearest/keys.rs`; sixteen lanes only).
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
+)]
+pub(crate) trait KeyLanes: Lanes {
+    /// Every lane the pattern `b`.
+    fn splat_bits(b: u32) -> Self;
+    /// Lane-wise unsigned minimum of the patterns.
+    fn min_bits(self, o: Self) -> Self;
+    /// Lane-wise unsigned maximum of the patterns.
+    fn max_bits(self, o: Self) -> Self;
+    /// Lanes whose pattern is below `o`'s, unsigned.
+    fn lt_bits(self, o: Self) -> Self::Mask;
+    /// Lanes whose patterns are equal.
+    fn eq_bits(self, o: Self) -> Self::Mask;
+    /// The patterns with the bits of `low` replaced by `slot` (within `low`).
+    fn key_of(self, low: u32, slot: u32) -> Self;
+    /// The largest pattern among the lanes of `m` (0 where `m` is empty).
+    fn max_bits_in(self, m: Self::Mask) -> u32;
+    /// Lanes `l` whose pattern has bit `l` set.
+    fn own_bit(self) -> Self::Mask;
+    /// The patterns with `bits` set in the lanes of `m`.
+    fn set_bits(self, m: Self::Mask, bits: u32) -> Self;
+}
+
 const ON: f32 = f32::from_bits(u32::MAX);
 
 /// `ALL_BUT8[l]`: every lane except lane `l`; `ALL_BUT8[8]`: every lane.

@@ -25,8 +25,6 @@
 mod keys;
 mod sums;
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) use keys::KeyLanes;
 pub(crate) use keys::{MAX_SLOTS, Slots};
 use sums::{offsets, shifted, squared};
 

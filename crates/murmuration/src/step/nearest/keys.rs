@@ -23,7 +23,7 @@
 use super::{BATCH, FLOCKS, Kept, RUN_AT, offsets};
 use crate::grid::Span;
 use crate::step::kernel::{self, Group, SortedSoa};
-use crate::step::lanes::Lanes;
+use crate::step::lanes::KeyLanes;
 use crate::vector::Vector;
 
 /// The most slots one group's scan may take (the candidates of its runs
@@ -33,28 +33,6 @@ pub(crate) const MAX_SLOTS: usize = 1 << 12;
 /// The scratch one thread's scans write slots into: index words (run and
 /// sorted index), then each slot's lanes that flock with it.
 pub(crate) type Slots = [f32; 2 * MAX_SLOTS];
-
-/// Lane operations on bit patterns that keys need (sixteen lanes only).
-pub(crate) trait KeyLanes: Lanes {
-    /// Every lane the pattern `b`.
-    fn splat_bits(b: u32) -> Self;
-    /// Lane-wise unsigned minimum of the patterns.
-    fn min_bits(self, o: Self) -> Self;
-    /// Lane-wise unsigned maximum of the patterns.
-    fn max_bits(self, o: Self) -> Self;
-    /// Lanes whose pattern is below `o`'s, unsigned.
-    fn lt_bits(self, o: Self) -> Self::Mask;
-    /// Lanes whose patterns are equal.
-    fn eq_bits(self, o: Self) -> Self::Mask;
-    /// The patterns with the bits of `low` replaced by `slot` (within `low`).
-    fn key_of(self, low: u32, slot: u32) -> Self;
-    /// The largest pattern among the lanes of `m` (0 where `m` is empty).
-    fn max_bits_in(self, m: Self::Mask) -> u32;
-    /// Lanes `l` whose pattern has bit `l` set.
-    fn own_bit(self) -> Self::Mask;
-    /// The patterns with `bits` set in the lanes of `m`.
-    fn set_bits(self, m: Self::Mask, bits: u32) -> Self;
-}
 
 /// Each lane's `K` first keys and the one after them, in order
 /// (`u32::MAX` past those found).
