@@ -108,6 +108,24 @@ pub(crate) struct Job<'a, V, S: Lanes> {
     pub slots: &'a mut Slots,
 }
 
+impl<V: Vector, S: Lanes> Job<'_, V, S> {
+    /// Asserts that the columns hold every sorted index the runs name and
+    /// one more (the sums read index 0 where nothing was found), so the
+    /// selections may read them unchecked.
+    #[inline(always)]
+    fn check(&self) {
+        let n = self.cell_start.last().copied().unwrap_or(0) as usize;
+        let data = self.data;
+        for a in 0..V::DIM {
+            assert!(data.pos[a].len() > n && data.vel[a].len() > n);
+        }
+        assert!(self.ids.len() >= n && n <= MAX_SORTED);
+        if self.multi {
+            assert!(data.species.len() >= n && data.species_f.len() >= n);
+        }
+    }
+}
+
 /// The lane widths the k-nearest lists run at, each compiled for its width.
 pub(crate) trait NearestLanes: Lanes {
     /// Selects and sums `job`'s lanes; returns the candidates measured.
@@ -145,10 +163,7 @@ unsafe fn run_wide<V: Vector>(job: &mut Job<'_, V, crate::step::kernel512::W16>)
     macro_rules! by_keys {
         ($($cap:literal)*) => {
             match capacity(kmax) {
-                $($cap => keys::select::<V, S, $cap>(
-                    job.g, job.topo, job.span, job.own, job.cell_start, job.data,
-                    job.ids, job.fov, job.multi, job.slots,
-                )
+                $($cap => keys::select::<V, S, $cap>(job)
                 .map(|(kept, candidates)| {
                     kept.sums::<V>(job, k);
                     candidates
@@ -170,10 +185,7 @@ fn run<V: Vector, S: Lanes>(job: &mut Job<'_, V, S>) -> u64 {
         ($($cap:literal)*) => {
             match capacity(kmax) {
                 $($cap => {
-                    let (kept, candidates) = select::<V, S, $cap>(
-                        job.g, job.topo, job.span, job.own, job.cell_start, job.data,
-                        job.ids, job.fov, job.multi,
-                    );
+                    let (kept, candidates) = select::<V, S, $cap>(job);
                     kept.sums::<V>(job, k);
                     candidates
                 })*
@@ -184,11 +196,9 @@ fn run<V: Vector, S: Lanes>(job: &mut Job<'_, V, S>) -> u64 {
     with_capacity!(4 5 6 7 8 16 32 64)
 }
 
-/// The `K` nearest candidates of every lane of `topo` (a subset of `g`'s
-/// lanes) among the candidates of `span` (no nearest images), with the
-/// kernel's candidates, radii, cones and relations (`fov`, `multi`); `own`
-/// is the group's row (its `cell_start` index at x = 0). `ids[j]` is the id
-/// of sorted index `j`. Returns the lists and the candidates measured by
+/// The `K` nearest candidates of every lane of `job.topo` (a subset of the
+/// group's lanes) among the candidates of `job.span` (no nearest images),
+/// with the kernel's candidates, radii, cones and relations. Returns the lists and the candidates measured by
 /// the lanes of `topo` (in a group of mixed lanes, the metric kernel counts
 /// every lane too).
 ///
@@ -196,29 +206,12 @@ fn run<V: Vector, S: Lanes>(job: &mut Job<'_, V, S>) -> u64 {
 /// group's own boids first, then the rest of its row, then the other rows,
 /// each cut along x to what the farthest kept entry of any lane reaches.
 #[inline(always)]
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the kernel's inputs and its loop-invariant switches"
-)]
 pub(crate) fn select<V: Vector, S: Lanes, const K: usize>(
-    g: &Group<'_, S>,
-    topo: S::Mask,
-    span: &Span<V>,
-    own: usize,
-    cell_start: &[u32],
-    data: &SortedSoa,
-    ids: &[u32],
-    fov: bool,
-    multi: bool,
+    job: &Job<'_, V, S>,
 ) -> (Kept<S, K>, u64) {
-    let n = cell_start.last().copied().unwrap_or(0) as usize;
-    for a in 0..V::DIM {
-        assert!(data.pos[a].len() >= n && data.vel[a].len() >= n);
-    }
-    assert!(ids.len() >= n && n <= MAX_SORTED);
-    if multi {
-        assert!(data.species.len() >= n && data.species_f.len() >= n);
-    }
+    job.check();
+    let (g, topo, span, own, cell_start) = (job.g, job.topo, job.span, job.own, job.cell_start);
+    let (data, ids, fov, multi) = (job.data, job.ids, job.fov, job.multi);
     let mut scan = Scan {
         g,
         topo,
@@ -233,30 +226,17 @@ pub(crate) fn select<V: Vector, S: Lanes, const K: usize>(
         candidates: 0,
     };
     let group = (g.first, g.first + g.count);
-    let rows = span.row_count;
-    let own_row = (0..rows).find(|&r| span.rows[r].0 == own && span.rows[r].1 == V::ZERO);
-    let order = own_row
-        .into_iter()
-        .chain((0..rows).filter(|&r| Some(r) != own_row));
-    for (visit, r) in order.enumerate() {
-        let (row, _) = span.rows[r];
-        for p in 0..span.piece_count {
-            let (x_a, x_b, x_shift, _) = span.pieces[p];
-            let run = (
-                cell_start[row + x_a as usize] as usize,
-                cell_start[row + x_b as usize + 1] as usize,
-            );
-            let mine = visit == 0 && own_row.is_some() && run.0 <= group.0 && group.1 <= run.1;
-            if mine {
-                scan.run::<V>(group, span, r, p);
-            }
-            let (lo, hi) = scan.cut(run, x_shift);
-            if mine {
-                scan.run::<V>((lo, group.0.max(lo)), span, r, p);
-                scan.run::<V>((group.1.min(hi), hi), span, r, p);
-            } else {
-                scan.run::<V>((lo, hi), span, r, p);
-            }
+    for v in Visits::new(span, own, cell_start, group) {
+        let (r, p) = (v.r, v.p);
+        if v.mine {
+            scan.run::<V>(group, span, r, p);
+        }
+        let (lo, hi) = scan.cut(v.run, span.pieces[p].2);
+        if v.mine {
+            scan.run::<V>((lo, group.0.max(lo)), span, r, p);
+            scan.run::<V>((group.1.min(hi), hi), span, r, p);
+        } else {
+            scan.run::<V>((lo, hi), span, r, p);
         }
     }
     scan.kept.order_ties(ids);
@@ -293,11 +273,7 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
         } else {
             g.reach
         };
-        let x_ends = (
-            self.data.pos[0][g.first],
-            self.data.pos[0][g.first + g.count - 1],
-        );
-        kernel::cut_run::<S>(&self.data.pos[0], run, x_ends, shift, reach)
+        cut(g, self.data, run, shift, reach)
     }
 
     /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes.
@@ -308,16 +284,7 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
             return;
         }
         self.candidates += S::bits(self.topo).count_ones() as u64 * (hi - lo) as u64;
-        // The lanes' positions less the run's shift, as the kernel's origin.
-        let mut origin = [S::splat(0.0); 3];
-        for (a, o) in origin.iter_mut().enumerate().take(d_n) {
-            let shift = if a == 0 {
-                span.pieces[p].2
-            } else {
-                span.rows[r].1.get(a)
-            };
-            *o = g.pos[a] - S::splat(shift);
-        }
+        let origin = origin(g, span, r, p);
         let tag = ((3 * r + p) as u32) << RUN_AT;
         let pos: [&[f32]; 3] = std::array::from_fn(|a| &self.data.pos[a][..]);
         // Candidates are measured a batch at a time, and only those some lane
@@ -336,16 +303,9 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
             let mut queued = 0usize;
             for j in j..end {
                 let valid = S::and(self.topo, S::all_but(j.wrapping_sub(g.first)));
-                // The kernel's offsets: each the negation of the per-boid one.
-                let mut d = [S::splat(0.0); 3];
-                let mut d2 = S::splat(0.0);
-                for a in 0..d_n {
-                    // SAFETY: j < the boid count <= the array's length
-                    // (asserted in `select`).
-                    let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
-                    d[a] = x;
-                    d2 = d2 + x * x;
-                }
+                // SAFETY: j < the boid count <= the arrays' length (asserted
+                // in `select`).
+                let (d, d2) = unsafe { measure(&origin, &pos, j, d_n) };
                 let (take, flock) =
                     kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
                 // Written always, kept only where some lane may take it.
@@ -366,6 +326,141 @@ impl<S: Lanes, const K: usize> Scan<'_, S, K> {
             j = end;
         }
     }
+}
+
+/// `run` (one row piece's, sorted by x, its periodic `shift`) cut to the
+/// candidates less than `reach` along x from the group's lanes
+/// ([`kernel::cut_run`]).
+#[inline(always)]
+fn cut<S: Lanes>(
+    g: &Group<'_, S>,
+    data: &SortedSoa,
+    run: (usize, usize),
+    shift: f32,
+    reach: f32,
+) -> (usize, usize) {
+    let xs = &data.pos[0];
+    let x_ends = (xs[g.first], xs[g.first + g.count - 1]);
+    kernel::cut_run::<S>(xs, run, x_ends, shift, reach)
+}
+
+/// One run of a group's visit ([`Visits`]).
+#[derive(Clone, Copy)]
+struct Visit {
+    /// The span's row.
+    r: usize,
+    /// The row's piece.
+    p: usize,
+    /// Its candidates (sorted indices), before any cut.
+    run: (usize, usize),
+    /// It is the group's own run, in its own (unshifted) row.
+    mine: bool,
+}
+
+/// The runs of a span in the order both selections visit them: the
+/// group's own row first, then the other rows, each piece by piece. The
+/// order changes only what a visit costs, never the lists.
+struct Visits<'a, V> {
+    span: &'a Span<V>,
+    cell_start: &'a [u32],
+    /// The group's sorted indices.
+    group: (usize, usize),
+    /// The span's row that is the group's own, unshifted.
+    own_row: Option<usize>,
+    /// Rows visited so far, and the next piece of the row being visited.
+    visit: usize,
+    piece: usize,
+}
+
+impl<'a, V: Vector> Visits<'a, V> {
+    /// The visit of `span` (its group `group`, whose row starts at
+    /// `cell_start` index `own`).
+    #[inline(always)]
+    fn new(span: &'a Span<V>, own: usize, cell_start: &'a [u32], group: (usize, usize)) -> Self {
+        let own_row =
+            (0..span.row_count).find(|&r| span.rows[r].0 == own && span.rows[r].1 == V::ZERO);
+        Self {
+            span,
+            cell_start,
+            group,
+            own_row,
+            visit: 0,
+            piece: 0,
+        }
+    }
+}
+
+impl<V: Vector> Iterator for Visits<'_, V> {
+    type Item = Visit;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Visit> {
+        let span = self.span;
+        if self.piece == span.piece_count {
+            self.visit += 1;
+            self.piece = 0;
+        }
+        if self.visit >= span.row_count {
+            return None;
+        }
+        // The own row first, then the others in order.
+        let r = match self.own_row {
+            Some(o) if self.visit == 0 => o,
+            Some(o) if self.visit > o => self.visit,
+            Some(_) => self.visit - 1,
+            None => self.visit,
+        };
+        let p = self.piece;
+        self.piece += 1;
+        let (row, _) = span.rows[r];
+        let (x_a, x_b, _, _) = span.pieces[p];
+        let run = (
+            self.cell_start[row + x_a as usize] as usize,
+            self.cell_start[row + x_b as usize + 1] as usize,
+        );
+        let (lo, hi) = self.group;
+        let mine = self.visit == 0 && self.own_row.is_some() && run.0 <= lo && hi <= run.1;
+        Some(Visit { r, p, run, mine })
+    }
+}
+
+/// The lanes' positions less the shift of the span's run `3 * r + p`: the
+/// kernel's origin for its candidates.
+#[inline(always)]
+fn origin<V: Vector, S: Lanes>(g: &Group<'_, S>, span: &Span<V>, r: usize, p: usize) -> [S; 3] {
+    let mut origin = [S::splat(0.0); 3];
+    for (a, o) in origin.iter_mut().enumerate().take(V::DIM) {
+        let shift = if a == 0 {
+            span.pieces[p].2
+        } else {
+            span.rows[r].1.get(a)
+        };
+        *o = g.pos[a] - S::splat(shift);
+    }
+    origin
+}
+
+/// The kernel's offsets of candidate `j` from `origin` (each the negation
+/// of the per-boid one) and its squared distance.
+///
+/// # Safety
+/// `j` is below the length of the first `dim` columns of `pos`.
+#[inline(always)]
+unsafe fn measure<S: Lanes>(
+    origin: &[S; 3],
+    pos: &[&[f32]; 3],
+    j: usize,
+    dim: usize,
+) -> ([S; 3], S) {
+    let mut d = [S::splat(0.0); 3];
+    let mut d2 = S::splat(0.0);
+    for a in 0..dim {
+        // SAFETY: in bounds (the caller's contract).
+        let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
+        d[a] = x;
+        d2 = d2 + x * x;
+    }
+    (d, d2)
 }
 
 impl<S: Lanes, const K: usize> Kept<S, K> {

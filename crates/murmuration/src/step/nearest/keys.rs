@@ -20,7 +20,7 @@
     allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
 )]
 
-use super::{BATCH, FLOCKS, Kept, RUN_AT, offsets};
+use super::{BATCH, FLOCKS, Job, Kept, RUN_AT, offsets};
 use crate::grid::Span;
 use crate::step::kernel::{self, Group, SortedSoa};
 use crate::step::lanes::KeyLanes;
@@ -59,46 +59,16 @@ impl<S: KeyLanes, const K: usize> Keys<S, K> {
 /// bucket with the next, or the group's runs hold [`MAX_SLOTS`] or more
 /// candidates (then only the exact network decides).
 #[inline(always)]
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the kernel's inputs, its loop-invariant switches and the scratch"
-)]
 pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
-    g: &Group<'_, S>,
-    topo: S::Mask,
-    span: &Span<V>,
-    own: usize,
-    cell_start: &[u32],
-    data: &SortedSoa,
-    ids: &[u32],
-    fov: bool,
-    multi: bool,
-    slots: &mut Slots,
+    job: &mut Job<'_, V, S>,
 ) -> Option<(Kept<S, K>, u64)> {
-    let n = cell_start.last().copied().unwrap_or(0) as usize;
-    for a in 0..V::DIM {
-        assert!(data.pos[a].len() > n && data.vel[a].len() > n);
-    }
-    assert!(ids.len() >= n && n <= super::MAX_SORTED);
-    if multi {
-        assert!(data.species.len() >= n && data.species_f.len() >= n);
-    }
-    let rows = span.row_count;
-    let run_of = |r: usize, p: usize| {
-        let (row, _) = span.rows[r];
-        let (x_a, x_b, _, _) = span.pieces[p];
-        (
-            cell_start[row + x_a as usize] as usize,
-            cell_start[row + x_b as usize + 1] as usize,
-        )
-    };
-    let mut bound = 0usize;
-    for r in 0..rows {
-        for p in 0..span.piece_count {
-            let (lo, hi) = run_of(r, p);
-            bound += hi - lo;
-        }
-    }
+    job.check();
+    let (g, topo, span, own, cell_start) = (job.g, job.topo, job.span, job.own, job.cell_start);
+    let (data, ids, fov, multi) = (job.data, job.ids, job.fov, job.multi);
+    let slots = &mut *job.slots;
+    let group = (g.first, g.first + g.count);
+    let visits = || super::Visits::new(span, own, cell_start, group);
+    let bound: usize = visits().map(|v| v.run.1 - v.run.0).sum();
     if bound >= MAX_SLOTS {
         return None;
     }
@@ -120,28 +90,20 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
         slots,
         candidates: 0,
     };
-    let group = (g.first, g.first + g.count);
-    let own_row = (0..rows).find(|&r| span.rows[r].0 == own && span.rows[r].1 == V::ZERO);
-    let order = own_row
-        .into_iter()
-        .chain((0..rows).filter(|&r| Some(r) != own_row));
-    for (visit, r) in order.enumerate() {
-        for p in 0..span.piece_count {
-            let run = run_of(r, p);
-            let mine = visit == 0 && own_row.is_some() && run.0 <= group.0 && group.1 <= run.1;
-            if mine {
-                scan.run::<V, true>(group, span, r, p);
-            }
-            let (lo, hi) = scan.cut(run, span.pieces[p].2);
-            if mine {
-                scan.run::<V, false>((lo, group.0.max(lo)), span, r, p);
-                scan.run::<V, false>((group.1.min(hi), hi), span, r, p);
-            } else if lo < group.1 && group.0 < hi {
-                // The group's own boids, seen as images (a shifted run).
-                scan.run::<V, true>((lo, hi), span, r, p);
-            } else {
-                scan.run::<V, false>((lo, hi), span, r, p);
-            }
+    for v in visits() {
+        let (r, p) = (v.r, v.p);
+        if v.mine {
+            scan.run::<V, true>(group, span, r, p);
+        }
+        let (lo, hi) = scan.cut(v.run, span.pieces[p].2);
+        if v.mine {
+            scan.run::<V, false>((lo, group.0.max(lo)), span, r, p);
+            scan.run::<V, false>((group.1.min(hi), hi), span, r, p);
+        } else if lo < group.1 && group.0 < hi {
+            // The group's own boids, seen as images (a shifted run).
+            scan.run::<V, true>((lo, hi), span, r, p);
+        } else {
+            scan.run::<V, false>((lo, hi), span, r, p);
         }
     }
     let kept = scan.decode(span, ids)?;
@@ -175,20 +137,16 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
         let g = self.g;
         let far = self.keys.key[K - 1].max_bits_in(self.topo);
         let reach = if far < f32::INFINITY.to_bits() {
-            // The bucket's largest distance: no key of a later bucket is
-            // within it.
-            // A root a few ulps long: as far as `rules::reach_of` or farther
-            // (a longer reach only measures more), without its loops.
+            // The bucket's largest distance (no key of a later bucket is
+            // within it), and a root a few ulps long: as far as
+            // `rules::reach_of` or farther (a longer reach only measures
+            // more), without its loops.
             let far = f32::from_bits(far | self.low);
             (far.sqrt() * (1.0 + 4.0 * f32::EPSILON)).min(g.reach)
         } else {
             g.reach
         };
-        let x_ends = (
-            self.data.pos[0][g.first],
-            self.data.pos[0][g.first + g.count - 1],
-        );
-        kernel::cut_run::<S>(&self.data.pos[0], run, x_ends, shift, reach)
+        super::cut(g, self.data, run, shift, reach)
     }
 
     /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes;
@@ -207,15 +165,7 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
             return;
         }
         self.candidates += S::bits(self.topo).count_ones() as u64 * (hi - lo) as u64;
-        let mut origin = [S::splat(0.0); 3];
-        for (a, o) in origin.iter_mut().enumerate().take(d_n) {
-            let shift = if a == 0 {
-                span.pieces[p].2
-            } else {
-                span.rows[r].1.get(a)
-            };
-            *o = g.pos[a] - S::splat(shift);
-        }
+        let origin = super::origin(g, span, r, p);
         let tag = ((3 * r + p) as u32) << RUN_AT;
         let pos: [&[f32]; 3] = std::array::from_fn(|a| &self.data.pos[a][..]);
         let max = S::splat_bits(u32::MAX);
@@ -240,15 +190,9 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
                 } else {
                     self.topo
                 };
-                let mut d = [S::splat(0.0); 3];
-                let mut d2 = S::splat(0.0);
-                for a in 0..d_n {
-                    // SAFETY: j < the boid count < the array's length
-                    // (asserted in `select`).
-                    let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
-                    d[a] = x;
-                    d2 = d2 + x * x;
-                }
+                // SAFETY: j < the boid count < the arrays' length (asserted
+                // in `select`).
+                let (d, d2) = unsafe { super::measure(&origin, &pos, j, d_n) };
                 let (take, flock) =
                     kernel::takes::<S>(g, self.data, j, &d, d2, valid, self.fov, self.multi, d_n);
                 let t = t % BATCH;
