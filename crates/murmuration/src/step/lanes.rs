@@ -239,7 +239,8 @@ impl Lanes for f32x8 {
     }
     #[inline(always)]
     fn any_bits(self, bits: u32) -> Self {
-        Self::mask_from(|l| self.to_array()[l].to_bits() & bits != 0)
+        let a = self.to_array();
+        Self::mask_from(|l| a[l].to_bits() & bits != 0)
     }
     #[inline(always)]
     unsafe fn gather(self, base: &[f32], index: u32) -> Self {

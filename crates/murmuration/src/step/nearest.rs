@@ -198,9 +198,9 @@ fn run<V: Vector, S: Lanes>(job: &mut Job<'_, V, S>) -> u64 {
 
 /// The `K` nearest candidates of every lane of `job.topo` (a subset of the
 /// group's lanes) among the candidates of `job.span` (no nearest images),
-/// with the kernel's candidates, radii, cones and relations. Returns the lists and the candidates measured by
-/// the lanes of `topo` (in a group of mixed lanes, the metric kernel counts
-/// every lane too).
+/// with the kernel's candidates, radii, cones and relations. Returns the
+/// lists and the candidates measured by the lanes of `topo` (in a group of
+/// mixed lanes, the metric kernel counts every lane too).
 ///
 /// The order of the visit does not change the lists, only their cost: the
 /// group's own boids first, then the rest of its row, then the other rows,
@@ -453,14 +453,11 @@ unsafe fn measure<S: Lanes>(
     dim: usize,
 ) -> ([S; 3], S) {
     let mut d = [S::splat(0.0); 3];
-    let mut d2 = S::splat(0.0);
     for a in 0..dim {
         // SAFETY: in bounds (the caller's contract).
-        let x = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
-        d[a] = x;
-        d2 = d2 + x * x;
+        d[a] = origin[a] - S::splat(unsafe { *pos[a].get_unchecked(j) });
     }
-    (d, d2)
+    (d, squared(d, dim))
 }
 
 impl<S: Lanes, const K: usize> Kept<S, K> {

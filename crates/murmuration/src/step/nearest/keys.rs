@@ -11,10 +11,9 @@
 //! than every one kept. Each list keeps that one key more to check. Where it
 //! shares the `k`-th's bucket (about one lane in a few hundred; every lane
 //! of a lattice), the group takes the exact network instead. The lists are
-//! then decoded (the slots' index words, the exact squared distances, as
-//! the scan measured them) and a lane whose kept entries share a bucket is
-//! put in (distance², id) order, so the sums see exactly the network's
-//! lists.
+//! then decoded into the slots' index words, and a lane whose kept entries
+//! share a bucket is measured again and put in (distance², id) order, so
+//! the sums see exactly the network's lists.
 #![cfg_attr(
     not(target_arch = "x86_64"),
     allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
@@ -31,7 +30,9 @@ use crate::vector::Vector;
 pub(crate) const MAX_SLOTS: usize = 1 << 12;
 
 /// The scratch one thread's scans write slots into: index words (run and
-/// sorted index), then each slot's lanes that flock with it.
+/// sorted index), then each slot's lanes that flock with it (written and
+/// read only where relations apply; without them every taken candidate
+/// flocks).
 pub(crate) type Slots = [f32; 2 * MAX_SLOTS];
 
 /// Each lane's `K` first keys and the one after them, in order
@@ -208,7 +209,9 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
                 queued &= queued - 1;
                 let at = self.count % MAX_SLOTS;
                 self.slots[at] = f32::from_bits((j + t) as u32 | tag);
-                self.slots[MAX_SLOTS + at] = f32::from_bits(b_flock[t]);
+                if self.multi {
+                    self.slots[MAX_SLOTS + at] = f32::from_bits(b_flock[t]);
+                }
                 let key = b_d2[t].key_of(self.low, at as u32);
                 self.keys.insert(S::select(b_take[t], key, max));
                 self.count += 1;

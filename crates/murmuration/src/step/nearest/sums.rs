@@ -10,7 +10,7 @@ use crate::vector::Vector;
 impl<S: Lanes, const K: usize> Kept<S, K> {
     /// The rule sums of each lane of `job.topo` over its first `k[l]`
     /// entries, nearest first, written into its column of `job.out`
-    /// ([`GroupLanes`]); a coincident neighbour pushes by `job.push`. Each
+    /// ([`kernel::GroupLanes`]); a coincident neighbour pushes by `job.push`. Each
     /// entry is measured again (the same bits as the scan's): the lists'
     /// distances say only which entries were found (+∞ past them).
     #[inline(always)]
@@ -25,14 +25,11 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
         let mut words = [0.0f32; W];
         // Every index word is below the boid count, and index 0 is read
         // where nothing was found: the columns hold at least one more.
-        let n = job.cell_start.last().copied().unwrap_or(0) as usize;
+        job.check();
         let (pos, vel): ([&[f32]; 3], [&[f32]; 3]) = (
             std::array::from_fn(|a| &data.pos[a][..]),
             std::array::from_fn(|a| &data.vel[a][..]),
         );
-        for a in 0..d_n {
-            assert!(pos[a].len() > n && vel[a].len() > n);
-        }
         let shifted = shifted(span);
         for i in 0..K {
             let found = S::and(S::and(topo, self.d2[i].lt(inf)), S::splat(i as f32).lt(k));
@@ -45,7 +42,7 @@ impl<S: Lanes, const K: usize> Kept<S, K> {
             for a in 0..d_n {
                 // SAFETY: every index word holds a sorted index below the
                 // boid count (0 where nothing was found), which the columns
-                // hold (asserted above).
+                // hold (`Job::check`).
                 v[a] = unsafe { word.gather(vel[a], INDEX) };
             }
             let d = offsets(g, span, shifted, &pos, word);
