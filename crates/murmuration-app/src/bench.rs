@@ -34,8 +34,10 @@ pub struct BenchArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Backend: cpu, gpu, or auto (the GPU when an adapter opens, else the CPU).
-    /// GPU rows time each step with GPU timestamps where the device has them (else
-    /// wall time to an idle device); `bytes_per_boid` is GPU buffer memory.
+    /// GPU rows queue the timed steps back to back and time each with GPU
+    /// timestamps where the device has them (else wall time to an idle device),
+    /// as `gpu_phases` does; their neighbour counts are the last timed step's;
+    /// `bytes_per_boid` is GPU buffer memory.
     #[arg(long, default_value_t = Backend::Cpu, value_name = "cpu|gpu|auto")]
     backend: Backend,
     /// One JSON object per line instead of a table.
@@ -423,18 +425,12 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
     let mut flock = murmuration_gpu::GpuFlock::new(gpu, &world)?;
     drop(world);
     let (warmup, measured) = phase_steps(n, phase);
-    flock.step_n(warmup)?;
-    let mut times = Vec::with_capacity(measured);
-    let (mut neighbours, mut candidates) = (0u64, 0u64);
-    for _ in 0..measured {
-        times.extend(flock.timed_steps(1)?);
-        // Counters are read after the timed step; the read-back is not timed.
-        let s = flock.last_stats()?;
-        neighbours += s.neighbours;
-        candidates += s.candidates;
-    }
-    let med = median(&mut times);
-    let per = (n * measured as u64) as f64;
+    // Steps queued back to back, as the pass profiler `gpu_phases` times them
+    // (murmuration_gpu's timing.rs): no wait or read-back between timed steps.
+    let times = flock.time_steps(warmup, measured as u32)?;
+    // The counters of the last timed step, read after the timing.
+    let s = flock.last_stats()?;
+    let (med, per) = (times.median_ms(), n as f64);
     Ok(Row {
         model: reynolds(),
         workload,
@@ -444,10 +440,10 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
         backend: Backend::Gpu,
         threads: 1,
         median_ms: med,
-        min_ms: times[0],
+        min_ms: times.min_ms(),
         ns_per_boid_step: med * 1e6 / n as f64,
-        neighbours: neighbours as f64 / per,
-        candidates: candidates as f64 / per,
+        neighbours: s.neighbours as f64 / per,
+        candidates: s.candidates as f64 / per,
         bytes_per_boid: flock.device_bytes() as f64 / n as f64,
         device: Some(gpu.name()),
         kernel_lanes: None,

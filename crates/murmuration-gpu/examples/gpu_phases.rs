@@ -19,19 +19,15 @@ fn profile<V: GpuVector>(
         None => World::<V>::benchmark(n)?,
     };
     let mut flock = GpuFlock::new(gpu, &world)?;
-    flock.step_n(warmup)?;
-    let step: Vec<f64> = {
-        let mut t = flock.timed_steps(20)?;
-        t.sort_by(f64::total_cmp);
-        t
-    };
+    // The same measurement as `murmuration bench --backend gpu` (timing.rs).
+    let step = flock.time_steps(warmup, 20)?;
     let passes = flock.profile_passes(20)?;
     println!(
         "gpu_phases on {}: {}D n={n}, {} cells; whole step median {:.4} ms",
         gpu.name(),
         V::DIM,
         flock.cells(),
-        step[10]
+        step.median_ms()
     );
     let total: f64 = passes.iter().map(|p| p.1).sum();
     for (name, ms) in passes {

@@ -44,6 +44,8 @@ mod relations;
 mod simulation;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
+#[cfg(not(target_arch = "wasm32"))]
+mod timing;
 mod uniforms;
 
 pub use device::{Gpu, instance};
@@ -52,6 +54,8 @@ pub use error::GpuError;
 pub use flock::{BoidBuffers, GpuFlock, GpuStats, ReadBack};
 #[cfg(not(target_arch = "wasm32"))]
 pub use simulation::{Backend, Simulation};
+#[cfg(not(target_arch = "wasm32"))]
+pub use timing::StepTimes;
 
 /// Invocations per workgroup of every compute pass (the shaders' `WG`).
 pub const WORKGROUP_SIZE: u32 = 256;

@@ -162,6 +162,31 @@ fn gpu_runs_repeat_bit_for_bit() {
     assert_eq!(run(), run());
 }
 
+/// `bench --backend gpu` and `gpu_phases` time steps with `time_steps`: the
+/// timed steps are the flock's own steps (the same bits as `step_n`), one time
+/// each, finite and positive.
+#[test]
+fn timed_steps_back_to_back_step_the_flock_as_step_n_does() {
+    let Some(gpu) = gpu() else { return };
+    let w = with_relations(world::<Vec2>(2000, 18.0, Boundary::Wrap, everything()));
+    let digest = |f: &GpuFlock<Vec2>| {
+        let mut out = w.clone();
+        f.read_into(&mut out).unwrap();
+        out.digest()
+    };
+    let mut plain = GpuFlock::new(&gpu, &w).unwrap();
+    plain.step_n(12).unwrap();
+    let mut timed = GpuFlock::new(&gpu, &w).unwrap();
+    let times = timed.time_steps(4, 8).unwrap();
+    assert_eq!(times.sorted_ms().len(), 8);
+    assert!(
+        times.sorted_ms().iter().all(|t| t.is_finite() && *t > 0.0),
+        "{times:?}"
+    );
+    assert!(times.min_ms() <= times.median_ms());
+    assert_eq!(digest(&timed), digest(&plain));
+}
+
 #[test]
 fn stats_count_the_same_neighbours_as_the_cpu() {
     let Some(gpu) = gpu() else { return };
