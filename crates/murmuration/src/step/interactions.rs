@@ -149,9 +149,9 @@ pub(crate) struct Seeker<V> {
     pub pos: V,
     /// Velocity, units/s.
     pub vel: V,
-    /// The heading its one leader adds, found for its group
-    /// ([`Interactions::follow_lanes`]): `Some(None)` when no leader is in
-    /// sight; `None` when `forces` must look itself.
+    /// What its one leader adds (a heading by directions, else a seek force),
+    /// found for its group ([`Interactions::follow_lanes`]): `Some(None)` when
+    /// no leader is in sight; `None` when `forces` must look itself.
     pub led: Option<Option<V>>,
 }
 
@@ -566,8 +566,8 @@ impl<V: Vector> Interactions<V> {
     }
 
     /// True when species `a`'s one follow is all [`Interactions::forces`] does
-    /// for it: a heading found by [`Interactions::follow_lanes`] stands for
-    /// the call (which adds it and returns zero).
+    /// for it: what [`Interactions::follow_lanes`] found stands for the call
+    /// (which adds a heading and returns zero, or returns zero plus a force).
     #[inline]
     pub fn follow_only(&self, a: usize) -> bool {
         self.follow_only[a]
@@ -687,7 +687,11 @@ impl<V: Vector> Interactions<V> {
                     if let Some(led) = me.led {
                         // Found for the group, in lanes (the plan's one follow).
                         if let Some(h) = led {
-                            *heading += h;
+                            if sp.steering == Steering::Directions {
+                                *heading += h;
+                            } else {
+                                chase += h;
+                            }
                         }
                         continue;
                     }

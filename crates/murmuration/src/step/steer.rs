@@ -8,7 +8,7 @@
 //! path. Both give the same bits.
 
 use crate::behaviours::boundary::{boundary_force, confine};
-use crate::params::{Boundary, SpeciesParams};
+use crate::params::{Boundary, SpeciesParams, Steering};
 use crate::rng::{CounterRng, Stream};
 use crate::step::batch::{self, Batch, Entities, Features, Steered};
 use crate::step::focus::{Focus, Focuser, PassEnv};
@@ -469,7 +469,7 @@ pub(crate) struct Who<V> {
     pub species: usize,
     /// Boid id.
     pub id: u32,
-    /// The heading its leader adds, found for its group
+    /// What its leader adds (a heading by directions, else a force), found for its group
     /// ([`Interactions::follow_lanes`](crate::step::interactions::Interactions::follow_lanes)),
     /// or `None` for the scalar query.
     pub led: Option<Option<V>>,
@@ -527,11 +527,17 @@ pub(crate) fn entities<V: Vector>(
     if env.has_interactions {
         let (mut away, mut seen) = env.interactions.scattered(si);
         if let (Some(led), true) = (f.led, env.interactions.follow_only(f.species)) {
-            // What `forces` does with a heading found in lanes, and returns.
+            // What `forces` does with what the lanes found, and returns: a
+            // heading by directions, else a force added to zero.
+            let mut chase = V::ZERO;
             if let Some(h) = led {
-                heading += h;
+                if sp.steering == Steering::Directions {
+                    heading += h;
+                } else {
+                    chase += h;
+                }
             }
-            target += V::ZERO;
+            target += chase;
         } else if env.interactions.searches(f.species) {
             let me = Seeker {
                 species: f.species,

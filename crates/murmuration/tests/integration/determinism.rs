@@ -373,8 +373,10 @@ fn batched_steering_matches_the_scalar_path_bit_for_bit() {
 /// method too (seed 002's scene runs on them): a school steering by
 /// directions that cruises, follows a wandering leader and flees a shark
 /// (with fear), a species steering by raw vectors and prioritized allocation
-/// drawn by an attractor along a path, a pulse, and topological neighbours,
-/// all give the scalar path's bits.
+/// drawn by an attractor along a path, a pack steering by Reynolds' per-rule
+/// sum (it and the raw species follow the leader too: a seek force found in
+/// lanes), a pulse, and topological neighbours, all give the scalar path's
+/// bits.
 #[test]
 fn batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_path() {
     use murmuration::{Path, Pulse, Relation, Steering};
@@ -414,13 +416,22 @@ fn batched_steering_with_leaders_predators_and_every_method_matches_the_scalar_p
                 fov_degrees: 200.0,
                 ..SpeciesParams::benchmark()
             };
-            let species = vec![school, raw, leader, shark];
+            // Followers by Reynolds' per-rule steering seek the leader
+            // (a force), those by directions take its heading.
+            let pack = SpeciesParams {
+                follow_radius: 6.0,
+                follow_weight: 1.5,
+                ..SpeciesParams::benchmark()
+            };
+            let species = vec![school, raw, leader, shark, pack];
             let mut w = World::new(cfg, species).unwrap();
             let id = SpeciesId::new;
-            for (s, n) in [(0, 600), (1, 300), (2, 1), (3, 2)] {
+            for (s, n) in [(0, 600), (1, 300), (2, 1), (3, 2), (4, 300)] {
                 w.spawn(Spawn::new(id(s), n).speed(0.7)).unwrap();
             }
             w.set_relation(id(0), id(2), Relation::Follow).unwrap();
+            w.set_relation(id(1), id(2), Relation::Follow).unwrap();
+            w.set_relation(id(4), id(2), Relation::Follow).unwrap();
             w.set_relation(id(0), id(3), Relation::Flee).unwrap();
             w.set_relation(id(3), id(0), Relation::Chase).unwrap();
             w.set_relation(id(0), id(1), Relation::Separate).unwrap();

@@ -1,14 +1,18 @@
 //! Followers a group at a time: the leader each of up to sixteen boids
-//! follows, and the heading it adds, in lanes the compiler vectorizes.
+//! follows, and what it adds (a heading by directions, a seek force
+//! otherwise), in lanes the compiler vectorizes.
 //!
 //! A school of 50,000 fish following one target (seed 002) asked the
 //! target's index once per fish: the cell, the cached candidates, the nearest
 //! leader, then a square root and two divisions, a long chain of latencies
 //! per fish. Here the group's cell and candidates are found once, and each
 //! lane measures and steers with [`Interactions::forces`]'s operations in its
-//! order: the same bits.
+//! order: the same bits. Lanes steering by directions get the leader's
+//! heading term; the others (Reynolds' per-rule and the rest) get the same
+//! `seek` force `forces` computes, a lane at a time.
 
 use super::{Interactions, NEAR_SLOTS, Near, TargetIndex};
+use crate::behaviours::seek;
 use crate::boids::BoidId;
 use crate::params::{SpeciesParams, Steering};
 use crate::step::kernel::SortedSoa;
@@ -17,16 +21,17 @@ use crate::vector::Vector;
 /// Lanes of a group.
 pub(crate) const LANES: usize = 16;
 
-/// Per lane: what [`Interactions::forces`] adds to the boid's heading for
-/// the leader it follows, or `None` when no leader is in sight.
-pub(crate) type Headings<V> = [Option<V>; LANES];
+/// Per lane: what [`Interactions::forces`] adds for the leader the boid
+/// follows (to its heading when it steers by directions, else to its pull
+/// toward targets), or `None` when no leader is in sight.
+pub(crate) type Leads<V> = [Option<V>; LANES];
 
 impl<V: Vector> Interactions<V> {
-    /// The leader's heading of the `m` boids from sorted index `si0` (each
-    /// lane as [`Interactions::forces`] computes it), or `None` when the
-    /// group is not for lanes: some species follows no one, follows more
-    /// than one species or steers otherwise than by directions, the boids
-    /// follow different species, those within reach lie in different cells
+    /// What the leader adds to each of the `m` boids from sorted index `si0`
+    /// (each lane as [`Interactions::forces`] computes it, [`Leads`]), or
+    /// `None` when the group is not for lanes: some species follows no one
+    /// or more than one species, the boids follow different species, those
+    /// within reach lie in different cells
     /// of the leaders' index, or that cell has more candidates than the
     /// cache keeps. Those groups take `forces`' own query.
     pub(crate) fn follow_lanes(
@@ -37,33 +42,27 @@ impl<V: Vector> Interactions<V> {
         si0: usize,
         m: usize,
         near: &mut Near<V>,
-    ) -> Option<Headings<V>> {
+    ) -> Option<Leads<V>> {
         if m == 0 || m > LANES {
             return None;
         }
-        let b = self.leader_of(species, data, si0, m)?;
+        let b = self.leader_of(data, si0, m)?;
         let t = self.targets[b].as_ref()?;
         let mut group = Followers::load::<V>(species, data, ids, si0, m);
         let Some(c) = group.cell(t, m)? else {
             return Some([None; LANES]); // no lane can reach a leader
         };
         let items = t.grid.cached_around(&mut near[b % NEAR_SLOTS], b, c)?;
-        Some(Nearest::of(&group, t, items).headings(&group, m))
+        Some(Nearest::of(&group, t, items).leads(&group, species, data, si0, m))
     }
 
-    /// The one species every lane's boid follows by directions, if so.
-    fn leader_of(
-        &self,
-        species: &[SpeciesParams],
-        data: &SortedSoa,
-        si0: usize,
-        m: usize,
-    ) -> Option<usize> {
+    /// The one species every lane's boid follows, if so.
+    fn leader_of(&self, data: &SortedSoa, si0: usize, m: usize) -> Option<usize> {
         let mut leader = None;
         for l in 0..m {
             let a = data.species[si0 + l] as usize;
             let b = (*self.follows.get(a)?)?;
-            if species[a].steering != Steering::Directions || leader.is_some_and(|x| x != b) {
+            if leader.is_some_and(|x| x != b) {
                 return None;
             }
             leader = Some(b);
@@ -221,9 +220,17 @@ impl Nearest {
         n
     }
 
-    /// Match the leader's heading; farther than half the radius, turn toward
-    /// it too (fully at the radius): `forces`' formula, per lane.
-    fn headings<V: Vector>(&self, f: &Followers, m: usize) -> Headings<V> {
+    /// By directions, match the leader's heading; farther than half the
+    /// radius, turn toward it too (fully at the radius). Otherwise seek the
+    /// leader. `forces`' formulas, per lane.
+    fn leads<V: Vector>(
+        &self,
+        f: &Followers,
+        species: &[SpeciesParams],
+        data: &SortedSoa,
+        si0: usize,
+        m: usize,
+    ) -> Leads<V> {
         let mut h = [[0.0f32; LANES]; 3];
         for l in 0..LANES {
             let d2 = self.d2[l];
@@ -239,13 +246,23 @@ impl Nearest {
         }
         let mut out = [None; LANES];
         for l in 0..m {
-            if self.found[l] {
-                let mut v = V::ZERO;
+            if !self.found[l] {
+                continue;
+            }
+            let sp = &species[data.species[si0 + l] as usize];
+            let mut v = V::ZERO;
+            if sp.steering == Steering::Directions {
                 for (a, ha) in h.iter().enumerate().take(V::DIM) {
                     v.set(a, ha[l]);
                 }
-                out[l] = Some(v);
+            } else {
+                let mut d = V::ZERO;
+                for (a, da) in self.d.iter().enumerate().take(V::DIM) {
+                    d.set(a, da[l]);
+                }
+                v = seek(d, data.velocity::<V>(si0 + l), sp) * sp.follow_weight;
             }
+            out[l] = Some(v);
         }
         out
     }
