@@ -122,7 +122,7 @@ for cfg in "2 100000" "2 1000000" "3 100000"; do
   echo -n "${1}D $2 boids: " | tee -a "$out/frames.log"
   timeout 300 "$bin/murmuration" render "$preset" --backend gpu --stride 1 --frames 300 \
     --size 1920x1080 -q --set "species.boids.count=$2" --set "world.size=$box" \
-    --out "$out/frame-${1}d-$2.png" | grep frame_ms | tee -a "$out/frames.log"
+    --out "$out/frame-${1}d-$2.png" | grep -E "frame_ms|frame parts" | tee -a "$out/frames.log"
 done
 table "$out/bench.jsonl" > "$out/table.md"
 echo "-- SPAN=2:"; cat "$out/table-span2.md"

@@ -59,6 +59,7 @@ for pass in pursue rank_cells steer; do
 done
 figure "frame, 2D $m, 1920x1080, glow" "<= 8 ms" \
   "$(frame frame-1m bench-2d --set "species.boids.count=$m" --set "world.size=[$(side2 "$m"),$(side2 "$m")]")"
+figure "  where the $m frame went" "" "$(grep 'frame parts' "$out/frames.log" | tail -1 | sed 's/^frame parts (median ms): //')"
 figure "frame, 2D $m, no glow" "" \
   "$(frame frame-1m-flat bench-2d --no-bloom --set "species.boids.count=$m" --set "world.size=[$(side2 "$m"),$(side2 "$m")]")"
 figure "frame, 2D $tm, 1920x1080, glow" "<= 40 ms" \

@@ -14,7 +14,9 @@ use murmuration::glam::Vec3;
 use murmuration::scenario::{AnyWorld, Look, Override};
 use murmuration::{Vector, World, WorldConfig};
 use murmuration_gpu::{GpuVector, Simulation};
-use murmuration_render::{Camera, ColourMode, Offscreen, RenderSettings, Scene, Trails};
+use murmuration_render::{
+    Camera, ColourMode, FrameTimes, Offscreen, PassTimes, RenderSettings, Scene, Trails,
+};
 use std::path::PathBuf;
 
 /// Boid colouring on the command line.
@@ -291,6 +293,9 @@ fn draw<V: GpuVector>(
     let bar = progress::bar(args.frames as u64, "frames", args.quiet);
     let mut drawn = 0;
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
+    // Where each frame's time went (printed with the frame time).
+    out.time_passes(true);
+    let mut parts = Vec::with_capacity(args.frames as usize);
     for f in 0..args.frames {
         if progress::stop_requested() {
             break;
@@ -315,11 +320,13 @@ fn draw<V: GpuVector>(
         if f > 0 || args.follow {
             update_scene(&mut sim, &mut scene, settings, &mut trails, args.follow)?;
         }
+        let before_draw = t.elapsed().as_secs_f64() * 1e3;
         let rgba = out.render(&scene, &camera, settings)?;
         // Steps, scene, drawing and the read-back (which waits for the GPU);
         // the first frame (no steps) is left out.
         if f > 0 {
             frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
+            parts.push((before_draw, out.last_times()));
         }
         sink.push(rgba)?;
         drawn += 1;
@@ -336,6 +343,7 @@ fn draw<V: GpuVector>(
             frame_ms.len(),
             args.stride
         )?;
+        outln!("{}", frame_parts(&parts))?;
     }
     sink.finish()?;
     if progress::stop_requested() {
@@ -346,6 +354,36 @@ fn draw<V: GpuVector>(
         return Err(Interrupted.into());
     }
     Ok(drawn)
+}
+
+/// The medians of where frames went: on the host, stepping and building the
+/// scene, encoding the draw, waiting for the device (steps queued on a GPU
+/// flock finish there too) and copying the picture; on the GPU, its passes
+/// (timestamps, where the device has them).
+fn frame_parts(parts: &[(f64, FrameTimes)]) -> String {
+    let med = |f: &dyn Fn(&(f64, FrameTimes)) -> f64| {
+        let mut v: Vec<f64> = parts.iter().map(f).collect();
+        crate::timing::median(&mut v)
+    };
+    let mut line = format!(
+        "frame parts (median ms): steps and scene {:.3}, encode and submit {:.3}, wait for the device {:.3}, copy out {:.3}",
+        med(&|p| p.0),
+        med(&|p| p.1.encode_ms),
+        med(&|p| p.1.wait_ms),
+        med(&|p| p.1.copy_ms)
+    );
+    if parts.iter().all(|p| p.1.passes.is_some()) {
+        let pass = |f: fn(&PassTimes) -> f64| med(&|p| p.1.passes.as_ref().map_or(f64::NAN, f));
+        line += &format!(
+            "; GPU passes: scene {:.3}, glow {:.3}, composite {:.3}",
+            pass(|t| t.scene_ms),
+            pass(|t| t.glow_ms),
+            pass(|t| t.composite_ms)
+        );
+    } else {
+        line += "; GPU passes untimed (no timestamp queries on this device)";
+    }
+    line
 }
 
 #[cfg(test)]
@@ -377,5 +415,37 @@ mod tests {
         let open = WorldConfig::new(Vec2::splat(100.0), Boundary::Reflect);
         let (lo, hi) = flock_extent(&flock, &open, Vec3::new(90.0, 50.0, 0.0), 1.0);
         assert!(hi.x - lo.x > 80.0, "{lo} {hi}");
+    }
+
+    #[test]
+    fn frame_parts_name_the_medians_and_say_when_passes_are_untimed() {
+        use murmuration_render::{FrameTimes, PassTimes};
+        let times = |ms: f64, passes| FrameTimes {
+            encode_ms: ms,
+            wait_ms: 2.0 * ms,
+            copy_ms: 3.0 * ms,
+            passes,
+        };
+        let pass = PassTimes {
+            scene_ms: 4.0,
+            glow_ms: 5.0,
+            composite_ms: 6.0,
+        };
+        let timed = [(1.0, times(1.0, Some(pass))), (9.0, times(3.0, Some(pass)))];
+        let line = super::frame_parts(&timed);
+        assert!(
+            line.contains("steps and scene 5.000, encode and submit 2.000"),
+            "{line}"
+        );
+        assert!(
+            line.contains("wait for the device 4.000, copy out 6.000"),
+            "{line}"
+        );
+        assert!(
+            line.contains("scene 4.000, glow 5.000, composite 6.000"),
+            "{line}"
+        );
+        let untimed = [(1.0, times(1.0, None))];
+        assert!(super::frame_parts(&untimed).contains("GPU passes untimed"));
     }
 }

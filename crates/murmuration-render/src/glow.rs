@@ -3,6 +3,7 @@
 //! output view. Shaders in `shaders/post.wgsl`.
 
 use crate::settings::RenderSettings;
+use crate::timing::{Part, PassTimer};
 use bytemuck::{Pod, Zeroable};
 
 /// One post pass's settings, as `post.wgsl` reads them.
@@ -163,34 +164,37 @@ impl Glow {
         }
     }
 
-    /// Encodes the glow (when `bloom`) and the composite into `view`.
+    /// Encodes the glow (when `bloom`) and the composite into `view`, with
+    /// `timer`'s timestamps around the glow and the composite.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         t: (&GlowTextures<'_>, &GlowGroups),
         view: &wgpu::TextureView,
         bloom: bool,
+        timer: Option<&PassTimer>,
     ) {
         let (tex, g) = t;
+        let writes = |part, begin, end| timer.and_then(|t| t.writes(part, begin, end));
         if bloom {
             pass(
                 encoder,
-                "render bright pass",
+                ("render bright pass", writes(Part::Glow, true, false)),
                 tex.half_a,
                 &self.bright,
                 &g.bright,
             );
-            for _ in 0..2 {
+            for round in 0..2 {
                 pass(
                     encoder,
-                    "render blur h pass",
+                    ("render blur h pass", None),
                     tex.half_b,
                     &self.blur,
                     &g.blur_h,
                 );
                 pass(
                     encoder,
-                    "render blur v pass",
+                    ("render blur v pass", writes(Part::Glow, false, round == 1)),
                     tex.half_a,
                     &self.blur,
                     &g.blur_v,
@@ -199,7 +203,7 @@ impl Glow {
         }
         pass(
             encoder,
-            "render composite pass",
+            ("render composite pass", writes(Part::Composite, true, true)),
             view,
             &self.composite,
             &g.composite,
@@ -207,10 +211,11 @@ impl Glow {
     }
 }
 
-/// One full-screen triangle of `pipeline` into `target`.
+/// One full-screen triangle of `pipeline` into `target`, labelled and
+/// timestamped as `label` says.
 fn pass(
     encoder: &mut wgpu::CommandEncoder,
-    label: &str,
+    (label, timestamp_writes): (&str, Option<wgpu::RenderPassTimestampWrites<'_>>),
     target: &wgpu::TextureView,
     pipeline: &wgpu::RenderPipeline,
     group: &wgpu::BindGroup,
@@ -227,7 +232,7 @@ fn pass(
             },
         })],
         depth_stencil_attachment: None,
-        timestamp_writes: None,
+        timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
     });

@@ -32,6 +32,7 @@ mod renderer;
 mod scene;
 mod settings;
 mod storage;
+mod timing;
 mod vertex;
 
 pub use camera::Camera;
@@ -41,5 +42,6 @@ pub use periodic::{nearest_image, period};
 pub use renderer::Renderer;
 pub use scene::{GpuBoids, PALETTE, Scene, Trails, heat};
 pub use settings::{ColourMode, RenderSettings};
+pub use timing::{FrameTimes, PassTimes};
 pub use vertex::{BoidInstance, ColourVertex};
 pub use wgpu;

@@ -4,6 +4,7 @@ use crate::camera::Camera;
 use crate::renderer::Renderer;
 use crate::scene::Scene;
 use crate::settings::RenderSettings;
+use crate::timing::FrameTimes;
 use murmuration_gpu::{Gpu, GpuError};
 use thiserror::Error;
 
@@ -39,6 +40,8 @@ pub struct Offscreen {
     width: u32,
     height: u32,
     padded_row: u32,
+    /// Where the last frame's time went.
+    times: FrameTimes,
 }
 
 impl Offscreen {
@@ -101,7 +104,20 @@ impl Offscreen {
             width,
             height,
             padded_row,
+            times: FrameTimes::default(),
         })
+    }
+
+    /// Times each frame's passes with GPU timestamps (`on`), where the device
+    /// has them ([`Renderer::time_passes`]); returns whether they are timed.
+    pub fn time_passes(&mut self, on: bool) -> bool {
+        self.renderer.time_passes(on)
+    }
+
+    /// Where the last [`Offscreen::render`] spent its time: the host's parts,
+    /// and the passes' GPU times while [`Offscreen::time_passes`] is on.
+    pub fn last_times(&self) -> FrameTimes {
+        self.times
     }
 
     /// Picture size in pixels.
@@ -123,6 +139,7 @@ impl Offscreen {
         camera: &Camera,
         settings: &RenderSettings,
     ) -> Result<Vec<u8>, RenderError> {
+        let mut since = clock();
         self.renderer
             .render(scene, camera, settings, &self.view, self.width, self.height);
         let device = self.gpu.device();
@@ -149,7 +166,13 @@ impl Offscreen {
         self.readback
             .slice(..)
             .map_async(wgpu::MapMode::Read, |_| {});
+        if let Some(timer) = self.renderer.timer() {
+            timer.map();
+        }
+        let encode_ms = lap(&mut since);
         self.gpu.wait_idle()?;
+        let wait_ms = lap(&mut since);
+        let passes = self.renderer.timer().and_then(|t| t.read());
         let mut pixels = Vec::with_capacity((4 * self.width * self.height) as usize);
         {
             let view = self
@@ -162,6 +185,25 @@ impl Offscreen {
             }
         }
         self.readback.unmap();
+        self.times = FrameTimes {
+            encode_ms,
+            wait_ms,
+            copy_ms: lap(&mut since),
+            passes,
+        };
         Ok(pixels)
     }
+}
+
+/// Now, on a machine with a clock (a browser's wasm32 has none to read here).
+fn clock() -> Option<std::time::Instant> {
+    (!cfg!(target_arch = "wasm32")).then(std::time::Instant::now)
+}
+
+/// Milliseconds since `since`, which restarts (0 without a clock).
+fn lap(since: &mut Option<std::time::Instant>) -> f64 {
+    let Some(t) = since else { return 0.0 };
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    *since = clock();
+    ms
 }

@@ -7,6 +7,7 @@ use crate::glow::{Glow, GlowGroups, GlowTextures};
 use crate::scene::Scene;
 use crate::settings::RenderSettings;
 use crate::storage::{PipelineParts, StoragePipeline};
+use crate::timing::{Part, PassTimer};
 use crate::vertex::{BoidInstance, ColourVertex};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -142,6 +143,8 @@ pub struct Renderer {
     lines: Option<wgpu::Buffer>,
     fills: Option<wgpu::Buffer>,
     targets: Option<Targets>,
+    /// Timestamps around the passes, when asked for ([`Renderer::time_passes`]).
+    timer: Option<PassTimer>,
 }
 
 fn texture(
@@ -261,7 +264,25 @@ impl Renderer {
             lines: None,
             fills: None,
             targets: None,
+            timer: None,
         }
+    }
+
+    /// Times each frame's passes with GPU timestamps (`on`), where the device
+    /// has them; returns whether they are timed. Off by default: the queries
+    /// and their read-back cost a little every frame.
+    pub fn time_passes(&mut self, on: bool) -> bool {
+        self.timer = if on {
+            PassTimer::new(&self.device, &self.queue)
+        } else {
+            None
+        };
+        self.timer.is_some()
+    }
+
+    /// The pass timer, while passes are timed.
+    pub(crate) fn timer(&self) -> Option<&PassTimer> {
+        self.timer.as_ref()
     }
 
     /// The output format it draws into.
@@ -352,8 +373,16 @@ impl Renderer {
             settings.background,
         );
         let textures = t.glow_textures();
-        self.glow
-            .encode(&mut encoder, (&textures, &t.glow), view, settings.bloom);
+        self.glow.encode(
+            &mut encoder,
+            (&textures, &t.glow),
+            view,
+            settings.bloom,
+            self.timer.as_ref(),
+        );
+        if let Some(timer) = &mut self.timer {
+            timer.resolve(&mut encoder, settings.bloom);
+        }
         self.queue.submit([encoder.finish()]);
     }
 
@@ -434,7 +463,10 @@ impl Renderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: self
+                .timer
+                .as_ref()
+                .and_then(|t| t.writes(Part::Scene, true, true)),
             occlusion_query_set: None,
             multiview_mask: None,
         });

@@ -199,3 +199,35 @@ fn the_same_frame_renders_to_the_same_pixels() {
     let later = picture(&mut out, SCENE_2D, 40, &RenderSettings::default());
     assert_ne!(a, later, "boids moved between the frames");
 }
+
+/// `render --backend gpu` times each frame's passes (issue 47): the timing
+/// changes no pixel, and it times the scene, the glow (only while drawn) and
+/// the composite, with the host's parts beside them.
+#[test]
+fn timed_passes_draw_the_same_pixels_and_time_each_part() {
+    let Some(mut out) = offscreen() else { return };
+    let glow = RenderSettings::default();
+    let plain = RenderSettings {
+        bloom: false,
+        ..RenderSettings::default()
+    };
+    let untimed = [glow, plain].map(|s| picture(&mut out, SCENE_2D, 10, &s));
+    assert_eq!(out.last_times().passes, None, "untimed by default");
+    if !out.time_passes(true) {
+        murmuration_gpu::testing::missing("no timestamp queries on this device");
+        return;
+    }
+    for (settings, before) in [glow, plain].iter().zip(&untimed) {
+        let rgba = picture(&mut out, SCENE_2D, 10, settings);
+        assert!(&rgba == before, "timing changed the picture");
+        let t = out.last_times();
+        let p = t.passes.expect("timed passes");
+        assert!(p.scene_ms > 0.0 && p.composite_ms > 0.0, "{t:?}");
+        assert_eq!(p.glow_ms > 0.0, settings.bloom, "{t:?}");
+        let host = [t.encode_ms, t.wait_ms, t.copy_ms];
+        assert!(host.iter().all(|ms| ms.is_finite() && *ms >= 0.0), "{t:?}");
+    }
+    assert!(!out.time_passes(false));
+    picture(&mut out, SCENE_2D, 10, &glow);
+    assert_eq!(out.last_times().passes, None, "timing off again");
+}
