@@ -13,6 +13,7 @@
 
 mod along_x;
 mod nearby;
+mod prefix;
 mod rings;
 mod span;
 
@@ -223,7 +224,13 @@ impl Grid {
         let mut keys = std::mem::take(&mut self.keys);
         keys.resize(n, 0);
         let mut cursor = std::mem::take(&mut self.cursor);
-        cursor.clear();
+        // Split blocks zero their own rows below (from SPLIT_AT boids there is
+        // a chunk of keys for every block); one block, perhaps of no boids, is
+        // zeroed here.
+        debug_assert!(blocks == 1 || n.div_ceil(per) == blocks);
+        if blocks == 1 {
+            cursor.clear();
+        }
         cursor.resize(blocks * cells, 0);
         let this = &*self;
         cursor
@@ -231,6 +238,7 @@ impl Grid {
             .zip(keys.par_chunks_mut(per))
             .zip(positions.par_chunks(per))
             .for_each(|((count, keys), positions)| {
+                count.fill(0);
                 // Keys first, in a loop of their own (it vectorizes).
                 for (k, &p) in keys.iter_mut().zip(positions) {
                     *k = this.key_of(p);
@@ -243,20 +251,10 @@ impl Grid {
         self.cursor = cursor;
         self.order.resize(n, 0);
         let keys = &self.keys;
-        // Exclusive prefix over cells, and within each cell over blocks.
-        self.cell_start.clear();
+        // Exclusive prefix over cells, and within each cell over blocks
+        // (every entry is written).
         self.cell_start.resize(cells + 1, 0);
-        let mut running = 0u32;
-        for c in 0..cells {
-            self.cell_start[c] = running;
-            for b in 0..blocks {
-                let slot = &mut self.cursor[b * cells + c];
-                let count = *slot;
-                *slot = running;
-                running += count;
-            }
-        }
-        self.cell_start[cells] = running;
+        prefix::cells_then_blocks(&mut self.cursor, &mut self.cell_start, cells);
         if blocks == 1 {
             for (slot, &k) in self.keys.iter().enumerate() {
                 let c = &mut self.cursor[k as usize];
