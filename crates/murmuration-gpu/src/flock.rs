@@ -16,6 +16,9 @@ use wgpu::util::DeviceExt;
 const MAX_GROUPS_X: u32 = 65_535;
 /// Steps recorded per command buffer by [`GpuFlock::step_n`].
 const STEPS_PER_SUBMIT: u64 = 64;
+/// The most steps [`GpuFlock::timed_steps`] times at once (two timestamps
+/// each, in one query set).
+pub const MAX_TIMED_STEPS: u32 = 1024;
 
 /// Where `steer` stands in [`PASSES`] (`pursue` goes before it).
 const STEER: usize = PASSES.len() - 1;
@@ -653,11 +656,17 @@ impl<V: GpuVector> GpuFlock<V> {
         self.step_n(1)
     }
 
-    /// Runs `steps` steps, one submission each, and returns each step's time in
-    /// milliseconds: GPU timestamps around the step's pass where the device has
-    /// them, else wall time from submit to an idle device.
+    /// Runs `steps` steps (1 to [`MAX_TIMED_STEPS`]), one submission each, and
+    /// returns each step's time in milliseconds: GPU timestamps around the
+    /// step's pass where the device has them, else wall time from submit to an
+    /// idle device. Another count is refused (a query set holds at most 4,096).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn timed_steps(&mut self, steps: u32) -> Result<Vec<f64>, GpuError> {
+        if steps == 0 || steps > MAX_TIMED_STEPS {
+            return Err(GpuError::Unsupported(format!(
+                "timing {steps} steps at once (1 to {MAX_TIMED_STEPS})"
+            )));
+        }
         let mut out = Vec::with_capacity(steps as usize);
         if self.gpu.timestamps {
             let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {

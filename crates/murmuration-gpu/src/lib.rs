@@ -51,7 +51,7 @@ mod uniforms;
 pub use device::{Gpu, instance};
 pub use dims::GpuVector;
 pub use error::GpuError;
-pub use flock::{BoidBuffers, GpuFlock, GpuStats, ReadBack};
+pub use flock::{BoidBuffers, GpuFlock, GpuStats, MAX_TIMED_STEPS, ReadBack};
 #[cfg(not(target_arch = "wasm32"))]
 pub use simulation::{Backend, Simulation};
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,7 +1,7 @@
 //! GPU step times, measured the one way that `murmuration bench --backend gpu`
 //! and the `gpu_phases` profiler both report: steps queued back to back (no
-//! host wait or read-back between them), each timed by GPU timestamps, and one
-//! median rule. `bench` once waited for the device and read its counters after
+//! host wait or read-back between them, where the device has timestamps),
+//! each timed by GPU timestamps, and one median rule for the whole step. `bench` once waited for the device and read its counters after
 //! every step while the profiler queued twenty steps, and at 10M boids the two
 //! disagreed fourfold (issue 47); now they are one measurement.
 

@@ -109,7 +109,8 @@ impl Offscreen {
     }
 
     /// Times each frame's passes with GPU timestamps (`on`), where the device
-    /// has them ([`Renderer::time_passes`]); returns whether they are timed.
+    /// has them; returns whether they are timed. Off by default: the queries
+    /// and their read-back cost a little every frame.
     pub fn time_passes(&mut self, on: bool) -> bool {
         self.renderer.time_passes(on)
     }

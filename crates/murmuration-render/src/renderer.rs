@@ -143,7 +143,7 @@ pub struct Renderer {
     lines: Option<wgpu::Buffer>,
     fills: Option<wgpu::Buffer>,
     targets: Option<Targets>,
-    /// Timestamps around the passes, when asked for ([`Renderer::time_passes`]).
+    /// Timestamps around the passes, when asked for (`time_passes`).
     timer: Option<PassTimer>,
 }
 
@@ -269,9 +269,9 @@ impl Renderer {
     }
 
     /// Times each frame's passes with GPU timestamps (`on`), where the device
-    /// has them; returns whether they are timed. Off by default: the queries
-    /// and their read-back cost a little every frame.
-    pub fn time_passes(&mut self, on: bool) -> bool {
+    /// has them; returns whether they are timed. Crate-wide only: the times
+    /// are read after the frame's read-back ([`crate::Offscreen::time_passes`]).
+    pub(crate) fn time_passes(&mut self, on: bool) -> bool {
         self.timer = if on {
             PassTimer::new(&self.device, &self.queue)
         } else {

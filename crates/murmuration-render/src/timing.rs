@@ -3,6 +3,9 @@
 //! offscreen frame ([`FrameTimes`]). A million boids drawn from a GPU flock's
 //! buffers took 115 ms a frame on an H200 (issue 47); these say which part.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
 /// Query pairs (begin, end): the scene pass, the glow passes, the composite.
 const PAIRS: u32 = 3;
 /// Bytes between the pairs' resolved values (wgpu's resolve alignment).
@@ -56,7 +59,18 @@ pub(crate) struct PassTimer {
     period: f64,
     /// Whether the last frame drew the glow (else its pair was not written).
     glow: bool,
+    /// The copy's mapping: [`IDLE`], [`PENDING`], [`MAPPED`] or [`FAILED`].
+    state: Arc<AtomicU8>,
 }
+
+/// No mapping asked for.
+const IDLE: u8 = 0;
+/// Asked for, not yet done.
+const PENDING: u8 = 1;
+/// Mapped: readable, to be unmapped.
+const MAPPED: u8 = 2;
+/// The mapping failed (the buffer is not mapped).
+const FAILED: u8 = 3;
 
 impl PassTimer {
     /// A timer, or `None` where the device lacks timestamp queries.
@@ -92,6 +106,7 @@ impl PassTimer {
             staging,
             period: queue.get_timestamp_period() as f64,
             glow: false,
+            state: Arc::new(AtomicU8::new(IDLE)),
         })
     }
 
@@ -129,16 +144,27 @@ impl PassTimer {
 
     /// Asks for the copy to be mapped; [`PassTimer::read`] once the device is idle.
     pub(crate) fn map(&self) {
+        self.state.store(PENDING, Ordering::Release);
+        let state = Arc::clone(&self.state);
         self.staging
             .slice(..)
-            .map_async(wgpu::MapMode::Read, |_| {});
+            .map_async(wgpu::MapMode::Read, move |done| {
+                let now = if done.is_ok() { MAPPED } else { FAILED };
+                state.store(now, Ordering::Release);
+            });
     }
 
     /// The times of the frame mapped by [`PassTimer::map`], after the device
-    /// went idle; unmaps the copy.
+    /// went idle (`None` if the mapping failed or is not done); unmaps the
+    /// copy (or cancels its mapping) either way, so the next frame may copy
+    /// into it.
     pub(crate) fn read(&self) -> Option<PassTimes> {
-        let ms = {
-            let view = self.staging.slice(..).get_mapped_range().ok()?;
+        let state = self.state.swap(IDLE, Ordering::AcqRel);
+        if state == IDLE || state == FAILED {
+            return None;
+        }
+        let mapped = (state == MAPPED).then(|| self.staging.slice(..).get_mapped_range().ok());
+        let ms = mapped.flatten().map(|view| {
             let ticks = |part: Part| {
                 let at = (STRIDE * part as u64) as usize;
                 let word = |k: usize| {
@@ -152,8 +178,8 @@ impl PassTimer {
                 glow_ms: if self.glow { ticks(Part::Glow) } else { 0.0 },
                 composite_ms: ticks(Part::Composite),
             }
-        };
+        });
         self.staging.unmap();
-        Some(ms)
+        ms
     }
 }

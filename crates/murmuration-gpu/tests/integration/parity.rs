@@ -164,7 +164,7 @@ fn gpu_runs_repeat_bit_for_bit() {
 
 /// `bench --backend gpu` and `gpu_phases` time steps with `time_steps`: the
 /// timed steps are the flock's own steps (the same bits as `step_n`), one time
-/// each, finite and positive.
+/// each, finite and positive; a count no query set holds is an error.
 #[test]
 fn timed_steps_back_to_back_step_the_flock_as_step_n_does() {
     let Some(gpu) = gpu() else { return };
@@ -184,6 +184,12 @@ fn timed_steps_back_to_back_step_the_flock_as_step_n_does() {
         "{times:?}"
     );
     assert!(times.min_ms() <= times.median_ms());
+    assert_eq!(digest(&timed), digest(&plain));
+    // Counts a query set cannot hold are refused, and step nothing.
+    for steps in [0, murmuration_gpu::MAX_TIMED_STEPS + 1] {
+        let e = timed.time_steps(0, steps).unwrap_err().to_string();
+        assert!(e.contains(&format!("timing {steps} steps")), "{e}");
+    }
     assert_eq!(digest(&timed), digest(&plain));
 }
 
