@@ -2,7 +2,9 @@
 # Issue 47's figures in one table, sized for a short device lease (about 5
 # minutes on an H200): the plain step, the behaviours' price and where it goes,
 # the 10M benchmark beside the profiler, frames drawn from the GPU's buffers,
-# seed 002 at its full scale, and the hunt test.
+# seed 002 at its full scale, and the hunt test; then issue 48's CPU figures on
+# the host's many cores (the 1M step from 1 to 16 threads, k = 7 against the
+# metric step).
 #
 #   scripts/gpu-figures.sh [OUTDIR]     (default: $OUT, else target/gpu-figures)
 #
@@ -69,6 +71,23 @@ figure "seed 002, 2 x $fish fish, frame" "<= 8.3 ms (120/s)" \
   "$(frame sharks sharks-and-schools --set "species.school_a.count=$fish" --set "species.school_b.count=$fish")"
 hunt=$(timeout 120 "$bin/gpu-tests" hunts_on_the_gpu --nocapture --test-threads 1 2>&1 | tee "$out/hunt.log" | grep -E "test result" | tail -1)
 figure "hunts_on_the_gpu_repeat_bit_for_bit" "passes" "${hunt:-no result}"
+
+# Issue 48 on the same lease: the device machine's host has many cores, the
+# one place a session may see the CPU step at 1, 2, 4, 8 and 16 threads.
+cores=$(nproc)
+cpu() { timeout 120 "$bin/murmuration" bench --json "$@" 2>>"$out/errors.log" | tee -a "$out/cpu.jsonl" | median; }
+one=""
+for t in 1 2 4 8 16 32; do
+  [ "$t" -gt "$cores" ] && break
+  ms=$(cpu --dim 2 --n "$m" --phase uniform --threads "$t")
+  [ -z "$one" ] && one=$ms
+  figure "CPU step, 2D $m uniform, $t threads ($cores cores)" ">= 10x at 16" \
+    "$ms ($(python3 -c "print('%.2fx' % ($one / $ms))" 2>/dev/null))"
+done
+topo=$(cpu --scene bench-2d --set species.boids.topological_neighbours=7 --threads "$cores" --steps 30)
+metric=$(cpu --scene bench-2d --threads "$cores" --steps 30)
+figure "CPU bench-2d, k = 7 against metric, $cores threads" "<= 1.5x" \
+  "$topo / $metric ($(python3 -c "print('%.2fx' % ($topo / $metric))" 2>/dev/null))"
 
 {
   echo "GPU: $(tail -n +2 "$out/gpu.txt" | head -1)"
