@@ -18,6 +18,8 @@ use serde::{Deserialize, Serialize};
 
 mod follow;
 
+pub(crate) use follow::add_lead;
+
 /// Something that happened during a step, in a deterministic order.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", bound = "")]
@@ -686,13 +688,7 @@ impl<V: Vector> Interactions<V> {
                 Relation::Follow => {
                     if let Some(led) = me.led {
                         // Found for the group, in lanes (the plan's one follow).
-                        if let Some(h) = led {
-                            if sp.steering == Steering::Directions {
-                                *heading += h;
-                            } else {
-                                chase += h;
-                            }
-                        }
+                        add_lead(led, sp, heading, &mut chase);
                         continue;
                     }
                     let Some(t) = &self.targets[b] else { continue };

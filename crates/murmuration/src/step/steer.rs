@@ -8,11 +8,11 @@
 //! path. Both give the same bits.
 
 use crate::behaviours::boundary::{boundary_force, confine};
-use crate::params::{Boundary, SpeciesParams, Steering};
+use crate::params::{Boundary, SpeciesParams};
 use crate::rng::{CounterRng, Stream};
 use crate::step::batch::{self, Batch, Entities, Features, Steered};
 use crate::step::focus::{Focus, Focuser, PassEnv};
-use crate::step::interactions::{Near, Seeker, Sorted, Tables};
+use crate::step::interactions::{Near, Seeker, Sorted, Tables, add_lead};
 use crate::step::kernel;
 use crate::step::lanes::Lanes;
 use crate::step::rules;
@@ -527,17 +527,11 @@ pub(crate) fn entities<V: Vector>(
     if env.has_interactions {
         let (mut away, mut seen) = env.interactions.scattered(si);
         if let (Some(led), true) = (f.led, env.interactions.follow_only(f.species)) {
-            // What `forces` does with what the lanes found, and returns: a
-            // heading by directions, else a force added to zero.
-            let mut chase = V::ZERO;
-            if let Some(h) = led {
-                if sp.steering == Steering::Directions {
-                    heading += h;
-                } else {
-                    chase += h;
-                }
-            }
-            target += chase;
+            // What `forces` does with what the lanes found, and returns (its
+            // pull starts at zero).
+            let mut pull = V::ZERO;
+            add_lead(led, sp, &mut heading, &mut pull);
+            target += pull;
         } else if env.interactions.searches(f.species) {
             let me = Seeker {
                 species: f.species,

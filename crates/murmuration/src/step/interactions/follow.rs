@@ -26,6 +26,25 @@ pub(crate) const LANES: usize = 16;
 /// toward targets), or `None` when no leader is in sight.
 pub(crate) type Leads<V> = [Option<V>; LANES];
 
+/// Adds a lane's lead (of [`Leads`]) where [`Interactions::forces`] adds a
+/// leader's term for a boid of species `sp`: to `heading` when it steers by
+/// directions, else to `pull` (the force `forces` returns).
+#[inline(always)]
+pub(crate) fn add_lead<V: Vector>(
+    lead: Option<V>,
+    sp: &SpeciesParams,
+    heading: &mut V,
+    pull: &mut V,
+) {
+    if let Some(h) = lead {
+        if sp.steering == Steering::Directions {
+            *heading += h;
+        } else {
+            *pull += h;
+        }
+    }
+}
+
 impl<V: Vector> Interactions<V> {
     /// What the leader adds to each of the `m` boids from sorted index `si0`
     /// (each lane as [`Interactions::forces`] computes it, [`Leads`]), or
