@@ -82,14 +82,14 @@ mod tests {
     /// loop's starts and cursors.
     #[test]
     fn the_split_prefix_equals_the_serial_one() {
-        for (cells, blocks) in [(1, 3), (7, 2), (1000, 1), (1001, 3), (4099, 8)] {
+        for (cells, blocks) in [(1, 3), (7, 2), (1000, 1), (1001, 3), (4099, 8), (5003, 16)] {
             let counts: Vec<u32> = (0..cells * blocks)
                 .map(|i| (i as u32).wrapping_mul(0x9e37_79b9) >> 29)
                 .collect();
             let mut want = (counts.clone(), vec![0u32; cells + 1]);
             let total = serial(&mut want.0, &mut want.1, cells, 0);
             want.1[cells] = total;
-            for threads in [1, 2, 3, 5, 8] {
+            for threads in [1, 2, 3, 5, 8, 16] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
