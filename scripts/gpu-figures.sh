@@ -81,8 +81,12 @@ for t in 1 2 4 8 16 32; do
   [ "$t" -gt "$cores" ] && break
   ms=$(cpu --dim 2 --n "$m" --phase uniform --threads "$t")
   [ -z "$one" ] && one=$ms
+  # The row's phases (grid, gather, steer): which one stops scaling.
+  split=$(tail -1 "$out/cpu.jsonl" | python3 -c 'import sys,json
+r=json.loads(sys.stdin.read())
+print("grid %.3f, gather %.3f, steer %.3f" % (r["grid_ms"], r["gather_ms"], r["steer_ms"]))' 2>/dev/null)
   figure "CPU step, 2D $m uniform, $t threads ($cores cores)" ">= 10x at 16" \
-    "$ms ($(python3 -c "print('%.2fx' % ($one / $ms))" 2>/dev/null))"
+    "$ms ($(python3 -c "print('%.2fx' % ($one / $ms))" 2>/dev/null); $split)"
 done
 topo=$(cpu --scene bench-2d --set species.boids.topological_neighbours=7 --threads "$cores" --steps 30)
 metric=$(cpu --scene bench-2d --threads "$cores" --steps 30)

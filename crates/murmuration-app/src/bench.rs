@@ -157,6 +157,16 @@ struct Row {
     /// else 8 (CPU rows only; both give the same bits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     kernel_lanes: Option<usize>,
+    /// Medians of the step's phases, ms, as `bench --scene` names them: the
+    /// grid build, the gather into cell order, and the neighbour sums with
+    /// steering and integration (CPU rows only): which phase stops scaling as
+    /// threads are added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    grid_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gather_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    steer_ms: Option<f64>,
 }
 
 /// Runs the benchmark table.
@@ -377,6 +387,7 @@ fn measure<V: Dimension>(
     let (warmup, measured) = phase_steps(n, phase);
     world.step_n(warmup);
     let mut times = Vec::with_capacity(measured);
+    let mut parts: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(measured));
     let (mut neighbours, mut candidates) = (0u64, 0u64);
     for _ in 0..measured {
         let t = Instant::now();
@@ -384,8 +395,17 @@ fn measure<V: Dimension>(
         times.push(t.elapsed().as_secs_f64() * 1e3);
         neighbours += stats.neighbours;
         candidates += stats.candidates;
+        let seconds = [
+            stats.grid_seconds,
+            stats.gather_seconds,
+            stats.steer_seconds,
+        ];
+        for (part, s) in parts.iter_mut().zip(seconds) {
+            part.push(s * 1e3);
+        }
     }
     let peak = memory::peak_bytes().unwrap_or(0);
+    let [grid, gather, steer] = parts.map(|mut p| median(&mut p));
     let median = median(&mut times);
     let per = (n * measured as u64) as f64;
     Ok(Row {
@@ -404,6 +424,9 @@ fn measure<V: Dimension>(
         bytes_per_boid: peak as f64 / n as f64,
         device: None,
         kernel_lanes: Some(murmuration::kernel_lanes()),
+        grid_ms: Some(grid),
+        gather_ms: Some(gather),
+        steer_ms: Some(steer),
     })
 }
 
@@ -447,6 +470,9 @@ fn measure_gpu<V: murmuration_gpu::GpuVector>(
         bytes_per_boid: flock.device_bytes() as f64 / n as f64,
         device: Some(gpu.name()),
         kernel_lanes: None,
+        grid_ms: None,
+        gather_ms: None,
+        steer_ms: None,
     })
 }
 

@@ -60,9 +60,19 @@ fn bench_json_has_the_contract_fields() {
         "neighbours",
         "candidates",
         "bytes_per_boid",
+        "grid_ms",
+        "gather_ms",
+        "steer_ms",
     ] {
         assert!(v.get(key).is_some(), "missing {key} in {line}");
     }
+    // The phases lie within the step: each positive, and the steering's
+    // median no more than the step's (each step's part within that step).
+    let parts: Vec<f64> = ["grid_ms", "gather_ms", "steer_ms"]
+        .map(|k| v[k].as_f64().unwrap())
+        .into();
+    assert!(parts.iter().all(|&p| p > 0.0), "{line}");
+    assert!(parts[2] <= v["median_ms"].as_f64().unwrap(), "{line}");
     assert_eq!(v["dim"], 2);
     assert_eq!(v["n"], 1000);
     assert_eq!(v["phase"], "uniform");
