@@ -29,6 +29,7 @@ n() { echo $(($1 / div)); }
 m=$(n 1000000)
 tm=$(n 10000000)
 : > "$out/figures.tsv"
+: > "$out/cpu.jsonl"
 # figure NAME TARGET VALUE: one row of the table.
 figure() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" | tee -a "$out/figures.tsv"; }
 median() { # bench --json rows on stdin -> the first row's median_ms
@@ -79,14 +80,19 @@ cpu() { timeout 120 "$bin/murmuration" bench --json "$@" 2>>"$out/errors.log" | 
 one=""
 for t in 1 2 4 8 16 32; do
   [ "$t" -gt "$cores" ] && break
-  ms=$(cpu --dim 2 --n "$m" --phase uniform --threads "$t")
-  [ -z "$one" ] && one=$ms
-  # The row's phases (grid, gather, steer): which one stops scaling.
-  split=$(tail -1 "$out/cpu.jsonl" | python3 -c 'import sys,json
-r=json.loads(sys.stdin.read())
-print("grid %.3f, gather %.3f, steer %.3f" % (r["grid_ms"], r["gather_ms"], r["steer_ms"]))' 2>/dev/null)
+  # This run's row alone: its median and its phases (grid, gather, steer),
+  # which show the phase that stops scaling.
+  row=$(timeout 120 "$bin/murmuration" bench --json --dim 2 --n "$m" --phase uniform --threads "$t" \
+    2>>"$out/errors.log" | tee -a "$out/cpu.jsonl")
+  ms=$(printf '%s\n' "$row" | median)
+  [ -z "$one" ] && [ "$ms" != failed ] && one=$ms
+  split=$(printf '%s\n' "$row" | python3 -c 'import sys,json
+rows=[json.loads(l) for l in sys.stdin if l.startswith("{")]
+r=rows[0] if rows else {}
+keys=("grid_ms","gather_ms","steer_ms")
+print("grid %.3f, gather %.3f, steer %.3f" % tuple(r[k] for k in keys) if all(k in r for k in keys) else "no phases")')
   figure "CPU step, 2D $m uniform, $t threads ($cores cores)" ">= 10x at 16" \
-    "$ms ($(python3 -c "print('%.2fx' % ($one / $ms))" 2>/dev/null); $split)"
+    "$ms ($(python3 -c "print('%.2fx' % ($one / $ms))" 2>/dev/null || echo "no speedup"); $split)"
 done
 topo=$(cpu --scene bench-2d --set species.boids.topological_neighbours=7 --threads "$cores" --steps 30)
 metric=$(cpu --scene bench-2d --threads "$cores" --steps 30)

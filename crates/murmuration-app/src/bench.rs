@@ -159,8 +159,8 @@ struct Row {
     kernel_lanes: Option<usize>,
     /// Medians of the step's phases, ms, as `bench --scene` names them: the
     /// grid build, the gather into cell order, and the neighbour sums with
-    /// steering and integration (CPU rows only): which phase stops scaling as
-    /// threads are added.
+    /// steering and integration (CPU rows of the models the pipeline steps:
+    /// Reynolds and Vicsek): which phase stops scaling as threads are added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     grid_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -210,7 +210,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     // Each configuration runs in its own process so its peak resident memory is
     // its own (memory freed by an earlier, larger run is not returned to the OS by
-    // the allocator). A run of exactly one configuration measures in-process.
+    // the allocator); the child (CHILD_ENV set) measures in its own process.
     let single = std::env::var_os(CHILD_ENV).is_some();
     for &dim in &dims {
         let sizes: Vec<u64> = if args.n.is_empty() {
@@ -406,6 +406,8 @@ fn measure<V: Dimension>(
     }
     let peak = memory::peak_bytes().unwrap_or(0);
     let [grid, gather, steer] = parts.map(|mut p| median(&mut p));
+    // The research models' own steps do not time their phases (all zero).
+    let timed = grid + gather + steer > 0.0;
     let median = median(&mut times);
     let per = (n * measured as u64) as f64;
     Ok(Row {
@@ -424,9 +426,9 @@ fn measure<V: Dimension>(
         bytes_per_boid: peak as f64 / n as f64,
         device: None,
         kernel_lanes: Some(murmuration::kernel_lanes()),
-        grid_ms: Some(grid),
-        gather_ms: Some(gather),
-        steer_ms: Some(steer),
+        grid_ms: timed.then_some(grid),
+        gather_ms: timed.then_some(gather),
+        steer_ms: timed.then_some(steer),
     })
 }
 

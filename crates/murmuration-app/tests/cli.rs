@@ -72,7 +72,8 @@ fn bench_json_has_the_contract_fields() {
         .map(|k| v[k].as_f64().unwrap())
         .into();
     assert!(parts.iter().all(|&p| p > 0.0), "{line}");
-    assert!(parts[2] <= v["median_ms"].as_f64().unwrap(), "{line}");
+    let median = v["median_ms"].as_f64().unwrap();
+    assert!(parts.iter().all(|&p| p <= median), "{line}");
     assert_eq!(v["dim"], 2);
     assert_eq!(v["n"], 1000);
     assert_eq!(v["phase"], "uniform");

@@ -35,9 +35,14 @@ const MIN_CELL_BUDGET: usize = 4096;
 const EDGE_MARGIN: f32 = 1.0 / 4096.0;
 /// Boids from which the counting sort splits into one block per thread.
 const SPLIT_AT: usize = 4096;
-/// The most blocks the counting sort splits into (threads beyond share them):
-/// each holds a count per cell.
+/// The most blocks the counting sort splits into: each holds a count per cell.
+/// Threads beyond them sit out the count and the scatter (the prefix and the
+/// sort along x use every thread).
 const MAX_BLOCKS: usize = 16;
+// From SPLIT_AT boids, `ceil(n / ceil(n / b))` is `b` for every block count
+// up to MAX_BLOCKS (it holds while n > (b - 1)²): every block gets keys, so
+// every block zeroes its own counts (`count_and_scatter`).
+const _: () = assert!((MAX_BLOCKS - 1) * (MAX_BLOCKS - 1) < SPLIT_AT);
 
 /// A contiguous run of sorted indices `[start, end)` whose positions must be moved by
 /// `shift` (a periodic image offset) before measuring distances.
@@ -709,7 +714,8 @@ mod tests {
 
     /// Grids from `SPLIT_AT` boids count and scatter in parallel blocks; the
     /// sort must be the serial stable sort, whatever the number of threads (and
-    /// so of blocks), just above that size and far above it.
+    /// so of blocks, up to `MAX_BLOCKS`; past it the prefix still splits by
+    /// thread), just above that size and far above it.
     #[test]
     fn parallel_counting_sort_equals_the_serial_one() {
         for n in [SPLIT_AT as u32 + 904, 150_000] {
@@ -732,6 +738,10 @@ mod tests {
             pool.install(|| {
                 let mut g = Grid::new();
                 g.build(&pts, 1.0, Extent::Open);
+                // A block per thread, up to sixteen (a 16-thread machine
+                // counts and scatters on every thread), each a count per cell.
+                let blocks = threads.min(16);
+                assert_eq!(g.cursor.len(), blocks * g.cell_count(), "{threads} threads");
                 (g.order().to_vec(), g.cell_start.clone())
             })
         };
@@ -745,7 +755,7 @@ mod tests {
             let (xa, xb) = (pts[w[0] as usize].x, pts[w[1] as usize].x);
             assert!(a < b || (a == b && (xa, w[0]) < (xb, w[1])));
         }
-        for threads in [2, 3, 8, 16] {
+        for threads in [2, 3, 8, 16, 17, 65] {
             assert!(build(threads) == serial, "{threads} threads");
         }
     }

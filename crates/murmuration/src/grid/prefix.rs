@@ -89,7 +89,7 @@ mod tests {
             let mut want = (counts.clone(), vec![0u32; cells + 1]);
             let total = serial(&mut want.0, &mut want.1, cells, 0);
             want.1[cells] = total;
-            for threads in [1, 2, 3, 5, 8, 16] {
+            for threads in [1, 2, 3, 5, 8, 16, 17, 65] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
