@@ -224,9 +224,8 @@ impl Grid {
     ///
     /// Each block's counts span every cell, so each block adds a pass over
     /// the cells (zeroing and prefix: about 0.1 ms at a million boids); with
-    /// a block per thread that stays one pass per thread. Up to
-    /// [`MAX_BLOCKS`]: eight left half of a 16-thread machine idle through
-    /// the count and the scatter.
+    /// a block per thread, up to [`MAX_BLOCKS`], that stays one pass per
+    /// thread.
     fn count_and_scatter<V: Vector>(&mut self, positions: &[V], cells: usize) {
         let n = positions.len();
         let blocks = if n < SPLIT_AT {
@@ -277,7 +276,7 @@ impl Grid {
             }
             return;
         }
-        let out = SharedOrder(self.order.as_mut_ptr(), n);
+        let out = Disjoint::new(&mut self.order);
         self.cursor
             .par_chunks_mut(cells)
             .zip(keys.par_chunks(per))
@@ -639,22 +638,39 @@ pub(crate) fn bounding_box<V: Vector>(positions: &[V]) -> (V, V) {
     }
 }
 
-/// `order` shared by the scatter's blocks, which write disjoint indices.
-struct SharedOrder(*mut u32, usize);
+/// A slice shared by threads that each touch only their own indices: the
+/// scatter's `order` (each (cell, block) pair owns a range of it) and the
+/// prefix's counts (each chunk of cells owns its cells in every block's row).
+struct Disjoint<'a>(*mut u32, usize, std::marker::PhantomData<&'a mut [u32]>);
 
-// SAFETY: the blocks write disjoint indices (each (cell, block) pair owns its own
-// range of `order`), and `order` outlives the parallel scatter.
-unsafe impl Sync for SharedOrder {}
+// SAFETY: the callers of `write` and `replace` guarantee that no two threads
+// touch one index, and the slice is borrowed mutably for the struct's life.
+unsafe impl Sync for Disjoint<'_> {}
 
-impl SharedOrder {
-    /// Writes `order[i] = v`.
+impl<'a> Disjoint<'a> {
+    /// Shares `s` for the length of the borrow.
+    fn new(s: &'a mut [u32]) -> Self {
+        Self(s.as_mut_ptr(), s.len(), std::marker::PhantomData)
+    }
+
+    /// Writes `s[i] = v`.
     ///
-    /// SAFETY: no other thread reads or writes index `i` during the scatter.
+    /// SAFETY: no other thread reads or writes index `i` meanwhile.
     #[inline(always)]
     unsafe fn write(&self, i: usize, v: u32) {
         assert!(i < self.1);
         // SAFETY: in bounds (checked above); exclusive by the caller's guarantee.
         unsafe { self.0.add(i).write(v) }
+    }
+
+    /// Writes `s[i] = v` and returns what it held.
+    ///
+    /// SAFETY: no other thread reads or writes index `i` meanwhile.
+    #[inline(always)]
+    unsafe fn replace(&self, i: usize, v: u32) -> u32 {
+        assert!(i < self.1);
+        // SAFETY: in bounds (checked above); exclusive by the caller's guarantee.
+        unsafe { self.0.add(i).replace(v) }
     }
 }
 

@@ -3,14 +3,18 @@
 //! walked about 260,000 counts one after another (the grid's one serial part,
 //! about 0.4 ms: a tenth of a 16-thread step's budget).
 
+use super::Disjoint;
 use rayon::prelude::*;
+
+/// The most chunks of cells the prefix splits into (threads beyond share them).
+const MAX_CHUNKS: usize = 64;
 
 /// Given per-block cell counts `cursor` (`blocks` rows of `cells`), writes each
 /// cell's first sorted index into `cell_start` (`cells + 1` long, the total
 /// last) and turns each count into its block's first index in that cell.
 /// Chunks of cells go to the threads: each sums its counts, a prefix over the
 /// chunks' sums gives each its base, then each writes its own prefix. The
-/// result is the serial loop's, on any thread count.
+/// result is the serial loop's, on any thread count; nothing is allocated.
 pub(super) fn cells_then_blocks(cursor: &mut [u32], cell_start: &mut [u32], cells: usize) {
     debug_assert!(cells > 0 && cursor.len().is_multiple_of(cells) && cell_start.len() == cells + 1);
     let blocks = cursor.len() / cells;
@@ -20,40 +24,43 @@ pub(super) fn cells_then_blocks(cursor: &mut [u32], cell_start: &mut [u32], cell
         cell_start[cells] = total;
         return;
     }
-    let per = cells.div_ceil(threads.min(64));
+    let per = cells.div_ceil(threads.min(MAX_CHUNKS));
     let chunks = cells.div_ceil(per);
-    // Each chunk's share of every block's row.
-    let mut rows: Vec<Vec<&mut [u32]>> = (0..chunks).map(|_| Vec::with_capacity(blocks)).collect();
-    for row in cursor.chunks_mut(cells) {
-        for (k, part) in row.chunks_mut(per).enumerate() {
-            rows[k].push(part);
-        }
-    }
-    let sums: Vec<u32> = rows
-        .par_iter()
-        .map(|parts| parts.iter().map(|p| p.iter().sum::<u32>()).sum())
-        .collect();
+    // Each chunk's counts in every block summed, then the sums' exclusive
+    // prefix: each chunk's first sorted index.
+    let mut bases = [0u32; MAX_CHUNKS];
+    let counts = &*cursor;
+    bases[..chunks]
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(k, sum)| {
+            let own = k * per..((k + 1) * per).min(cells);
+            *sum = (0..blocks)
+                .map(|b| {
+                    counts[b * cells + own.start..b * cells + own.end]
+                        .iter()
+                        .sum::<u32>()
+                })
+                .sum();
+        });
     let mut base = 0u32;
-    let bases: Vec<u32> = sums
-        .iter()
-        .map(|&s| {
-            let b = base;
-            base += s;
-            b
-        })
-        .collect();
+    for b in &mut bases[..chunks] {
+        (*b, base) = (base, base + *b);
+    }
     cell_start[cells] = base;
-    rows.into_par_iter()
-        .zip(cell_start[..cells].par_chunks_mut(per))
-        .zip(bases)
-        .for_each(|((mut parts, starts), base)| {
+    let counts = Disjoint::new(cursor);
+    cell_start[..cells]
+        .par_chunks_mut(per)
+        .zip(&bases[..chunks])
+        .enumerate()
+        .for_each(|(k, (starts, &base))| {
             let mut running = base;
-            for (i, start) in starts.iter_mut().enumerate() {
+            for (c, start) in (k * per..).zip(starts) {
                 *start = running;
-                for part in parts.iter_mut() {
-                    let count = part[i];
-                    part[i] = running;
-                    running += count;
+                for b in 0..blocks {
+                    // SAFETY: cell `c` is in chunk `k` alone, so no other
+                    // thread touches its count in any block's row.
+                    running += unsafe { counts.replace(b * cells + c, running) };
                 }
             }
         });
