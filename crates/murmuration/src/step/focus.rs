@@ -70,6 +70,12 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     ///
     /// [`Attractor::navigate`]: crate::Attractor::navigate
     pub ways: &'a [Option<NavField<V>>],
+    /// Each topological boid's reach, last step's and this step's
+    /// ([`crate::step::reaches`]).
+    pub reaches: crate::step::reaches::Sides<'a>,
+    /// What two boids may close or open between them in a step (twice the
+    /// fastest species' top speed times the time step), units.
+    pub reach_growth: f32,
 }
 
 /// Walks the sorted boids `..end` in order and gives each one's neighbour sums
@@ -483,9 +489,11 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let ctx = env.ctx;
         let data = env.sorted;
         let lanes = S::bits(topo);
+        let mine = (0..S::N).filter(|l| lanes >> l & 1 != 0);
         if FLAGS & kernel::MIN_IMAGE != 0 || data.species.len() > nearest::MAX_SORTED {
-            for l in (0..S::N).filter(|l| lanes >> l & 1 != 0) {
+            for l in mine {
                 self.per_boid_lane(g.first + l, l);
+                env.reaches.set(g.first + l, f32::INFINITY);
             }
             return;
         }
@@ -500,10 +508,28 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
                 .with(RefCell::take)
                 .unwrap_or_else(|| Box::new([0.0; 2 * nearest::MAX_SLOTS]))
         });
+        // Each lane's bound: last step's reach grown by what two boids may
+        // move in a step, and a little for rounding.
+        let order = env.grid.order();
+        let bound = std::array::from_fn(|l| {
+            if lanes >> l & 1 == 0 {
+                return f32::INFINITY;
+            }
+            let reach = env.reaches.last(order[g.first + l] as usize);
+            let b = (reach + env.reach_growth) * (1.0 + 1.0 / 1024.0);
+            // +∞ for anything not finite, NaN included: no bound.
+            if b * b < f32::INFINITY {
+                b * b
+            } else {
+                f32::INFINITY
+            }
+        });
         let mut job = nearest::Job {
             g,
             topo,
             k,
+            bound,
+            reach: [f32::INFINITY; MAX_LANES],
             span,
             own: self.cell - self.coords[0] as usize,
             cell_start: env.grid.cell_starts(),
@@ -516,6 +542,9 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
             slots,
         };
         self.candidates += S::nearest(&mut job);
+        for l in mine {
+            env.reaches.set(g.first + l, job.reach[l]);
+        }
     }
 
     /// Lane `l`'s sums (the boid at sorted index `si`) by the per-boid

@@ -1,5 +1,5 @@
 //! The Reynolds step: each boid's neighbours found through the grid and summed
-//! in SIMD lanes (kernel, kernel512, lanes, focus, nearest, topological), turned into
+//! in SIMD lanes (kernel, kernel512, lanes, focus, nearest, reaches, topological), turned into
 //! forces by the rules and the behaviours (rules, steer, batch, interactions)
 //! and integrated, in the order the pipeline runs them (pipeline, context).
 
@@ -12,6 +12,7 @@ pub(crate) mod kernel512;
 pub(crate) mod lanes;
 pub(crate) mod nearest;
 pub(crate) mod pipeline;
+pub(crate) mod reaches;
 pub(crate) mod rules;
 pub(crate) mod steer;
 pub(crate) mod topological;

@@ -19,6 +19,7 @@ use crate::step::context::StepContext;
 use crate::step::focus::{Focuser, PassEnv};
 use crate::step::interactions::{self, Interactions, Sorted};
 use crate::step::kernel::{self, RelationPattern, SortedSoa};
+use crate::step::reaches::Reaches;
 use crate::step::rules::{RuleConsts, Sums};
 use crate::step::steer::{CHUNK, steer_chunk};
 use crate::stopwatch::Stopwatch;
@@ -38,6 +39,9 @@ pub struct Pipeline<V> {
     /// Each navigating attractor's flow field, kept between steps and
     /// rebuilt only when its cell or the obstacles change.
     pub(crate) ways: Vec<Option<NavField<V>>>,
+    /// Each topological boid's reach of the last step, a hint for the next
+    /// ([`crate::step::reaches`]).
+    pub(crate) reaches: Reaches,
     /// Steer every boid on the scalar path (tests compare it with the lanes).
     pub(crate) scalar: bool,
 }
@@ -54,6 +58,7 @@ impl<V: Vector> Pipeline<V> {
             spare_ids: Vec::new(),
             spare_steering: Vec::new(),
             ways: Vec::new(),
+            reaches: Reaches::default(),
             scalar: false,
         }
     }
@@ -69,6 +74,7 @@ impl<V: Vector> Pipeline<V> {
             + self.sorted.heap_bytes()
             + self.spare_ids.capacity() * 4
             + self.spare_steering.capacity() * std::mem::size_of::<V>()
+            + self.reaches.heap_bytes()
     }
 
     /// Advances `boids` by one step of `ctx.config.dt` and leaves them in the new
@@ -81,6 +87,12 @@ impl<V: Vector> Pipeline<V> {
         let t0 = Stopwatch::start();
         let (flags, grid_seconds) = self.prepare(boids, ctx);
         self.update_ways(ctx);
+        let topological = ctx.species.iter().any(|p| p.topological_neighbours > 0);
+        if topological {
+            self.reaches.prepare(boids.len());
+        } else {
+            self.reaches.clear();
+        }
         let t2 = Stopwatch::start();
         macro_rules! dispatch {
             ($($f:literal)*) => {
@@ -92,6 +104,9 @@ impl<V: Vector> Pipeline<V> {
         }
         // WIDE (16) never comes with MIN_IMAGE (4).
         let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27);
+        if topological {
+            self.reaches.finish();
+        }
         stats.grid_seconds = grid_seconds;
         stats.gather_seconds = t0.until(&t2) - grid_seconds;
         stats.steer_seconds = t2.seconds();
@@ -297,6 +312,14 @@ impl<V: Vector> Pipeline<V> {
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::behaviours::obstacles::contact_skin(ctx.species),
             ways: &self.ways,
+            reaches: self.reaches.sides(),
+            reach_growth: 2.0
+                * ctx.config.dt
+                * ctx
+                    .species
+                    .iter()
+                    .map(|p| p.max_speed)
+                    .fold(0.0f32, f32::max),
         }
     }
 

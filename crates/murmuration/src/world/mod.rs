@@ -861,6 +861,12 @@ impl<V: Vector> World<V> {
         self.pipeline.scalar = on;
     }
 
+    /// The pipeline's scratch, for tests that reach into it.
+    #[cfg(test)]
+    pub(crate) fn pipeline_mut(&mut self) -> &mut Pipeline<V> {
+        &mut self.pipeline
+    }
+
     /// Bytes of heap memory held by state and scratch.
     pub fn heap_bytes(&self) -> usize {
         self.boids.heap_bytes() + self.pipeline.heap_bytes() + self.models.heap_bytes()

@@ -58,21 +58,73 @@ impl<S: KeyLanes, const K: usize> Keys<S, K> {
 
 /// [`super::select`] by keys; `None` where a lane's `K`-th key shares its
 /// bucket with the next, or the group's runs hold [`MAX_SLOTS`] or more
-/// candidates (then only the exact network decides).
+/// candidates (then only the exact network decides). Starts from each lane's
+/// bound ([`Job::bound`]), and searches again without them where a lane's
+/// `K` nearest and the one after them were not all within it.
 #[inline(always)]
 pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
     job: &mut Job<'_, V, S>,
 ) -> Option<(Kept<S, K>, u64)> {
     job.check();
+    let (g, span, own, cell_start) = (job.g, job.span, job.own, job.cell_start);
+    let group = (g.first, g.first + g.count);
+    let bound: usize = super::Visits::new(span, own, cell_start, group)
+        .map(|v| v.run.1 - v.run.0)
+        .sum();
+    if bound >= MAX_SLOTS {
+        return None;
+    }
+    let inf = S::splat(f32::INFINITY);
+    let hinted = S::from_slice(&job.bound);
+    let (kept, candidates) = match scan::<V, S, K>(job, bound, hinted) {
+        Found::Kept(kept, candidates) => (kept, candidates),
+        Found::Tied => return None,
+        // The hints cost this group a second search.
+        Found::Missed(wasted) => match scan::<V, S, K>(job, bound, inf) {
+            Found::Kept(kept, candidates) => (kept, candidates + wasted),
+            _ => return None,
+        },
+    };
+    Some((kept, candidates))
+}
+
+/// The reach along x of squared distance `far` (as bits; +∞: `radius`): a
+/// root a few ulps long, as far as `rules::reach_of` or farther (a longer
+/// reach only measures more), without its loops.
+#[inline(always)]
+fn reach_of(far: u32, radius: f32) -> f32 {
+    if far < f32::INFINITY.to_bits() {
+        (f32::from_bits(far).sqrt() * (1.0 + 4.0 * f32::EPSILON)).min(radius)
+    } else {
+        radius
+    }
+}
+
+/// What one scan by keys found ([`scan`]).
+enum Found<S, const K: usize> {
+    /// The lists, and the candidates measured.
+    Kept(Kept<S, K>, u64),
+    /// A lane's `K`-th key shares its bucket with the next.
+    Tied,
+    /// A lane's `K` nearest and the one after them were not all within its
+    /// bound; the candidates measured.
+    Missed(u64),
+}
+
+/// One scan by keys of `job`'s runs (`bound`: their candidates before any
+/// cut, below [`MAX_SLOTS`]), each lane skipping candidates farther than its
+/// squared distance in `hinted`. Writes each lane's reach ([`Job::reach`])
+/// where it finds the lists.
+#[inline(always)]
+fn scan<V: Vector, S: KeyLanes, const K: usize>(
+    job: &mut Job<'_, V, S>,
+    bound: usize,
+    hinted: S,
+) -> Found<S, K> {
     let (g, topo, span, own, cell_start) = (job.g, job.topo, job.span, job.own, job.cell_start);
     let (data, ids, fov, multi) = (job.data, job.ids, job.fov, job.multi);
     let slots = &mut *job.slots;
     let group = (g.first, g.first + g.count);
-    let visits = || super::Visits::new(span, own, cell_start, group);
-    let bound: usize = visits().map(|v| v.run.1 - v.run.0).sum();
-    if bound >= MAX_SLOTS {
-        return None;
-    }
     // Every slot is below `bound`, so below 2^bits.
     let bits = usize::BITS - bound.leading_zeros();
     let max = S::splat_bits(u32::MAX);
@@ -86,12 +138,17 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
             key: [max; K],
             next: max,
         },
+        hinted,
+        bounded: {
+            let far = hinted.max_bits_in(topo);
+            (far < f32::INFINITY.to_bits()).then(|| reach_of(far, g.reach))
+        },
         low: (1u32 << bits) - 1,
         count: 0,
         slots,
         candidates: 0,
     };
-    for v in visits() {
+    for v in super::Visits::new(span, own, cell_start, group) {
         let (r, p) = (v.r, v.p);
         if v.mine {
             scan.run::<V, true>(group, span, r, p);
@@ -107,10 +164,16 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
             scan.run::<V, false>((lo, hi), span, r, p);
         }
     }
-    let kept = scan.decode(span, ids)?;
     // Each lane met itself once in its own cell.
-    let lanes = S::bits(topo).count_ones() as u64;
-    Some((kept, scan.candidates - lanes))
+    let candidates = scan.candidates - S::bits(topo).count_ones() as u64;
+    if !scan.within_bounds() {
+        return Found::Missed(candidates);
+    }
+    let Some(kept) = scan.decode(span, ids) else {
+        return Found::Tied;
+    };
+    scan.reaches().write_to(&mut job.reach);
+    Found::Kept(kept, candidates)
 }
 
 /// One group's scan by keys under way ([`select`]).
@@ -121,6 +184,13 @@ struct Scan<'a, S: KeyLanes, const K: usize> {
     fov: bool,
     multi: bool,
     keys: Keys<S, K>,
+    /// Each lane's bound: the squared distance beyond which it skips
+    /// candidates (+∞: none).
+    hinted: S,
+    /// Where every lane has a bound: the reach along x of the farthest,
+    /// which cuts every run (not the lists' shrinking reach, so no cut
+    /// waits on the insertions before it).
+    bounded: Option<f32>,
     /// The slot's bits of a key.
     low: u32,
     /// Slots taken.
@@ -131,23 +201,27 @@ struct Scan<'a, S: KeyLanes, const K: usize> {
 
 impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
     /// `run` cut to the candidates some lane may still keep or that may
-    /// share the bucket of its `K`-th key: within its radius, and once every
-    /// list is full, no farther than the `K`-th key's bucket reaches.
+    /// share the bucket of its `K`-th key: within its radius and its bound,
+    /// and once its list is full, no farther than the `K`-th key's bucket
+    /// reaches.
     #[inline(always)]
     fn cut(&self, run: (usize, usize), shift: f32) -> (usize, usize) {
         let g = self.g;
-        let far = self.keys.key[K - 1].max_bits_in(self.topo);
-        let reach = if far < f32::INFINITY.to_bits() {
-            // The bucket's largest distance (no key of a later bucket is
-            // within it), and a root a few ulps long: as far as
-            // `rules::reach_of` or farther (a longer reach only measures
-            // more), without its loops.
-            let far = f32::from_bits(far | self.low);
-            (far.sqrt() * (1.0 + 4.0 * f32::EPSILON)).min(g.reach)
-        } else {
-            g.reach
-        };
-        super::cut(g, self.data, run, shift, reach)
+        if let Some(reach) = self.bounded {
+            return super::cut(g, self.data, run, shift, reach);
+        }
+        let (max, all) = (S::splat_bits(u32::MAX), S::lanes(0, S::N));
+        let kth = self.keys.key[K - 1];
+        // The bucket's largest distance (no key of a later bucket is within
+        // it), +∞ while the list is not full; non-negative, so ordered as
+        // their bits.
+        let kth = S::select(
+            kth.lt_bits(max),
+            kth.set_bits(all, self.low),
+            S::splat(f32::INFINITY),
+        );
+        let far = kth.min(self.hinted).max_bits_in(self.topo);
+        super::cut(g, self.data, run, shift, reach_of(far, g.reach))
     }
 
     /// Offers candidates `lo..hi` of the span's run `3 * r + p` to the lanes;
@@ -173,7 +247,8 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
         let (all, inf) = (S::lanes(0, S::N), S::splat(f32::INFINITY));
         // As the exact network's scan: a batch measured, then the candidates
         // some lane may keep inserted: those as near as the bucket of the key
-        // after its `K`-th when the batch began reaches (the keys only fall).
+        // after its `K`-th when the batch began reaches (the keys only fall)
+        // and its bound.
         // A candidate's slot, and so its key, is known only then.
         let none = S::lanes(0, 0);
         let mut b_d2 = [inf; BATCH];
@@ -184,6 +259,7 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
             let end = (j + BATCH).min(hi);
             let last = self.keys.next;
             let far = S::select(last.lt_bits(max), last.set_bits(all, self.low), inf);
+            let far = far.min(self.hinted);
             let mut queued = 0u32;
             for (t, j) in (j..end).enumerate() {
                 let valid = if OWN {
@@ -218,6 +294,34 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
             }
             j = end;
         }
+    }
+
+    /// Whether every lane with a bound found its `K` nearest and the one
+    /// after them in buckets before the bound's: then every candidate it
+    /// skipped for the bound lies in a later bucket than all of them, so the
+    /// lists are those of a scan without bounds.
+    #[inline(always)]
+    fn within_bounds(&self) -> bool {
+        let bounded = S::and(self.topo, self.hinted.lt(S::splat(f32::INFINITY)));
+        // The bound's bucket with slot 0: above every key of an earlier
+        // bucket (a missing next, all ones, is above it).
+        let before = self.keys.next.lt_bits(self.hinted.key_of(self.low, 0));
+        S::bits(S::and(bounded, before)) == S::bits(bounded)
+    }
+
+    /// Each lane's reach: the farthest distance in the bucket of the key
+    /// after its `K`-th (a bound on the distance of the neighbour after its
+    /// `K` nearest), +∞ where it has none.
+    #[inline(always)]
+    fn reaches(&self) -> S {
+        let (max, all) = (S::splat_bits(u32::MAX), S::lanes(0, S::N));
+        let next = self.keys.next;
+        let far = next.set_bits(all, self.low).sqrt();
+        S::select(
+            S::and(self.topo, next.lt_bits(max)),
+            far,
+            S::splat(f32::INFINITY),
+        )
     }
 
     /// The lists as the exact network keeps them, or `None` where a lane's
