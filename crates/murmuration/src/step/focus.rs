@@ -73,9 +73,6 @@ pub(crate) struct PassEnv<'a, V: Vector> {
     /// Each topological boid's reach, last step's and this step's
     /// ([`crate::step::reaches`]).
     pub reaches: crate::step::reaches::Sides<'a>,
-    /// What two boids may close or open between them in a step (twice the
-    /// fastest species' top speed times the time step), units.
-    pub reach_growth: f32,
 }
 
 /// Walks the sorted boids `..end` in order and gives each one's neighbour sums
@@ -508,22 +505,7 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
                 .with(RefCell::take)
                 .unwrap_or_else(|| Box::new([0.0; 2 * nearest::MAX_SLOTS]))
         });
-        // Each lane's bound: last step's reach grown by what two boids may
-        // move in a step, and a little for rounding.
-        let order = env.grid.order();
-        let bound = std::array::from_fn(|l| {
-            if lanes >> l & 1 == 0 {
-                return f32::INFINITY;
-            }
-            let reach = env.reaches.last(order[g.first + l] as usize);
-            let b = (reach + env.reach_growth) * (1.0 + 1.0 / 1024.0);
-            // +∞ for anything not finite, NaN included: no bound.
-            if b * b < f32::INFINITY {
-                b * b
-            } else {
-                f32::INFINITY
-            }
-        });
+        let bound = env.reaches.bounds(env.grid.order(), g.first, lanes);
         let mut job = nearest::Job {
             g,
             topo,

@@ -100,18 +100,15 @@ pub(crate) struct Job<'a, V, S: Lanes> {
     pub push: &'a dyn Fn(usize, usize) -> V,
     /// The group's sums: the lanes of `topo` are written.
     pub out: &'a mut GroupLanes,
-    /// Each lane's bound from last step's reach ([`crate::step::reaches`]):
-    /// the squared distance within which its `k` nearest and the one after
-    /// them should lie; +∞ where none is known. Only the lists by keys use
-    /// it, and only as a hint: they check it.
+    /// Each lane's squared distance within which its `K` nearest and the one
+    /// after them should lie ([`crate::step::reaches`]; +∞: none): a checked hint.
     #[cfg_attr(
         not(target_arch = "x86_64"),
         allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
     )]
     pub bound: [f32; MAX_LANES],
-    /// Each lane's reach this step, for the next step's bound: the distance
-    /// of the neighbour after its `k` nearest or farther; +∞ where the
-    /// selection did not find it (the exact network does not look).
+    /// Each lane's distance to the neighbour after its `K` nearest, or more;
+    /// +∞ where not found (the exact network does not look).
     pub reach: [f32; MAX_LANES],
     /// This thread's slots for the lists by keys ([`keys`]).
     #[cfg_attr(

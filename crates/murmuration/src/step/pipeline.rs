@@ -87,7 +87,12 @@ impl<V: Vector> Pipeline<V> {
         let t0 = Stopwatch::start();
         let (flags, grid_seconds) = self.prepare(boids, ctx);
         self.update_ways(ctx);
-        let topological = ctx.species.iter().any(|p| p.topological_neighbours > 0);
+        // Only the lists by keys read and write reaches: sixteen lanes, no
+        // nearest images, sorted indices that fit their index words.
+        let topological = ctx.species.iter().any(|p| p.topological_neighbours > 0)
+            && flags & kernel::WIDE != 0
+            && flags & kernel::MIN_IMAGE == 0
+            && boids.len() <= crate::step::nearest::MAX_SORTED;
         if topological {
             self.reaches.prepare(boids.len());
         } else {
@@ -312,14 +317,15 @@ impl<V: Vector> Pipeline<V> {
             // Contact gap for obstacles: small against the model's length scale.
             skin: crate::behaviours::obstacles::contact_skin(ctx.species),
             ways: &self.ways,
-            reaches: self.reaches.sides(),
-            reach_growth: 2.0
-                * ctx.config.dt
-                * ctx
-                    .species
-                    .iter()
-                    .map(|p| p.max_speed)
-                    .fold(0.0f32, f32::max),
+            // What two boids may close or open between them in this step.
+            reaches: self.reaches.sides(
+                2.0 * ctx.config.dt
+                    * ctx
+                        .species
+                        .iter()
+                        .map(|p| p.max_speed)
+                        .fold(0.0f32, f32::max),
+            ),
         }
     }
 

@@ -13,7 +13,8 @@
 //! of a lattice), the group takes the exact network instead. The lists are
 //! then decoded into the slots' index words, and a lane whose kept entries
 //! share a bucket is measured again and put in (distance², id) order, so
-//! the sums see exactly the network's lists.
+//! the sums see exactly the network's lists. Each lane starts from a bound
+//! ([`crate::step::reaches`]), checked at the end.
 #![cfg_attr(
     not(target_arch = "x86_64"),
     allow(dead_code, reason = "the lists by keys run sixteen lanes wide only")
@@ -56,11 +57,8 @@ impl<S: KeyLanes, const K: usize> Keys<S, K> {
     }
 }
 
-/// [`super::select`] by keys; `None` where a lane's `K`-th key shares its
-/// bucket with the next, or the group's runs hold [`MAX_SLOTS`] or more
-/// candidates (then only the exact network decides). Starts from each lane's
-/// bound ([`Job::bound`]), and searches again without them where a lane's
-/// `K` nearest and the one after them were not all within it.
+/// [`super::select`] by keys, from each lane's bound ([`Job::bound`]; again
+/// without where one was short); `None` where the exact network decides.
 #[inline(always)]
 pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
     job: &mut Job<'_, V, S>,
@@ -68,19 +66,23 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
     job.check();
     let (g, span, own, cell_start) = (job.g, job.span, job.own, job.cell_start);
     let group = (g.first, g.first + g.count);
-    let bound: usize = super::Visits::new(span, own, cell_start, group)
+    // A key's slot must fit below MAX_SLOTS.
+    let total: usize = super::Visits::new(span, own, cell_start, group)
         .map(|v| v.run.1 - v.run.0)
         .sum();
-    if bound >= MAX_SLOTS {
+    if total >= MAX_SLOTS {
         return None;
     }
     let inf = S::splat(f32::INFINITY);
-    let hinted = S::from_slice(&job.bound);
-    let (kept, candidates) = match scan::<V, S, K>(job, bound, hinted) {
+    // Anything but +0 to +∞ (NaN, negatives, -0: bits above +∞'s) is no
+    // bound, so the check below never meets one it cannot order.
+    let bound = S::from_slice(&job.bound);
+    let hinted = S::select(bound.lt_bits(inf), bound, inf);
+    let (kept, candidates) = match scan::<V, S, K>(job, total, hinted) {
         Found::Kept(kept, candidates) => (kept, candidates),
         Found::Tied => return None,
         // The hints cost this group a second search.
-        Found::Missed(wasted) => match scan::<V, S, K>(job, bound, inf) {
+        Found::Missed(wasted) => match scan::<V, S, K>(job, total, inf) {
             Found::Kept(kept, candidates) => (kept, candidates + wasted),
             _ => return None,
         },
@@ -111,22 +113,20 @@ enum Found<S, const K: usize> {
     Missed(u64),
 }
 
-/// One scan by keys of `job`'s runs (`bound`: their candidates before any
-/// cut, below [`MAX_SLOTS`]), each lane skipping candidates farther than its
-/// squared distance in `hinted`. Writes each lane's reach ([`Job::reach`])
-/// where it finds the lists.
+/// One scan by keys of `job`'s runs (`total` candidates before any cut), each
+/// lane skipping those beyond its squared distance in `hinted`.
 #[inline(always)]
 fn scan<V: Vector, S: KeyLanes, const K: usize>(
     job: &mut Job<'_, V, S>,
-    bound: usize,
+    total: usize,
     hinted: S,
 ) -> Found<S, K> {
     let (g, topo, span, own, cell_start) = (job.g, job.topo, job.span, job.own, job.cell_start);
     let (data, ids, fov, multi) = (job.data, job.ids, job.fov, job.multi);
     let slots = &mut *job.slots;
     let group = (g.first, g.first + g.count);
-    // Every slot is below `bound`, so below 2^bits.
-    let bits = usize::BITS - bound.leading_zeros();
+    // Every slot is below `total`, so below 2^bits.
+    let bits = usize::BITS - total.leading_zeros();
     let max = S::splat_bits(u32::MAX);
     let mut scan = Scan {
         g,
@@ -187,9 +187,8 @@ struct Scan<'a, S: KeyLanes, const K: usize> {
     /// Each lane's bound: the squared distance beyond which it skips
     /// candidates (+∞: none).
     hinted: S,
-    /// Where every lane has a bound: the reach along x of the farthest,
-    /// which cuts every run (not the lists' shrinking reach, so no cut
-    /// waits on the insertions before it).
+    /// Where every lane has a bound, the farthest one's reach along x: it
+    /// cuts every run, so no cut waits on the insertions before it.
     bounded: Option<f32>,
     /// The slot's bits of a key.
     low: u32,
@@ -200,10 +199,9 @@ struct Scan<'a, S: KeyLanes, const K: usize> {
 }
 
 impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
-    /// `run` cut to the candidates some lane may still keep or that may
-    /// share the bucket of its `K`-th key: within its radius and its bound,
-    /// and once its list is full, no farther than the `K`-th key's bucket
-    /// reaches.
+    /// `run` cut to the candidates some lane may still keep or that may share
+    /// its `K`-th key's bucket: by the farthest bound where every lane has
+    /// one, else within each lane's radius, bound and `K`-th key's bucket.
     #[inline(always)]
     fn cut(&self, run: (usize, usize), shift: f32) -> (usize, usize) {
         let g = self.g;
@@ -296,10 +294,8 @@ impl<S: KeyLanes, const K: usize> Scan<'_, S, K> {
         }
     }
 
-    /// Whether every lane with a bound found its `K` nearest and the one
-    /// after them in buckets before the bound's: then every candidate it
-    /// skipped for the bound lies in a later bucket than all of them, so the
-    /// lists are those of a scan without bounds.
+    /// Whether every bounded lane's key after its `K`-th lies in a bucket
+    /// before its bound's: then all it skipped lie beyond its lists and that key.
     #[inline(always)]
     fn within_bounds(&self) -> bool {
         let bounded = S::and(self.topo, self.hinted.lt(S::splat(f32::INFINITY)));
