@@ -96,20 +96,26 @@ impl Sides<'_> {
     /// none is known; a little over the grown reach, for rounding.
     #[inline(always)]
     pub fn bounds(&self, order: &[u32], first: usize, lanes: u32) -> [f32; MAX_LANES] {
-        std::array::from_fn(|l| {
-            let slot = order.get(first + l).map(|&s| s as usize);
-            let reach = match (lanes >> l & 1, slot.and_then(|s| self.last.get(s))) {
-                (1, Some(r)) => f32::from_bits(r.load(Relaxed)),
-                _ => return f32::INFINITY,
-            };
-            let b = reach * (1.0 + 1.0 / 1024.0);
-            // +∞ for anything not finite, NaN included.
-            if b * b < f32::INFINITY {
-                b * b
-            } else {
-                f32::INFINITY
+        let mut bound = [f32::INFINITY; MAX_LANES];
+        if self.last.is_empty() {
+            return bound;
+        }
+        let order = order.get(first..).unwrap_or_default();
+        let mut bits = lanes;
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(r) = order.get(l).and_then(|&s| self.last.get(s as usize)) {
+                let b = f32::from_bits(r.load(Relaxed)) * (1.0 + 1.0 / 1024.0);
+                // +∞ for anything not finite, NaN included.
+                bound[l] = if b * b < f32::INFINITY {
+                    b * b
+                } else {
+                    f32::INFINITY
+                };
             }
-        })
+        }
+        bound
     }
 
     /// Sets the reach of the boid at sorted index `si` (+∞: none), grown by

@@ -78,16 +78,16 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
     // bound, so the check below never meets one it cannot order.
     let bound = S::from_slice(&job.bound);
     let hinted = S::select(bound.lt_bits(inf), bound, inf);
-    let (kept, candidates) = match scan::<V, S, K>(job, total, hinted) {
-        Found::Kept(kept, candidates) => (kept, candidates),
-        Found::Tied => return None,
-        // The hints cost this group a second search.
-        Found::Missed(wasted) => match scan::<V, S, K>(job, total, inf) {
-            Found::Kept(kept, candidates) => (kept, candidates + wasted),
-            _ => return None,
-        },
-    };
-    Some((kept, candidates))
+    // One scan in the loop, not two: the code stays the size it was.
+    let (mut hinted, mut wasted) = (hinted, 0);
+    loop {
+        match scan::<V, S, K>(job, total, hinted) {
+            Found::Kept(kept, candidates) => return Some((kept, candidates + wasted)),
+            Found::Tied => return None,
+            // A bound was short: this group searches again without them.
+            Found::Missed(candidates) => (hinted, wasted) = (inf, candidates),
+        }
+    }
 }
 
 /// The reach along x of squared distance `far` (as bits; +∞: `radius`): a
