@@ -487,10 +487,9 @@ impl<'a, V: Vector, const FLAGS: u8, const SINGLE: u8> Focuser<'a, V, FLAGS, SIN
         let data = env.sorted;
         let lanes = S::bits(topo);
         let mine = (0..S::N).filter(|l| lanes >> l & 1 != 0);
-        if FLAGS & kernel::MIN_IMAGE != 0 || data.species.len() > nearest::MAX_SORTED {
+        if nearest::per_boid(FLAGS, data.species.len()) {
             for l in mine {
                 self.per_boid_lane(g.first + l, l);
-                env.reaches.set(g.first + l, f32::INFINITY);
             }
             return;
         }

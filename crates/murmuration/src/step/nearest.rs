@@ -53,6 +53,14 @@ const BATCH: usize = 16;
 /// worlds take the per-boid kernel.
 pub(crate) const MAX_SORTED: usize = INDEX as usize + 1;
 
+/// Whether a world's topological lanes take the per-boid kernel
+/// ([`crate::step::topological`]): nearest images, or more than
+/// [`MAX_SORTED`] boids.
+#[inline(always)]
+pub(crate) fn per_boid(flags: u8, boids: usize) -> bool {
+    flags & kernel::MIN_IMAGE != 0 || boids > MAX_SORTED
+}
+
 /// Each lane's nearest candidates so far, sorted by (distance², id): the
 /// squared distances (+∞ past those found) and index words as `f32` bits
 /// (sorted index, run, [`FLOCKS`]; 0 past those found).

@@ -87,13 +87,11 @@ impl<V: Vector> Pipeline<V> {
         let t0 = Stopwatch::start();
         let (flags, grid_seconds) = self.prepare(boids, ctx);
         self.update_ways(ctx);
-        // Only the lists by keys read and write reaches: sixteen lanes, no
-        // nearest images, sorted indices that fit their index words.
-        let topological = ctx.species.iter().any(|p| p.topological_neighbours > 0)
+        // Only the lists by keys (sixteen lanes, not per boid) use reaches.
+        let keep_reaches = ctx.species.iter().any(|p| p.topological_neighbours > 0)
             && flags & kernel::WIDE != 0
-            && flags & kernel::MIN_IMAGE == 0
-            && boids.len() <= crate::step::nearest::MAX_SORTED;
-        if topological {
+            && !crate::step::nearest::per_boid(flags, boids.len());
+        if keep_reaches {
             self.reaches.prepare(boids.len());
         } else {
             self.reaches.clear();
@@ -109,7 +107,7 @@ impl<V: Vector> Pipeline<V> {
         }
         // WIDE (16) never comes with MIN_IMAGE (4).
         let mut stats = dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 24 25 26 27);
-        if topological {
+        if keep_reaches {
             self.reaches.finish();
         }
         stats.grid_seconds = grid_seconds;

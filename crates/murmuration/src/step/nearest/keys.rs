@@ -77,9 +77,9 @@ pub(crate) fn select<V: Vector, S: KeyLanes, const K: usize>(
     // Anything but +0 to +∞ (NaN, negatives, -0: bits above +∞'s) is no
     // bound, so the check below never meets one it cannot order.
     let bound = S::from_slice(&job.bound);
-    let hinted = S::select(bound.lt_bits(inf), bound, inf);
+    let mut hinted = S::select(bound.lt_bits(inf), bound, inf);
     // One scan in the loop, not two: the code stays the size it was.
-    let (mut hinted, mut wasted) = (hinted, 0);
+    let mut wasted = 0;
     loop {
         match scan::<V, S, K>(job, total, hinted) {
             Found::Kept(kept, candidates) => return Some((kept, candidates + wasted)),
