@@ -36,6 +36,18 @@
 //! step: [`FlockAttractor`], [`FlockPulse`], [`FlockPath`], [`FlockObstacle`] and
 //! [`FlockZone`]. What happened in a step arrives as messages: [`BoidEaten`],
 //! [`ZoneCrossed`] and [`ZoneThreshold`].
+//!
+//! The crate needs the core and Bevy's renderer-free sub-crates (`bevy_app`,
+//! `bevy_ecs`, `bevy_math`, `bevy_time`, `bevy_transform`), nothing else;
+//! `examples/bevy-window` (full Bevy, its own lockfile) is outside the
+//! workspace. In `FixedUpdate` the `FlockSet` runs Mirror (`hooks.rs`: the hook
+//! components written after the scenario's own entries, only what changed;
+//! pulses fired once), Step (`World::step`, its events as messages), then Sync
+//! (`sync.rs`: the boid entities walked in the ECS's order, each boid fetched by
+//! id through an id → slot table; new boids spawned, gone ones despawned; zone
+//! counts; faded pulses despawned). What the systems keep about a flock sits
+//! below them, in `mirror.rs` and `boid_entities.rs`, so `flock.rs`,
+//! `hooks.rs` and `sync.rs` form layers.
 
 mod boid_entities;
 mod flock;

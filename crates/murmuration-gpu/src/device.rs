@@ -1,4 +1,10 @@
 //! Opening a GPU: adapter, device and queue, with errors captured instead of panics.
+//!
+//! The crate (and the render crate) also build for `wasm32-unknown-unknown` with
+//! wgpu's WebGPU backend. A browser cannot block, so there each blocking call
+//! (`Gpu::new`, `GpuFlock::new`, `read_state`, `read_into`, ...) is left out and
+//! its `_async` twin (`Gpu::request`, `mapped`, `GpuFlock::new_async`, ...)
+//! awaits the device instead; `.ci/run` lints both crates for that target.
 
 use crate::error::GpuError;
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,32 @@
 //! [`GpuFlock`]: a world's state on the GPU, stepped by compute shaders.
+//!
+//! The shader is one source for both dimensions: the host prepends `const WG`
+//! (`WORKGROUP_SIZE`, 256), the dimension's twin (`dims.rs`) and the generated
+//! `struct Species` (`uniforms.rs`). Kernel variants (grid mode, nearest image,
+//! vision cone, several species, read-ahead, cell span, and `OBSTACLES`,
+//! `ENTITIES`, `RELATIONS`, `EATING`, `TOPO`, `BANKED`) are override constants
+//! fixed when the pipelines are built, so a plain flock's step is unchanged.
+//!
+//! One step is one compute pass over state A (positions, velocities, steering,
+//! (id, species)) in the previous step's cell order: `count` (each boid's cell,
+//! a dense grid in periodic worlds, a hash table about twice N in open ones, and
+//! its rank by `atomicAdd`); `scan_local`, `scan_blocks`, `scan_add` (the
+//! exclusive prefix sum into cell starts; they also zero the counts and advance
+//! the step clock); `scatter` (slots into `order`); `rank_cells` (each rank
+//! replaced by the number of the cell's boids at lower slots, so the order and
+//! every sum are a pure function of the state); `reorder` (A into cell order,
+//! B); `steer` (one thread per boid scans the rows of cells around its own,
+//! adds the behaviours in the core's priority order and integrates as the CPU
+//! does, writing A at the same slot). Worlds with chasers add `pursue` before
+//! `steer`; eating chasers add `eat_search` and `eat` after it (one thread
+//! takes the chasers in ascending id order, as the CPU does). The eaten sort
+//! into a last grid cell no pass scans.
+//!
+//! Read-back copies A to mappable buffers and hands the live boids' motion to
+//! `World::replace_motion`, which checks that the ids are exactly the world's
+//! (the eaten removed first); the world's entities are advanced by the steps it
+//! missed, and `World::finish_external_steps` delivers the meals and recounts
+//! the zones (zone events between two read-backs are seen as one step's).
 
 use crate::WORKGROUP_SIZE;
 use crate::behaviours::{BehaviourBuffers, Behaviours, EVENT_WORDS, EVENTS_CAP};

@@ -1,5 +1,11 @@
 //! `murmuration.World`: a running world of either dimension behind a lock, so
 //! one Python thread may step it (without the GIL) while another reads it.
+//!
+//! `step` releases the GIL and takes the lock once per step; readers take the
+//! lock and copy in one pass into a new numpy array. `set` goes through the
+//! core's `Scenario::with_override` and `Scenario::retune`: the command line's
+//! `--set` validation, then the configuration, species and relations copied
+//! into the live world.
 
 use crate::convert::{overrides, scenario_error, value_error, value_text};
 use murmuration::scenario::{AnyWorld, Override, Scenario};

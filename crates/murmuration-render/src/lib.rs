@@ -7,6 +7,21 @@
 //! The same [`Renderer`] draws into a window's surface (the sandbox) or an
 //! offscreen texture ([`Offscreen`]: PNG, GIF, frame sequences).
 //!
+//! The files, in the order a frame goes through them: `settings.rs` (what a
+//! picture shows), `camera.rs` (the 2D view and the 3D orbit fitted to the box),
+//! `scene.rs` (`Scene::update`: one 36-byte instance per boid in storage order,
+//! coloured by the species' `look` or the palette, banked in 3D from the last
+//! steering; trails by boid id; `Scene::update_from_gpu` takes only the overlays
+//! from the world), `periodic.rs` (each boid, trail and overlay drawn at its
+//! image nearest the view), `overlay.rs` (the entities as lines and fills through
+//! the public `Pen`, which the game's `look.rs` draws its levels with too),
+//! `vertex.rs` (the layouts), `storage.rs` (the vertex shader reading a GPU
+//! flock's buffers, on the device it runs on), `renderer.rs` (the 4×
+//! multisampled HDR scene pass, `shaders/scene.wgsl`), `glow.rs` (the post
+//! passes, `shaders/post.wgsl`), `offscreen.rs` (read back as RGBA8) and
+//! `timing.rs` (GPU timestamps per pass, off by default). Golden images
+//! (`tests/golden/`) are compared within a tolerance on lavapipe.
+//!
 //! ```no_run
 //! use murmuration_render::{Camera, Offscreen, RenderSettings, Scene, Trails};
 //! # use murmuration::{Boundary, Spawn, SpeciesId, SpeciesParams, World2, WorldConfig};

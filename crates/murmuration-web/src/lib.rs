@@ -21,7 +21,20 @@
 //!
 //! The core runs single-threaded here: rayon falls back to the calling thread
 //! without WebAssembly threads, and the step gives the same bits on any thread
-//! count, so the page's digest equals the native one.
+//! count, so the page's digest equals the native one. The core's transcendental
+//! functions come from the `libm` crate (`crates/murmuration/clippy.toml`
+//! forbids the platform's), so the bits are the same as native.
+//!
+//! The page (`web/`): `engine.js` loads the module; `render.js` draws the
+//! instance array straight from the module's memory as WebGL2 point sprites,
+//! or, where WebGL is software and the flock is over 4,000, uploads the changed
+//! part of `mm_splat`'s picture; `panel.js` is the lil-gui panel; `app.js` the
+//! layout, pointer, touch and overlay (a 2D canvas: target, pulses, the debug
+//! drawing of the boids nearest the pointer, the obstacles on a layer of their
+//! own); `metrics-worker.js` runs `metrics.rs`'s mirror. A frame: `mm_step(k)`,
+//! a `Float32Array` view of the instances, a float texture, one draw of points.
+//! The page is embedded in the binary and served compressed by the command
+//! `murmuration web`, or written out with `--export`.
 #![allow(
     unsafe_code,
     reason = "the exports are #[no_mangle] and read the page's request from a pointer it was given by mm_alloc"

@@ -2,6 +2,13 @@
 //! the requests the page sends as JSON (open a preset, tune a parameter, set a
 //! target, inspect a boid). Plain safe Rust, tested natively; `lib.rs` only
 //! moves bytes across the WebAssembly boundary.
+//!
+//! A parameter is set from the text the user typed through the core's field
+//! table (`SPECIES_FIELDS`) and `set_species_params`, so it is checked as the
+//! command line checks it; a new count goes through `resize.rs`. The page's
+//! panel (`web/panel.js`) is drawn from the field table `state` sends:
+//! essentials first, the rest under "advanced", fields the world does not use
+//! left out.
 
 use crate::inspect::{inspect, nearest_inspections, pick, xy};
 use crate::metrics::metrics;

@@ -9,7 +9,21 @@
 //! uploaded in place; an entity added or removed (a target set or cleared, a
 //! pulse) or a new grid reads the motion back into the world, then builds a
 //! new flock from it; opening a preset or a new count builds one from the
-//! fresh world.
+//! fresh world. Builds run one at a time (a device's error scopes are one
+//! stack). A read-back (`GpuFlock::read_back_staged`) queues its copies at once
+//! and returns a future that borrows nothing, so the flock steps on while the
+//! page waits; `ReadBack::apply` then writes that step's state into the world.
+//! A world the GPU backend refuses (`Unsupported`, `TooLarge`) is reported
+//! apart from a device's failure.
+//!
+//! A frame: `step(k)` queues k steps, `draw` updates the scene from the flock's
+//! buffers and renders into the canvas (one sample per pixel on a software
+//! adapter); every few frames `sync` copies the state back for the metrics
+//! worker, the follow camera and the overlays. The page (`web/app.js`) starts
+//! on the CPU module, so the first frame never waits for this one, then probes
+//! WebGPU, loads `web/gpu-engine.js` and reopens the preset here with its
+//! tuning (`mirror`, then `adopt`: the flock restarts); a failure moves it back
+//! the same way.
 
 use std::cell::RefCell;
 use std::future::Future;

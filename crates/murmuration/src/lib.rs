@@ -27,6 +27,26 @@
 //!
 //! 2D and 3D come from one source: everything is generic over [`Vector`], which
 //! [`glam::Vec2`] and [`glam::Vec3`] implement.
+//!
+//! # Where to start
+//!
+//! - **A flock in code**: [`World::new`] with a [`WorldConfig`] (box, boundary, time
+//!   step, seed) and one [`SpeciesParams`] per species, then [`World::spawn`] and
+//!   [`World::step`], which returns the step's [`Event`]s. [`SpeciesParams`] is the
+//!   parameter table: every field's unit and range is in its doc comment.
+//! - **A flock from a file**: [`scenario::Scenario`] parses a TOML scenario (the
+//!   shipped presets are [`scenario::PRESETS`]) and builds the world, with errors
+//!   that name the file, line, field and value.
+//! - **What boids react to**: [`Obstacle`], [`Attractor`], [`Pulse`], [`Path`],
+//!   [`Zone`] and [`Relation`]s between species (flee, chase, follow), added with
+//!   the world's `add_*` and [`World::set_relation`].
+//! - **Measuring**: [`World::metrics`] (polarization, milling, groups, ...) and
+//!   [`field`] (the field studies' measures); [`sweep`] and [`ladder`] run
+//!   experiments.
+//! - **Drawing every frame**: [`World::boids`] gives the stored arrays without a copy.
+//! - **Other crates**: `murmuration-gpu` steps the same world on the GPU,
+//!   `murmuration-render` draws it, `bevy_murmuration` puts it in a Bevy app. The
+//!   repository's `docs/LIBRARY.md` is the guide and `ARCHITECTURE.md` the map.
 
 #![allow(
     unsafe_code,

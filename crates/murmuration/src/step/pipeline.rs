@@ -9,6 +9,15 @@
 //! state is a pure function of the previous state and its order (neighbours visited
 //! in the fixed sorted order, randomness keyed by seed, id and step), so any thread
 //! count gives bit-identical results.
+//!
+//! Memory in 2D: the state is 30 bytes a boid (id 4, species 2, position,
+//! velocity and steering 8 each); this scratch adds the cell-ordered neighbour
+//! copy (18), spare id and steering buffers (12), the grid's key, order and cell
+//! starts (about 9) and, from 4,096 boids, a count per cell for each block of
+//! the sort: about 69 bytes a boid in all, 77 measured at the peak at 1,000,000
+//! (BENCHMARKS.md). Several species add 4 (the species as `f32` for the lane
+//! compares), topological species 8 (`reaches.rs`); the world's id-ordered
+//! views add 30 once asked for.
 
 use crate::behaviours::navigation::NavField;
 use crate::boids::Boids;

@@ -1,4 +1,4 @@
-//! The README's smallest Bevy game, verbatim, here so that it is compiled.
+//! docs/BEVY.md's smallest Bevy game, verbatim, here so that it is compiled.
 
 use bevy::prelude::*;
 use bevy_murmuration::{AnyFlock, Boid, FlockAttractor, MurmurationPlugin};
