@@ -223,9 +223,13 @@ fn every_link_in_the_documents_resolves() {
             if anchor.is_empty() || target.extension().is_none_or(|e| e != "md") {
                 continue;
             }
+            let read;
             let anchors = match docs.get(&target) {
-                Some(d) => d.anchors.clone(),
-                None => read_document(&std::fs::read_to_string(&target).unwrap()).anchors,
+                Some(d) => &d.anchors,
+                None => {
+                    read = read_document(&std::fs::read_to_string(&target).unwrap());
+                    &read.anchors
+                }
             };
             if !anchors.iter().any(|a| a == anchor) {
                 broken.push(format!(
